@@ -1,0 +1,150 @@
+"""Sets of integer ids stored as sorted disjoint closed intervals, Batsim's `0-3 8` notation.
+
+Resource sets in a cluster are mostly contiguous, so intervals keep both memory and the cost of set
+operations proportional to fragmentation rather than to the number of resources.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from clustersim.errors import InputError
+
+Interval = tuple[int, int]
+
+
+class IntervalSet:
+    """An immutable set of non-negative integers, as sorted, disjoint, non-adjacent closed intervals."""
+
+    __slots__ = ("_intervals", "_size")
+
+    def __init__(self, intervals: Iterable[Interval] = ()):
+        merged: list[Interval] = []
+        for lo, hi in sorted(intervals):
+            if lo > hi:
+                continue
+            if merged and lo <= merged[-1][1] + 1:
+                if hi > merged[-1][1]:
+                    merged[-1] = (merged[-1][0], hi)
+            else:
+                merged.append((lo, hi))
+        self._intervals: tuple[Interval, ...] = tuple(merged)
+        self._size = sum(hi - lo + 1 for lo, hi in merged)
+
+    @classmethod
+    def _trusted(cls, intervals: list[Interval], size: int) -> IntervalSet:
+        """Build from intervals already sorted, disjoint and non-adjacent (internal fast path)."""
+        new = cls.__new__(cls)
+        new._intervals = tuple(intervals)
+        new._size = size
+        return new
+
+    @classmethod
+    def from_ids(cls, ids: Iterable[int]) -> IntervalSet:
+        return cls((i, i) for i in ids)
+
+    @classmethod
+    def range(cls, start: int, stop: int) -> IntervalSet:
+        """The ids start..stop-1, like Python's range."""
+        return cls([(start, stop - 1)]) if stop > start else cls()
+
+    @classmethod
+    def parse(cls, text: str, source: str = "<interval set>") -> IntervalSet:
+        """Parse Batsim's notation: space-separated ids or `lo-hi` ranges, e.g. `0-3 8 10-11`."""
+        intervals: list[Interval] = []
+        for token in text.split():
+            lo_text, dash, hi_text = token.partition("-")
+            try:
+                lo = int(lo_text)
+                hi = int(hi_text) if dash else lo
+            except ValueError:
+                raise InputError(source, f"'{token}' is not an id or an id range like '4-8'") from None
+            if lo < 0 or hi < lo:
+                raise InputError(source, f"'{token}' is not a valid range (need 0 <= lo <= hi)")
+            intervals.append((lo, hi))
+        return cls(intervals)
+
+    @property
+    def intervals(self) -> tuple[Interval, ...]:
+        return self._intervals
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __bool__(self) -> bool:
+        return self._size > 0
+
+    def __iter__(self) -> Iterator[int]:
+        for lo, hi in self._intervals:
+            yield from range(lo, hi + 1)
+
+    def __contains__(self, item: object) -> bool:
+        if not isinstance(item, int):
+            return False
+        return any(lo <= item <= hi for lo, hi in self._intervals)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, IntervalSet) and self._intervals == other._intervals
+
+    def __hash__(self) -> int:
+        return hash(self._intervals)
+
+    def __repr__(self) -> str:
+        return f"IntervalSet('{self}')"
+
+    def __str__(self) -> str:
+        return " ".join(str(lo) if lo == hi else f"{lo}-{hi}" for lo, hi in self._intervals)
+
+    def __or__(self, other: IntervalSet) -> IntervalSet:
+        return IntervalSet(self._intervals + other._intervals)
+
+    def __sub__(self, other: IntervalSet) -> IntervalSet:
+        result: list[Interval] = []
+        size = 0
+        cuts = other._intervals
+        j = 0
+        for lo, hi in self._intervals:
+            while j < len(cuts) and cuts[j][1] < lo:
+                j += 1
+            k = j
+            start = lo
+            while k < len(cuts) and cuts[k][0] <= hi:
+                if cuts[k][0] > start:
+                    result.append((start, cuts[k][0] - 1))
+                    size += cuts[k][0] - start
+                start = max(start, cuts[k][1] + 1)
+                k += 1
+            if start <= hi:
+                result.append((start, hi))
+                size += hi - start + 1
+        return IntervalSet._trusted(result, size)
+
+    def __and__(self, other: IntervalSet) -> IntervalSet:
+        return self - (self - other)
+
+    def issubset(self, other: IntervalSet) -> bool:
+        return not (self - other)
+
+    def isdisjoint(self, other: IntervalSet) -> bool:
+        return not (self & other)
+
+    def lowest(self, count: int) -> IntervalSet:
+        """The `count` smallest ids of the set (all of them if it has fewer)."""
+        if count >= self._size:
+            return self
+        result: list[Interval] = []
+        remaining = count
+        for lo, hi in self._intervals:
+            if remaining <= 0:
+                break
+            width = hi - lo + 1
+            if width <= remaining:
+                result.append((lo, hi))
+                remaining -= width
+            else:
+                result.append((lo, lo + remaining - 1))
+                remaining = 0
+        return IntervalSet._trusted(result, count)
+
+    def max(self) -> int:
+        return self._intervals[-1][1]

@@ -1,0 +1,85 @@
+"""Nodes and platforms: what the simulated cluster is made of.
+
+A platform is a list of nodes plus the allocation unit a workload's `N resources` refers to: whole hosts (as
+Batsim does) or cores (as an SWF trace of multi-core nodes does). Either way the units are numbered 0..R-1,
+node by node, and every policy allocates these unit ids.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+
+from clustersim.intervals import IntervalSet
+
+
+class Unit(Enum):
+    """What one requested resource is: a whole host or one core."""
+
+    HOST = "host"
+    CORE = "core"
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    """A compute node: multi-dimensional resources and a per-core speed in flop/s."""
+
+    id: int
+    name: str
+    cores: int = 1
+    speed: float = 1.0
+    memory: int = 0
+    gpus: int = 0
+    extras: Mapping[str, int] = field(default_factory=dict)
+    properties: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def cpu_millicores(self) -> int:
+        return self.cores * 1000
+
+
+class Platform:
+    """An immutable cluster description with its allocation units numbered 0..R-1."""
+
+    def __init__(self, nodes: list[Node] | tuple[Node, ...], unit: Unit = Unit.HOST, name: str = "platform"):
+        if not nodes:
+            raise ValueError("a platform needs at least one node")
+        self.nodes: tuple[Node, ...] = tuple(nodes)
+        self.unit = unit
+        self.name = name
+        if unit is Unit.HOST:
+            unit_node = list(range(len(self.nodes)))
+        else:
+            unit_node = [n.id for n in self.nodes for _ in range(n.cores)]
+        self._unit_node: tuple[int, ...] = tuple(unit_node)
+        self.unit_speeds: tuple[float, ...] = tuple(self.nodes[i].speed for i in unit_node)
+        self.homogeneous_speed: float | None = (
+            self.nodes[0].speed if len({n.speed for n in self.nodes}) == 1 else None
+        )
+
+    @property
+    def nb_resources(self) -> int:
+        """How many allocation units (hosts or cores) the platform offers."""
+        return len(self._unit_node)
+
+    @property
+    def all_resources(self) -> IntervalSet:
+        return IntervalSet.range(0, self.nb_resources)
+
+    def node_of(self, resource: int) -> Node:
+        return self.nodes[self._unit_node[resource]]
+
+    def nodes_of(self, resources: IntervalSet) -> list[Node]:
+        """The distinct nodes an allocation touches, in id order."""
+        ids = sorted({self._unit_node[r] for r in resources})
+        return [self.nodes[i] for i in ids]
+
+    def min_speed(self, resources: IntervalSet) -> float:
+        """The speed of the slowest unit of an allocation: a synchronous parallel job runs at its pace."""
+        if self.homogeneous_speed is not None:
+            return self.homogeneous_speed
+        return min(self.unit_speeds[r] for r in resources)
+
+    def __repr__(self) -> str:
+        return f"Platform({self.name!r}, {len(self.nodes)} nodes, {self.nb_resources} {self.unit.value}s)"

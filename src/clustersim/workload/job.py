@@ -1,0 +1,39 @@
+"""Jobs as the workload describes them: immutable requests, independent of any simulation run."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from clustersim.workload.profiles import Profile
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """A job request. `nb_res` counts the platform's allocation units (hosts or cores).
+
+    `walltime` is the requested time after which the job is killed; None means unlimited (Batsim's -1).
+    `extra` keeps fields of the source format clustersim does not interpret, so they survive a round trip.
+    """
+
+    id: str
+    submit_time: float
+    nb_res: int
+    profile: Profile
+    walltime: float | None = None
+    workload: str = "w0"
+    profile_name: str = ""
+    user: str = ""
+    group: str = ""
+    queue: str = ""
+    extra: Mapping[str, object] = field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        """The globally unique id Batsim shows: `workload!id`."""
+        return f"{self.workload}!{self.id}"
+
+
+def id_order(job_id: str) -> tuple[int, int | str]:
+    """Sort key that orders numeric ids numerically and puts them before other ids."""
+    return (0, int(job_id)) if job_id.isdigit() else (1, job_id)

@@ -1,0 +1,67 @@
+"""Job profiles: how long a job runs on the resources it was given, as Batsim's profiles define it.
+
+Communication volumes of parallel profiles are kept but not simulated: clustersim has no network model yet,
+so a parallel task runs for its computation time on its slowest host.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Delay:
+    """Runs for a fixed number of seconds wherever it is placed (Batsim `delay`)."""
+
+    seconds: float
+
+    def runtime(self, nb_resources: int, min_speed: float) -> float:
+        return self.seconds
+
+
+@dataclass(frozen=True, slots=True)
+class ParallelHomogeneous:
+    """Each allocated unit computes `flops`; ends when the slowest unit is done (Batsim `parallel_homogeneous`).
+
+    `comm_bytes` is the per-pair communication volume; it is ignored until a network model exists.
+    """
+
+    flops: float
+    comm_bytes: float = 0.0
+
+    def runtime(self, nb_resources: int, min_speed: float) -> float:
+        return self.flops / min_speed
+
+
+@dataclass(frozen=True, slots=True)
+class Parallel:
+    """Per-unit computation amounts (Batsim `parallel`, the `cpu` vector); the `com` matrix is ignored."""
+
+    flops: tuple[float, ...]
+
+    def runtime(self, nb_resources: int, min_speed: float) -> float:
+        return max(self.flops) / min_speed if self.flops else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Composed:
+    """A sequence of profiles run one after the other, `repeat` times (Batsim `composed`)."""
+
+    sequence: tuple[Profile, ...]
+    repeat: int = 1
+
+    def runtime(self, nb_resources: int, min_speed: float) -> float:
+        once = sum(p.runtime(nb_resources, min_speed) for p in self.sequence)
+        return once * self.repeat
+
+
+Profile = Delay | ParallelHomogeneous | Parallel | Composed
+
+
+def needs_speed(profile: Profile) -> bool:
+    """Whether the runtime depends on the speed of the allocated units (it does unless pure delays)."""
+    if isinstance(profile, Delay):
+        return False
+    if isinstance(profile, Composed):
+        return any(needs_speed(p) for p in profile.sequence)
+    return True
