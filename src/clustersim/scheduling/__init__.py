@@ -1,0 +1,1 @@
+"""The decision interface, the policy registry and the built-in policies."""

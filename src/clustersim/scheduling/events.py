@@ -1,0 +1,48 @@
+"""What the core tells a decision process happened since it was last asked."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from clustersim.intervals import IntervalSet
+from clustersim.workload.job import Job
+
+
+class FinalState(Enum):
+    """How a job ended, with Batsim's names."""
+
+    COMPLETED_SUCCESSFULLY = "COMPLETED_SUCCESSFULLY"
+    COMPLETED_FAILED = "COMPLETED_FAILED"
+    COMPLETED_WALLTIME_REACHED = "COMPLETED_WALLTIME_REACHED"
+    COMPLETED_KILLED = "COMPLETED_KILLED"
+    REJECTED = "REJECTED"
+
+
+@dataclass(frozen=True, slots=True)
+class JobSubmitted:
+    job: Job
+
+
+@dataclass(frozen=True, slots=True)
+class JobCompleted:
+    """A job that ran has ended: successfully, at its walltime, or killed."""
+
+    job: Job
+    state: FinalState
+    resources: IntervalSet
+
+
+@dataclass(frozen=True, slots=True)
+class RequestedCall:
+    """The wake-up a CallMeLater decision asked for."""
+
+    time: float
+
+
+@dataclass(frozen=True, slots=True)
+class NoMoreJobs:
+    """The workload has no more jobs to submit (Batsim's `no_more_static_job_to_submit`)."""
+
+
+Event = JobSubmitted | JobCompleted | RequestedCall | NoMoreJobs

@@ -1,0 +1,24 @@
+"""The one interface every decision process implements, built-in or external."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Protocol
+
+from clustersim.scheduling.decisions import Decision
+from clustersim.scheduling.events import Event
+from clustersim.state import ClusterView
+
+
+class DecisionProcess(Protocol):
+    """Called by the core once per instant at which something happened; returns decisions for that instant."""
+
+    def begin(self, view: ClusterView) -> None:
+        """The simulation starts: the platform is known, no job is submitted yet."""
+
+    def decide(self, now: float, events: Sequence[Event], view: ClusterView) -> Iterable[Decision]:
+        """React to the events of instant `now`. Decisions take effect at `now`, in the order returned."""
+        ...
+
+    def end(self, view: ClusterView) -> None:
+        """The simulation is over (normally or not); release whatever the process holds."""

@@ -1,0 +1,86 @@
+"""EASY backfilling (Lifka; Mu'alem & Feitelson), with the reservation on specific hosts.
+
+The queue is in submit order. Jobs start from the head while they fit. The first job that does not fit (the
+head) gets one reservation: at the earliest time enough resources are free according to the running jobs'
+walltimes, on the lowest ids free then. Any later job starts now if it fits now and cannot delay that
+reservation: it ends (by its walltime) no later than the reservation starts, or it uses only resources the
+reservation does not need. The reservation is recomputed at every call, from the current running jobs, so it
+moves earlier whenever a job ends before its walltime.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from clustersim.intervals import IntervalSet
+from clustersim.scheduling.decisions import Decision, StartJob
+from clustersim.scheduling.events import Event
+from clustersim.scheduling.policy import Policy
+from clustersim.scheduling.registry import POLICIES
+from clustersim.state import ClusterView, RunningJob
+
+
+@dataclass(frozen=True, slots=True)
+class Reservation:
+    """Where and when the head job is guaranteed to start."""
+
+    start: float
+    resources: IntervalSet
+
+
+def _expected_end(running: RunningJob) -> float:
+    return running.expected_end
+
+
+def reserve(nb_res: int, view: ClusterView) -> Reservation:
+    """The earliest time `nb_res` units are free by the running jobs' walltimes, on the lowest such ids."""
+    free = view.free
+    if nb_res <= len(free):
+        return Reservation(view.now, free.lowest(nb_res))
+    ordered = sorted(view.running.values(), key=_expected_end)
+    start = math.inf
+    for i, running in enumerate(ordered):
+        free = free | running.resources
+        more_at_same_time = i + 1 < len(ordered) and ordered[i + 1].expected_end == running.expected_end
+        if len(free) >= nb_res and not more_at_same_time:
+            start = running.expected_end
+            break
+    return Reservation(start, free.lowest(nb_res))
+
+
+@POLICIES.register("easy")
+class Easy(Policy):
+    """EASY backfilling: one reservation for the head of the queue, lowest ids first."""
+
+    def schedule(self, now: float, events: Sequence[Event], view: ClusterView) -> Iterator[Decision]:
+        queue = list(view.pending.values())
+        position = 0
+        for job in queue:
+            free = view.free
+            if job.nb_res > len(free):
+                break
+            yield StartJob(job.key, free.lowest(job.nb_res))
+            position += 1
+        if position == len(queue):
+            return
+        reservation = reserve(queue[position].nb_res, view)
+        free = view.free
+        outside = free - reservation.resources
+        for job in queue[position + 1 :]:
+            if not free:
+                return
+            nb_res = job.nb_res
+            if nb_res > len(free):
+                continue
+            walltime = job.walltime
+            if walltime is not None and now + walltime <= reservation.start:
+                resources = free.lowest(nb_res)
+            elif nb_res <= len(outside):
+                resources = outside.lowest(nb_res)
+            else:
+                continue
+            yield StartJob(job.key, resources)
+            free = view.free
+            outside = outside - resources

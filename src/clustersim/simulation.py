@@ -1,0 +1,255 @@
+"""The simulation core: applies events and validated decisions to the cluster state, in simulated time.
+
+It owns the clock and the cluster's truth. The workload is pulled lazily (one job of look-ahead), job outcomes
+are pushed to sinks as jobs end, so memory follows the jobs alive in the simulation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+
+from clustersim.engine import EventClass, EventQueue
+from clustersim.errors import DecisionError, InputError
+from clustersim.intervals import IntervalSet
+from clustersim.platform.model import Platform
+from clustersim.records.outcome import JobOutcome, OutcomeSink
+from clustersim.scheduling.decisions import (
+    CallMeLater,
+    Decision,
+    KillJob,
+    RejectJob,
+    SetJobMetadata,
+    StartJob,
+)
+from clustersim.scheduling.events import (
+    Event,
+    FinalState,
+    JobCompleted,
+    JobSubmitted,
+    NoMoreJobs,
+    RequestedCall,
+)
+from clustersim.scheduling.interface import DecisionProcess
+from clustersim.state import ClusterState, ClusterView, RunningJob
+from clustersim.workload.job import Job, id_order
+from clustersim.workload.profiles import Delay
+from clustersim.workload.stream import Workload
+
+
+class _Execution:
+    """A running job's true end, known only to the core. `cancelled` drops its end event (job was killed)."""
+
+    __slots__ = ("cancelled", "end", "running", "state")
+
+    def __init__(self, running: RunningJob, end: float, state: FinalState):
+        self.running = running
+        self.end = end
+        self.state = state
+        self.cancelled = False
+
+
+Payload = _Execution | Job | None
+
+
+@dataclass
+class RunSummary:
+    """What happened in a run, beyond the per-job outcomes the sinks received."""
+
+    end_time: float = 0.0
+    nb_submitted: int = 0
+    nb_decision_calls: int = 0
+    unfinished: list[str] = field(default_factory=list)
+    """Jobs still pending when nothing else could happen: the decision process never started them."""
+
+
+class Simulation:
+    """One run: a platform, a workload, a decision process and the sinks that receive outcomes."""
+
+    def __init__(
+        self,
+        platform: Platform,
+        workload: Workload,
+        decision_process: DecisionProcess,
+        sinks: Iterable[OutcomeSink] = (),
+    ):
+        self.platform = platform
+        self.workload = workload
+        self.process = decision_process
+        self.sinks = list(sinks)
+        self.state = ClusterState(platform)
+        self.view = ClusterView(self.state)
+        self._queue: EventQueue[Payload] = EventQueue()
+        self._executions: dict[str, _Execution] = {}
+        self._metadata: dict[str, str] = {}
+        self._jobs: Iterator[Job] = iter(workload.jobs)
+        self._lookahead: Job | None = None
+        self._summary = RunSummary()
+        self._appliers: dict[type, Callable[[Decision], None]] = {
+            StartJob: self._start,  # type: ignore[dict-item]
+            RejectJob: self._reject,  # type: ignore[dict-item]
+            KillJob: self._kill,  # type: ignore[dict-item]
+            CallMeLater: self._call_me_later,  # type: ignore[dict-item]
+            SetJobMetadata: self._set_metadata,  # type: ignore[dict-item]
+        }
+
+    def run(self) -> RunSummary:
+        """Run until no event is left. Sinks are closed even when the run fails, so outputs stay valid."""
+        try:
+            self._pull_next_submission()
+            self.process.begin(self.view)
+            queue = self._queue
+            while queue:
+                events = self._apply_instant(queue.pop_instant())
+                if events:
+                    self.state.now = queue.now
+                    self._summary.nb_decision_calls += 1
+                    for decision in self.process.decide(queue.now, events, self.view):
+                        self._apply(decision)
+        finally:
+            try:
+                self.process.end(self.view)
+            finally:
+                for sink in self.sinks:
+                    sink.close()
+        self._summary.end_time = self._queue.now
+        self._summary.unfinished = list(self.state.pending)
+        return self._summary
+
+    # -- events ------------------------------------------------------------------------------------------
+
+    def _apply_instant(self, batch: list[tuple[EventClass, Payload]]) -> list[Event]:
+        """Apply every event of one instant (ends first, then submissions, then calls); say what happened."""
+        self.state.now = self._queue.now
+        events: list[Event] = []
+        for kind, payload in batch:
+            if kind is EventClass.JOB_END:
+                assert isinstance(payload, _Execution)
+                if not payload.cancelled:
+                    events.append(self._end(payload))
+            elif kind is EventClass.JOB_SUBMIT:
+                events.extend(self._submit_instant())
+            else:
+                events.append(RequestedCall(self._queue.now))
+        return events
+
+    def _submit_instant(self) -> list[Event]:
+        """Queue every job submitted at this instant, in id order, and schedule the next submission."""
+        now = self._queue.now
+        batch: list[Job] = []
+        while self._lookahead is not None and self._lookahead.submit_time == now:
+            batch.append(self._lookahead)
+            self._lookahead = next(self._jobs, None)
+        if len(batch) > 1:
+            batch.sort(key=lambda j: id_order(j.id))
+        pending = self.state.pending
+        events: list[Event] = []
+        for job in batch:
+            if job.key in pending or job.key in self._executions:
+                raise InputError(self.workload.source, f"job id '{job.key}' is submitted twice")
+            pending[job.key] = job
+            events.append(JobSubmitted(job))
+        self._summary.nb_submitted += len(batch)
+        self._schedule_lookahead()
+        if self._lookahead is None:
+            events.append(NoMoreJobs())
+        return events
+
+    def _pull_next_submission(self) -> None:
+        self._lookahead = next(self._jobs, None)
+        self._schedule_lookahead()
+
+    def _schedule_lookahead(self) -> None:
+        job = self._lookahead
+        if job is None:
+            return
+        if job.submit_time < self._queue.now:
+            raise InputError(
+                self.workload.source,
+                f"job '{job.key}' is submitted at t={job.submit_time!r}, before the previous job "
+                f"(t={self._queue.now!r}): workloads must be in submit order",
+            )
+        self._queue.push(job.submit_time, EventClass.JOB_SUBMIT, None)
+
+    def _end(self, execution: _Execution) -> JobCompleted:
+        running = execution.running
+        key = running.job.key
+        del self._executions[key]
+        del self.state.running[key]
+        self.state.free = self.state.free | running.resources
+        self._emit(JobOutcome(
+            running.job, execution.state, running.start, execution.end, running.resources,
+            self._metadata.pop(key, ""),
+        ))
+        return JobCompleted(running.job, execution.state, running.resources)
+
+    def _emit(self, outcome: JobOutcome) -> None:
+        for sink in self.sinks:
+            sink.record(outcome)
+
+    # -- decisions ---------------------------------------------------------------------------------------
+
+    def _apply(self, decision: Decision) -> None:
+        applier = self._appliers.get(type(decision))
+        if applier is None:
+            raise DecisionError(decision, f"not a decision; expected one of {sorted(t.__name__ for t in self._appliers)}")
+        applier(decision)
+
+    def _pending_job(self, decision: Decision, key: str) -> Job:
+        job = self.state.pending.get(key)
+        if job is not None:
+            return job
+        if key in self.state.running:
+            raise DecisionError(decision, f"job '{key}' is already running")
+        raise DecisionError(decision, f"job '{key}' is not pending (unknown, not yet submitted, or finished)")
+
+    def _start(self, d: StartJob) -> None:
+        job = self._pending_job(d, d.job_key)
+        resources = d.resources
+        if len(resources) != job.nb_res:
+            raise DecisionError(d, f"job '{job.key}' requests {job.nb_res} resources, got {len(resources)}")
+        free = self.state.free
+        if not resources.issubset(free):
+            busy = resources - free
+            raise DecisionError(d, f"resources {busy} are not free (free: {free or 'none'})")
+        now = self._queue.now
+        del self.state.pending[job.key]
+        self.state.free = free - resources
+        running = RunningJob(job, now, resources)
+        self.state.running[job.key] = running
+        profile = job.profile
+        if type(profile) is Delay:
+            runtime = profile.seconds
+        else:
+            runtime = profile.runtime(job.nb_res, self.platform.min_speed(resources))
+        walltime = job.walltime
+        if walltime is not None and runtime > walltime:
+            execution = _Execution(running, now + walltime, FinalState.COMPLETED_WALLTIME_REACHED)
+        else:
+            execution = _Execution(running, now + runtime, FinalState.COMPLETED_SUCCESSFULLY)
+        self._executions[job.key] = execution
+        self._queue.push(execution.end, EventClass.JOB_END, execution)
+
+    def _reject(self, d: RejectJob) -> None:
+        job = self._pending_job(d, d.job_key)
+        del self.state.pending[job.key]
+        self._emit(JobOutcome(job, FinalState.REJECTED, None, None, IntervalSet(), self._metadata.pop(job.key, "")))
+
+    def _kill(self, d: KillJob) -> None:
+        execution = self._executions.get(d.job_key)
+        if execution is None or execution.cancelled:
+            raise DecisionError(d, f"job '{d.job_key}' is not running")
+        execution.cancelled = True
+        killed = _Execution(execution.running, self._queue.now, FinalState.COMPLETED_KILLED)
+        self._executions[d.job_key] = killed
+        self._queue.push(killed.end, EventClass.JOB_END, killed)
+
+    def _call_me_later(self, d: CallMeLater) -> None:
+        if d.time < self._queue.now:
+            raise DecisionError(d, f"t={d.time!r} is in the past (now is t={self._queue.now!r})")
+        self._queue.push(d.time, EventClass.CALL, None)
+
+    def _set_metadata(self, d: SetJobMetadata) -> None:
+        if d.job_key not in self.state.pending and d.job_key not in self.state.running:
+            raise DecisionError(d, f"job '{d.job_key}' is neither pending nor running")
+        self._metadata[d.job_key] = d.metadata

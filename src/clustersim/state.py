@@ -1,0 +1,69 @@
+"""The cluster's truth during a run, and the read-only view of it that decision processes get.
+
+Only the simulation mutates `ClusterState`; decision processes see it through `ClusterView`, whose mappings
+are live read-only proxies (no copy per decision, no way to write).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from clustersim.intervals import IntervalSet
+from clustersim.platform.model import Platform
+from clustersim.workload.job import Job
+
+
+@dataclass(frozen=True, slots=True)
+class RunningJob:
+    """A started job as a scheduler may know it: its actual run time is hidden, its walltime is not."""
+
+    job: Job
+    start: float
+    resources: IntervalSet
+
+    @property
+    def expected_end(self) -> float:
+        """When the job ends at the latest: start + walltime (infinite without a walltime)."""
+        walltime = self.job.walltime
+        return math.inf if walltime is None else self.start + walltime
+
+
+class ClusterState:
+    """Free resources, the queue of pending jobs (in queue order) and the running jobs."""
+
+    __slots__ = ("free", "now", "pending", "platform", "running")
+
+    def __init__(self, platform: Platform):
+        self.platform = platform
+        self.now = 0.0
+        self.free: IntervalSet = platform.all_resources
+        self.pending: dict[str, Job] = {}
+        self.running: dict[str, RunningJob] = {}
+
+
+class ClusterView:
+    """What a decision process sees: the current time and a read-only window on the cluster state."""
+
+    __slots__ = ("_state", "pending", "running")
+
+    def __init__(self, state: ClusterState):
+        self._state = state
+        self.pending: Mapping[str, Job] = MappingProxyType(state.pending)
+        """Jobs submitted and not yet started or rejected, in queue order (submit order, ties by id)."""
+        self.running: Mapping[str, RunningJob] = MappingProxyType(state.running)
+
+    @property
+    def now(self) -> float:
+        return self._state.now
+
+    @property
+    def platform(self) -> Platform:
+        return self._state.platform
+
+    @property
+    def free(self) -> IntervalSet:
+        """The allocation units no running job holds."""
+        return self._state.free
