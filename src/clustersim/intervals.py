@@ -96,27 +96,54 @@ class IntervalSet:
         return " ".join(str(lo) if lo == hi else f"{lo}-{hi}" for lo, hi in self._intervals)
 
     def __or__(self, other: IntervalSet) -> IntervalSet:
-        return IntervalSet(self._intervals + other._intervals)
+        if not other._size:
+            return self
+        if not self._size:
+            return other
+        merged: list[Interval] = []
+        size = 0
+        last_lo, last_hi = -2, -2
+        for lo, hi in sorted(self._intervals + other._intervals):
+            if lo <= last_hi + 1:
+                if hi > last_hi:
+                    last_hi = hi
+            else:
+                if last_hi >= 0:
+                    merged.append((last_lo, last_hi))
+                    size += last_hi - last_lo + 1
+                last_lo, last_hi = lo, hi
+        merged.append((last_lo, last_hi))
+        size += last_hi - last_lo + 1
+        return IntervalSet._trusted(merged, size)
 
     def __sub__(self, other: IntervalSet) -> IntervalSet:
+        if not other._size or not self._size:
+            return self
         result: list[Interval] = []
-        size = 0
+        size = self._size
         cuts = other._intervals
+        nb_cuts = len(cuts)
         j = 0
         for lo, hi in self._intervals:
-            while j < len(cuts) and cuts[j][1] < lo:
+            while j < nb_cuts and cuts[j][1] < lo:
                 j += 1
-            k = j
             start = lo
-            while k < len(cuts) and cuts[k][0] <= hi:
-                if cuts[k][0] > start:
-                    result.append((start, cuts[k][0] - 1))
-                    size += cuts[k][0] - start
-                start = max(start, cuts[k][1] + 1)
+            k = j
+            while k < nb_cuts:
+                cut_lo, cut_hi = cuts[k]
+                if cut_lo > hi:
+                    break
+                if cut_lo > start:
+                    result.append((start, cut_lo - 1))
+                overlap_lo = start if start > cut_lo else cut_lo
+                overlap_hi = hi if hi < cut_hi else cut_hi
+                size -= overlap_hi - overlap_lo + 1
+                start = cut_hi + 1
+                if start > hi:
+                    break
                 k += 1
             if start <= hi:
                 result.append((start, hi))
-                size += hi - start + 1
         return IntervalSet._trusted(result, size)
 
     def __and__(self, other: IntervalSet) -> IntervalSet:

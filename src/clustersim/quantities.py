@@ -1,4 +1,4 @@
-"""Resource quantities as users write them: Kubernetes quantities (`500m`, `2Gi`, `1e3`) and SimGrid speeds (`1Gf`).
+"""Quantities as users write them: Kubernetes quantities (`500m`, `2Gi`, `1e3`) and SimGrid speeds (`1Gf`).
 
 Kubernetes quantities are parsed exactly (as fractions), then rounded up the way Kubernetes rounds them, so
 `0.1` cpu is 100 millicores and never 99 through a float error. Errors are `ValueError`s that say what a valid
@@ -11,11 +11,23 @@ import math
 import re
 from fractions import Fraction
 
-_BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
-_DECIMAL = {"m": Fraction(1, 1000), "": 1, "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15, "E": 10**18}
+_BINARY: dict[str, int] = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
+_DECIMAL: dict[str, int | Fraction] = {
+    "m": Fraction(1, 1000),
+    "": 1,
+    "k": 10**3,
+    "M": 10**6,
+    "G": 10**9,
+    "T": 10**12,
+    "P": 10**15,
+    "E": 10**18,
+}
 _QUANTITY = re.compile(r"([+-]?)(\d+\.?\d*|\.\d+)(?:[eE]([+-]?\d{1,3})|(Ki|Mi|Gi|Ti|Pi|Ei|m|k|M|G|T|P|E))?")
 _MAX_EXPONENT = 30  # far beyond any real resource; keeps a hostile `1e999` from building a huge integer
-_QUANTITY_HELP = "expected a number with an optional suffix (m, k, M, G, T, P, E, Ki, Mi, Gi, Ti, Pi, Ei) or exponent (1e3)"
+_QUANTITY_HELP = (
+    "expected a number with an optional suffix (m, k, M, G, T, P, E, Ki, Mi, Gi, Ti, Pi, Ei) "
+    "or exponent (1e3)"
+)
 
 _SPEED_PREFIXES = (
     ("k", "kilo", 1e3),
@@ -46,7 +58,7 @@ def parse_quantity(text: str) -> Fraction:
         power = int(exponent)
         if abs(power) > _MAX_EXPONENT:
             raise ValueError(f"'{text}': exponent {power} is out of range (|exponent| <= {_MAX_EXPONENT})")
-        value *= Fraction(10) ** power
+        value *= Fraction(10**power) if power >= 0 else Fraction(1, 10**-power)
     elif suffix:
         value *= _BINARY[suffix] if suffix in _BINARY else _DECIMAL[suffix]
     return -value if sign == "-" else value

@@ -209,12 +209,13 @@ class Simulation:
         if len(resources) != job.nb_res:
             raise DecisionError(d, f"job '{job.key}' requests {job.nb_res} resources, got {len(resources)}")
         free = self.state.free
-        if not resources.issubset(free):
+        remaining = free - resources
+        if len(remaining) != len(free) - len(resources):
             busy = resources - free
             raise DecisionError(d, f"resources {busy} are not free (free: {free or 'none'})")
         now = self._queue.now
         del self.state.pending[job.key]
-        self.state.free = free - resources
+        self.state.free = remaining
         running = RunningJob(job, now, resources)
         self.state.running[job.key] = running
         profile = job.profile

@@ -16,7 +16,7 @@ from clustersim.platform.model import Platform
 from clustersim.workload.job import Job
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class RunningJob:
     """A started job as a scheduler may know it: its actual run time is hidden, its walltime is not."""
 

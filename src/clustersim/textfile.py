@@ -10,6 +10,7 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import zlib
 from typing import TextIO
 
 from clustersim.errors import InputError
@@ -32,8 +33,17 @@ def open_text(path: StrPath) -> TextIO:
     compressed = is_gzip(path)
     try:
         if compressed:
-            return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8", errors="replace")
-        return open(path, encoding="utf-8", errors="replace")
+            return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8-sig", errors="replace")
+        return open(path, encoding="utf-8-sig", errors="replace")
+    except OSError as error:
+        raise InputError(str(path), f"cannot read the file: {error.strerror or error}") from None
+
+
+def open_binary(path: StrPath) -> io.BufferedIOBase:
+    """Open a possibly gzipped file for reading bytes (for parsers that decode themselves, such as XML)."""
+    compressed = is_gzip(path)
+    try:
+        return gzip.open(path, "rb") if compressed else open(path, "rb")
     except OSError as error:
         raise InputError(str(path), f"cannot read the file: {error.strerror or error}") from None
 
@@ -43,5 +53,5 @@ def read_head(path: StrPath, size: int = 4096) -> str:
     try:
         with open_text(path) as text:
             return text.read(size)
-    except (OSError, EOFError) as error:
+    except (OSError, EOFError, zlib.error) as error:
         raise InputError(str(path), f"cannot read the file: {error}") from None

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import math
-
 
 def fmt(value: float) -> str:
     """Integral values without a decimal point, others as the shortest text that reads back exactly."""
-    if math.isfinite(value) and value == int(value):
-        return str(int(value))
-    return repr(float(value))
+    text = repr(value)
+    return text[:-2] if text.endswith(".0") else text

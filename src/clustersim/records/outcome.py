@@ -10,7 +10,7 @@ from clustersim.scheduling.events import FinalState
 from clustersim.workload.job import Job
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class JobOutcome:
     """A job's final state. `start` and `finish` are None for a job that never ran (rejected)."""
 

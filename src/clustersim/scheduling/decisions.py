@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from clustersim.intervals import IntervalSet
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class StartJob:
     """Start a pending job now on exactly these resources (allocation unit ids)."""
 
@@ -15,28 +15,28 @@ class StartJob:
     resources: IntervalSet
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class RejectJob:
     """Refuse a pending job; it ends in the REJECTED state without running."""
 
     job_key: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class KillJob:
     """Stop a running job now; it ends in the COMPLETED_KILLED state."""
 
     job_key: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class CallMeLater:
     """Ask to be woken up at simulated time `time` (not before now)."""
 
     time: float
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SetJobMetadata:
     """Attach a free-form string to a job, written in the `metadata` column of jobs.csv."""
 

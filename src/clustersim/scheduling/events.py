@@ -19,12 +19,12 @@ class FinalState(Enum):
     REJECTED = "REJECTED"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class JobSubmitted:
     job: Job
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class JobCompleted:
     """A job that ran has ended: successfully, at its walltime, or killed."""
 
@@ -33,14 +33,14 @@ class JobCompleted:
     resources: IntervalSet
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class RequestedCall:
     """The wake-up a CallMeLater decision asked for."""
 
     time: float
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class NoMoreJobs:
     """The workload has no more jobs to submit (Batsim's `no_more_static_job_to_submit`)."""
 

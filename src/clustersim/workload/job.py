@@ -8,9 +8,12 @@ from dataclasses import dataclass, field
 from clustersim.workload.profiles import Profile
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, eq=False)
 class Job:
     """A job request. `nb_res` counts the platform's allocation units (hosts or cores).
+
+    Read-only by convention: it is a plain slotted record (not frozen) because the readers build hundreds of
+    thousands of them and frozen dataclasses cost four times more to construct.
 
     `walltime` is the requested time after which the job is killed; None means unlimited (Batsim's -1).
     `extra` keeps fields of the source format clustersim does not interpret, so they survive a round trip.
@@ -27,11 +30,11 @@ class Job:
     group: str = ""
     queue: str = ""
     extra: Mapping[str, object] = field(default_factory=dict)
+    key: str = field(init=False, repr=False)
+    """The globally unique id Batsim shows: `workload!id`."""
 
-    @property
-    def key(self) -> str:
-        """The globally unique id Batsim shows: `workload!id`."""
-        return f"{self.workload}!{self.id}"
+    def __post_init__(self) -> None:
+        self.key = f"{self.workload}!{self.id}"
 
 
 def id_order(job_id: str) -> tuple[int, int | str]:

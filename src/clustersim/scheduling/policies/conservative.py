@@ -2,8 +2,8 @@
 
 Reservations are made in queue order on a profile of free-unit counts built from the running jobs' walltimes
 and the reservations already held. A job starts when its reservation starts (on the lowest free ids). When a
-job ends, reservations are compressed: each job, in queue order, is moved to its earliest
-possible start given all the others, which never makes any of them later.
+job ends, reservations are compressed: re-placed at their earliest start, in order of their previous start,
+which never makes any of them later. Instantaneous jobs get no reservation (see `_place`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 
 from clustersim.scheduling.availability import AvailabilityProfile
 from clustersim.scheduling.decisions import CallMeLater, Decision, StartJob
-from clustersim.scheduling.events import Event, JobCompleted, JobSubmitted
+from clustersim.scheduling.events import Event, JobCompleted
 from clustersim.scheduling.policy import Policy
 from clustersim.scheduling.registry import POLICIES
 from clustersim.state import ClusterView
@@ -40,27 +40,47 @@ class Conservative(Policy):
         profile = AvailabilityProfile(now, view.platform.nb_resources)
         for running in view.running.values():
             profile.add(now, running.expected_end, -len(running.resources))
-        reserved = [job for job in view.pending.values() if job.key in starts]
-        for job in reserved:
-            _hold(profile, starts[job.key], job, -1)
+        queue = list(view.pending.values())
+        reserved = [job for job in queue if job.key in starts]
         if any(isinstance(e, JobCompleted) for e in events):
+            # Compression: re-place every reservation in order of its previous start (ties: queue order).
+            # Each job's previous slot stays feasible (jobs placed before it only moved earlier, jobs after it
+            # are not placed yet), so no reservation ever moves later.
+            reserved.sort(key=lambda job: starts[job.key])
             for job in reserved:
-                _hold(profile, starts[job.key], job, +1)
-                starts[job.key] = profile.earliest(job.nb_res, _duration(job))
-                _hold(profile, starts[job.key], job, -1)
-        for event in events:
-            if isinstance(event, JobSubmitted) and event.job.key in view.pending:
-                job = event.job
-                starts[job.key] = profile.earliest(job.nb_res, _duration(job))
-                _hold(profile, starts[job.key], job, -1)
-        for job in [j for j in view.pending.values() if starts[j.key] <= now]:
-            yield StartJob(job.key, view.free.lowest(job.nb_res))
-        next_start = min((starts[k] for k in view.pending), default=math.inf)
+                self._place(profile, job)
+        else:
+            for job in reserved:
+                _hold(profile, max(starts[job.key], now), job)
+        for job in queue:
+            if job.key not in starts:
+                self._place(profile, job)
+        for job in queue:
+            # Unreserved (instantaneous) jobs start whenever their units are free. A reserved job they keep
+            # waiting is re-planned, at this same instant, when they end.
+            if starts.get(job.key, now) <= now and job.nb_res <= len(view.free):
+                yield StartJob(job.key, view.free.lowest(job.nb_res))
+        next_start = min(starts.values(), default=math.inf)
         if now < next_start < math.inf and next_start != self._wake_up:
             self._wake_up = next_start
             yield CallMeLater(next_start)
 
+    def _place(self, profile: AvailabilityProfile, job: Job) -> None:
+        """Reserve the job's earliest slot, unless the job is instantaneous.
 
-def _hold(profile: AvailabilityProfile, start: float, job: Job, sign: int) -> None:
-    """Take (sign -1) or give back (sign +1) a job's reserved units on its reserved interval."""
-    profile.add(start, start + _duration(job), sign * job.nb_res)
+        A job whose walltime vanishes next to its start time (0, or so small that start + walltime == start)
+        would hold an empty interval: it ends the instant it starts, so it delays nobody and gets no
+        reservation; it starts whenever its units are free.
+        """
+        duration = _duration(job)
+        start = profile.earliest(job.nb_res, duration)
+        if start != math.inf and start + duration == start:
+            self._starts.pop(job.key, None)
+            return
+        self._starts[job.key] = start
+        _hold(profile, start, job)
+
+
+def _hold(profile: AvailabilityProfile, start: float, job: Job) -> None:
+    """Take a job's units on its reserved interval."""
+    profile.add(start, start + _duration(job), -job.nb_res)

@@ -1,0 +1,158 @@
+"""Reader of clustersim's own cluster description: groups of identical nodes, in YAML or JSON.
+
+```yaml
+name: small
+unit: host          # or core: what one requested resource of a job means
+nodes:
+  - count: 4
+    prefix: node    # node0..node3; ids are global, 0..N-1 in file order
+    cores: 8
+    speed: 1Gf      # flop/s per core: a number or a SimGrid speed (100Mf, 1.5Gf)
+    memory: 64Gi    # a Kubernetes quantity; plain integers are bytes
+    gpus: 0
+    extras: {fpga: 1}
+    properties: {rack: a}
+```
+
+Every key is checked: a misspelt key is an error listing the valid ones, never a silently ignored setting.
+Node names continue across groups with the same prefix (a second `node` group starts where the first ended).
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from collections.abc import Mapping
+from pathlib import Path
+
+import yaml
+
+from clustersim.errors import InputError
+from clustersim.platform.model import Node, Platform, Unit
+from clustersim.quantities import parse_bytes, parse_speed
+from clustersim.textfile import StrPath, open_text
+from clustersim.validate import Checker, child, describe, item
+
+TOP_KEYS = ("name", "unit", "nodes")
+GROUP_KEYS = ("count", "prefix", "cores", "speed", "memory", "gpus", "extras", "properties")
+
+
+def read_cluster_file(path: StrPath) -> Platform:
+    """Read a cluster description (YAML, or JSON which is read as JSON for exact error positions)."""
+    source = str(path)
+    document = _load(path, source)
+    return parse_cluster(document, source=source, default_name=Path(path).name.split(".")[0] or "cluster")
+
+
+def parse_cluster(document: object, *, source: str = "<memory>", default_name: str = "cluster") -> Platform:
+    """Build a platform from a decoded cluster description."""
+    check = Checker(source)
+    if not isinstance(document, Mapping):
+        check.fail(
+            "", f"expected a mapping with 'nodes' (and optionally 'name', 'unit'), got {describe(document)}"
+        )
+    top = check.mapping(document, "")
+    check.known_keys(top, "", TOP_KEYS)
+    name = check.string(top["name"], "name") if "name" in top else default_name
+    unit_text = top.get("unit", "host")
+    units = {u.value: u for u in Unit}
+    if not isinstance(unit_text, str) or unit_text not in units:
+        check.expected("unit", f"one of {', '.join(units)}", unit_text)
+    groups = check.sequence(check.required(top, "nodes", ""), "nodes")
+    if not groups:
+        check.fail("nodes", "expected at least one group of nodes")
+    nodes: list[Node] = []
+    next_index: dict[str, int] = {}
+    names: set[str] = set()
+    for index, group in enumerate(groups):
+        for node in _group(group, item("nodes", index), len(nodes), next_index, check):
+            if node.name in names:
+                check.fail(child(item("nodes", index), "prefix"), f"node name '{node.name}' is used twice")
+            names.add(node.name)
+            nodes.append(node)
+    return Platform(nodes, units[unit_text], name=name)
+
+
+def _group(
+    group: object, field: str, first_id: int, next_index: dict[str, int], check: Checker
+) -> list[Node]:
+    spec = check.mapping(group, field)
+    check.known_keys(spec, field, GROUP_KEYS)
+    count = check.integer(spec.get("count", 1), child(field, "count"), 1)
+    prefix = spec.get("prefix", "node")
+    if not isinstance(prefix, str):
+        check.expected(child(field, "prefix"), "a string", prefix)
+    cores = check.integer(spec.get("cores", 1), child(field, "cores"), 1)
+    speed = _speed(spec.get("speed", 1.0), child(field, "speed"), check)
+    memory = _bytes(spec.get("memory", 0), child(field, "memory"), check)
+    gpus = check.integer(spec.get("gpus", 0), child(field, "gpus"), 0)
+    extras_field = child(field, "extras")
+    extras = {
+        key: check.integer(value, child(extras_field, key), 0)
+        for key, value in check.mapping(spec.get("extras", {}), extras_field).items()
+    }
+    properties_field = child(field, "properties")
+    properties = {
+        key: _text(value, child(properties_field, key), check)
+        for key, value in check.mapping(spec.get("properties", {}), properties_field).items()
+    }
+    start = next_index.get(prefix, 0)
+    next_index[prefix] = start + count
+    return [
+        Node(first_id + i, f"{prefix}{start + i}", cores, speed, memory, gpus, extras, properties)
+        for i in range(count)
+    ]
+
+
+def _speed(value: object, field: str, check: Checker) -> float:
+    if isinstance(value, str):
+        try:
+            speed = parse_speed(value)
+        except ValueError as error:
+            check.fail(field, str(error))
+    else:
+        speed = check.number(value, field)
+    if speed <= 0:
+        check.expected(field, "a positive speed in flop/s (such as 1e9 or '1Gf')", value)
+    return speed
+
+
+def _bytes(value: object, field: str, check: Checker) -> int:
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        check.expected(field, "a memory size such as 64Gi, 500Mi or a number of bytes", value)
+    try:
+        return parse_bytes(value)
+    except ValueError as error:
+        check.fail(field, str(error))
+
+
+def _text(value: object, field: str, check: Checker) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str | int | float):
+        return str(value)
+    check.expected(field, "a string or a number", value)
+
+
+def _load(path: StrPath, source: str) -> object:
+    try:
+        with open_text(path) as text:
+            if str(path).lower().endswith((".json", ".json.gz")):
+                return json.load(text)
+            return yaml.safe_load(text)
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        line = mark.line + 1 if mark is not None else None
+        raise InputError(source, f"invalid YAML: {error.problem or error.context}", line=line) from None
+    except yaml.YAMLError as error:
+        raise InputError(source, f"invalid YAML: {error}") from None
+    except json.JSONDecodeError as error:
+        raise InputError(
+            source, f"invalid JSON: {error.msg} (column {error.colno})", line=error.lineno
+        ) from None
+    except RecursionError:
+        raise InputError(source, "the document is nested too deeply") from None
+    except ValueError as error:
+        raise InputError(source, f"invalid document: {error}") from None
+    except (OSError, EOFError, zlib.error) as error:
+        raise InputError(source, f"cannot read the file: {error}") from None

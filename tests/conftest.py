@@ -1,0 +1,58 @@
+"""Shared helpers for tests: small platforms and workloads built in memory, and an outcome collector."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pytest
+
+from clustersim.platform.model import Node, Platform
+from clustersim.records.outcome import JobOutcome
+from clustersim.runner import simulate
+from clustersim.scheduling.registry import create_policy
+from clustersim.workload.job import Job
+from clustersim.workload.profiles import Delay
+from clustersim.workload.stream import Workload
+
+
+def hosts(count: int) -> Platform:
+    return Platform([Node(i, f"host{i}") for i in range(count)])
+
+
+def delay_job(job_id: int, submit: float, nb_res: int, runtime: float, walltime: float | None = None) -> Job:
+    """A delay job; its walltime defaults to its run time (perfect estimate)."""
+    return Job(
+        str(job_id), submit, nb_res, Delay(runtime),
+        walltime=runtime if walltime is None else walltime, profile_name=f"delay_{runtime:g}",
+    )
+
+
+@dataclass
+class Collector:
+    """An outcome sink keeping every outcome, by job id."""
+
+    outcomes: dict[str, JobOutcome] = field(default_factory=dict)
+    closed: bool = False
+
+    def record(self, outcome: JobOutcome) -> None:
+        assert outcome.job.id not in self.outcomes, f"job {outcome.job.id} ended twice"
+        self.outcomes[outcome.job.id] = outcome
+
+    def close(self) -> None:
+        self.closed = True
+
+    def schedule(self) -> dict[str, tuple[float | None, float | None, str]]:
+        """job id -> (start, finish, allocation) for compact assertions."""
+        return {k: (o.start, o.finish, str(o.resources)) for k, o in sorted(self.outcomes.items())}
+
+
+def run_policy(policy: str, platform: Platform, jobs: list[Job]) -> Collector:
+    collector = Collector()
+    simulate(platform, Workload.from_jobs(jobs), create_policy(policy), extra_sinks=[collector])
+    assert collector.closed
+    return collector
+
+
+@pytest.fixture
+def collector() -> Collector:
+    return Collector()

@@ -1,0 +1,498 @@
+"""Properties every schedule must have, checked on random small platforms and workloads with Hypothesis.
+
+Each case is a platform of 1..16 nodes (sometimes of heterogeneous speeds, sometimes allocating cores) and a
+workload of 1..40 jobs whose submit times often collide, whose sizes sometimes exceed the platform (they must
+be rejected) and whose walltimes are sometimes shorter than their run time (they must be killed at it).
+Every built-in policy runs each case; the assertions are made on the job outcomes the core emits and on what
+the decision process was told. Examples are derandomized so the suite is deterministic; set
+CLUSTERSIM_HYPOTHESIS_EXAMPLES (and CLUSTERSIM_HYPOTHESIS_RANDOM=1) to search harder.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from clustersim.platform.model import Node, Platform, Unit
+from clustersim.records.outcome import JobOutcome
+from clustersim.runner import simulate
+from clustersim.scheduling.decisions import Decision
+from clustersim.scheduling.events import Event, FinalState, JobCompleted, JobSubmitted, NoMoreJobs, RequestedCall
+from clustersim.scheduling.interface import DecisionProcess
+from clustersim.scheduling.policies.conservative import Conservative
+from clustersim.scheduling.policies.easy import Easy, reserve
+from clustersim.scheduling.policy import Policy
+from clustersim.scheduling.registry import create_policy
+from clustersim.simulation import RunSummary, Simulation
+from clustersim.state import ClusterView
+from clustersim.workload.job import Job, id_order
+from clustersim.workload.profiles import Delay, ParallelHomogeneous, Profile
+from clustersim.workload.stream import Workload
+
+POLICIES = ["fcfs", "easy", "conservative", "sjf"]
+
+PROPERTY_SETTINGS = settings(
+    max_examples=int(os.environ.get("CLUSTERSIM_HYPOTHESIS_EXAMPLES", "60")),
+    derandomize=os.environ.get("CLUSTERSIM_HYPOTHESIS_RANDOM", "") != "1",
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+
+# -- cases ---------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Case:
+    """A platform and the jobs of a workload (kept as a tuple so the case can be run several times)."""
+
+    platform: Platform
+    jobs: tuple[Job, ...]
+
+    def workload(self) -> Workload:
+        return Workload.from_jobs(self.jobs)
+
+    @property
+    def nb_resources(self) -> int:
+        return self.platform.nb_resources
+
+
+
+SPEEDS = (0.5, 1.0, 2.0, 3.0, 4.0)
+
+
+@st.composite
+def platforms(draw: st.DrawFn) -> Platform:
+    nb_nodes = draw(st.integers(1, 16))
+    heterogeneous = draw(st.booleans())
+    by_core = draw(st.integers(0, 3)) == 0
+    nodes = [
+        Node(
+            i,
+            f"h{i}",
+            cores=draw(st.integers(1, 3)) if by_core else 1,
+            speed=draw(st.sampled_from(SPEEDS)) if heterogeneous else 1.0,
+        )
+        for i in range(nb_nodes)
+    ]
+    return Platform(nodes, Unit.CORE if by_core else Unit.HOST)
+
+
+submit_times = st.one_of(
+    st.integers(0, 12).map(float),  # small integers: many jobs submitted at the same instant
+    st.integers(0, 48).map(lambda q: q / 4),  # quarters: exact fractions that can collide with integers
+    st.floats(0, 12, allow_nan=False, allow_infinity=False),
+)
+durations = st.one_of(
+    st.integers(0, 50).map(float),
+    st.floats(0, 50, allow_nan=False, allow_infinity=False),
+)
+walltimes = st.one_of(st.none(), st.integers(0, 60).map(float), st.floats(0, 60, allow_nan=False))
+
+
+@st.composite
+def profiles(draw: st.DrawFn) -> Profile:
+    amount = draw(durations)
+    if draw(st.booleans()):
+        return Delay(amount)
+    return ParallelHomogeneous(amount)
+
+
+@st.composite
+def cases(draw: st.DrawFn) -> Case:
+    platform = draw(platforms())
+    nb_jobs = draw(st.integers(1, 40))
+    capacity = platform.nb_resources
+    jobs = tuple(
+        Job(
+            str(i),
+            draw(submit_times),
+            draw(st.integers(1, capacity + 2)),
+            draw(profiles()),
+            draw(walltimes),
+        )
+        for i in range(nb_jobs)
+    )
+    return Case(platform, jobs)
+
+
+def hosts(nb: int, speeds: Sequence[float] = ()) -> Platform:
+    return Platform([Node(i, f"h{i}", speed=speeds[i] if speeds else 1.0) for i in range(nb)])
+
+
+# Smallest cases of conservative-backfilling bugs these properties found (see the regressions at the end).
+# A zero-walltime reservation holds nothing in the availability profile, so two jobs reserved "now" were both
+# started on the same units (DecisionError)...
+ZERO_WALLTIME_SHARES_UNITS = Case(
+    hosts(1), (Job("0", 0.0, 1, Delay(0.0), 0.0), Job("1", 0.0, 1, Delay(0.0), None))
+)
+# ... and when the jobs that do not fit are skipped instead, compression lets a later unbounded job overtake an
+# earlier zero-walltime job, whose reservation moves from t=0 to t=inf and which starts at t=50.
+ZERO_WALLTIME_OVERTAKEN = Case(
+    hosts(1),
+    (Job("0", 0.0, 1, Delay(0.0), 0.0), Job("1", 0.0, 1, Delay(0.0), 0.0), Job("2", 0.0, 1, Delay(50.0), None)),
+)
+
+
+# -- running ---------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Call:
+    now: float
+    view_now: float
+    events: tuple[Event, ...]
+
+
+class Recording:
+    """A decision process that forwards to a policy and records when it was asked and what it was told."""
+
+    def __init__(self, inner: DecisionProcess):
+        self.inner = inner
+        self.calls: list[Call] = []
+
+    def begin(self, view: ClusterView) -> None:
+        self.inner.begin(view)
+
+    def decide(self, now: float, events: Sequence[Event], view: ClusterView) -> Iterator[Decision]:
+        self.calls.append(Call(now, view.now, tuple(events)))
+        yield from self.inner.decide(now, events, view)
+
+    def end(self, view: ClusterView) -> None:
+        self.inner.end(view)
+
+
+@dataclass
+class Collect:
+    """An outcome sink that keeps every outcome, in the order the core emits them."""
+
+    outcomes: list[JobOutcome] = field(default_factory=list)
+    closed: int = 0
+
+    def record(self, outcome: JobOutcome) -> None:
+        self.outcomes.append(outcome)
+
+    def close(self) -> None:
+        self.closed += 1
+
+
+@dataclass
+class Run:
+    case: Case
+    summary: RunSummary
+    outcomes: list[JobOutcome]
+    calls: list[Call]
+
+    def by_key(self) -> dict[str, JobOutcome]:
+        return {o.job.key: o for o in self.outcomes}
+
+
+def run(case: Case, policy: Policy | str) -> Run:
+    process = Recording(create_policy(policy) if isinstance(policy, str) else policy)
+    sink = Collect()
+    summary = Simulation(case.platform, case.workload(), process, [sink]).run()
+    assert sink.closed == 1, "sinks are closed exactly once"
+    return Run(case, summary, sink.outcomes, process.calls)
+
+
+# -- the rules every schedule obeys ---------------------------------------------------------------------------
+
+
+def check_each_job_ends_once(r: Run) -> None:
+    keys = [o.job.key for o in r.outcomes]
+    assert len(keys) == len(set(keys)), f"a job ended twice: {sorted(k for k in keys if keys.count(k) > 1)}"
+    assert sorted(keys) == sorted(j.key for j in r.case.jobs), "every submitted job has exactly one outcome"
+    assert r.summary.nb_submitted == len(r.case.jobs)
+    assert r.summary.unfinished == []
+
+
+def check_oversized_jobs_rejected_and_only_them(r: Run) -> None:
+    capacity = r.case.nb_resources
+    for o in r.outcomes:
+        if o.job.nb_res > capacity:
+            assert o.state is FinalState.REJECTED, f"{o.job.key} asks {o.job.nb_res} > {capacity} units"
+            assert (o.start, o.finish, len(o.resources)) == (None, None, 0)
+        else:
+            assert o.state is not FinalState.REJECTED, f"{o.job.key} fits the platform but was rejected"
+
+
+def check_allocation_has_exactly_nb_res_valid_units(r: Run) -> None:
+    capacity = r.case.nb_resources
+    for o in r.outcomes:
+        if o.ran:
+            assert len(o.resources) == o.job.nb_res, f"{o.job.key} got {o.resources}"
+            assert o.resources and 0 <= min(o.resources) and o.resources.max() < capacity
+
+
+def check_times_follow_profile_and_walltime(r: Run) -> None:
+    platform = r.case.platform
+    for o in r.outcomes:
+        if not o.ran:
+            continue
+        job = o.job
+        assert o.start is not None and o.finish is not None
+        assert o.start >= job.submit_time, f"{job.key} started at {o.start} before its submission"
+        runtime = job.profile.runtime(job.nb_res, platform.min_speed(o.resources))
+        killed = job.walltime is not None and runtime > job.walltime
+        if killed:
+            assert job.walltime is not None
+            assert o.finish == o.start + job.walltime, f"{job.key} must be killed at its walltime"
+            assert o.state is FinalState.COMPLETED_WALLTIME_REACHED
+        else:
+            assert o.finish == o.start + runtime, f"{job.key} must run for its profile runtime {runtime}"
+            assert o.state is FinalState.COMPLETED_SUCCESSFULLY
+
+
+def occupancy(outcomes: Sequence[JobOutcome]) -> list[tuple[float, float, JobOutcome]]:
+    """[start, finish) of every job that held units for a positive time."""
+    spans = []
+    for o in outcomes:
+        if o.start is not None and o.finish is not None and o.finish > o.start:
+            spans.append((o.start, o.finish, o))
+    return spans
+
+
+def check_no_unit_used_by_two_jobs_at_once(r: Run) -> None:
+    per_unit: dict[int, list[tuple[float, float, str]]] = defaultdict(list)
+    for start, finish, o in occupancy(r.outcomes):
+        for unit in o.resources:
+            per_unit[unit].append((start, finish, o.job.key))
+    for unit, spans in per_unit.items():
+        spans.sort()
+        for (_, end_a, a), (start_b, _, b) in zip(spans, spans[1:], strict=False):
+            assert start_b >= end_a, f"unit {unit} held by {a} until {end_a} and by {b} from {start_b}"
+
+
+def check_allocated_units_never_exceed_platform(r: Run) -> None:
+    steps: list[tuple[float, int]] = []
+    for start, finish, o in occupancy(r.outcomes):
+        steps.append((start, len(o.resources)))
+        steps.append((finish, -len(o.resources)))
+    steps.sort()  # at equal times, releases (negative) come before acquisitions
+    in_use = 0
+    for time, delta in steps:
+        in_use += delta
+        assert in_use <= r.case.nb_resources, f"{in_use} units in use at t={time}"
+
+
+def check_time_never_goes_back(r: Run) -> None:
+    assert r.calls, "the decision process is asked at least once (every case has a job)"
+    nows = [c.now for c in r.calls]
+    assert nows == sorted(nows), f"decide() called at decreasing times: {nows}"
+    finish = {o.job.key: o.finish for o in r.outcomes}
+    for c in r.calls:
+        assert c.events, "the decision process is only asked when something happened"
+        assert c.view_now == c.now, "the view shows the time of the call"
+        for e in c.events:
+            if isinstance(e, RequestedCall):
+                assert e.time == c.now, f"a wake-up for t={e.time} delivered at t={c.now}"
+            elif isinstance(e, JobSubmitted):
+                assert e.job.submit_time == c.now, f"{e.job.key} submitted at {e.job.submit_time}, told at {c.now}"
+            elif isinstance(e, JobCompleted):
+                assert finish[e.job.key] == c.now, f"{e.job.key} finished at {finish[e.job.key]}, told at {c.now}"
+    no_more = [i for i, c in enumerate(r.calls) for e in c.events if isinstance(e, NoMoreJobs)]
+    assert len(no_more) == 1, "NoMoreJobs is said exactly once"
+    submitted_after = [e for c in r.calls[no_more[0] + 1 :] for e in c.events if isinstance(e, JobSubmitted)]
+    assert submitted_after == [], "no job is submitted after NoMoreJobs"
+
+
+def check_outcomes_emitted_as_time_advances(r: Run) -> None:
+    finishes = [o.finish for o in r.outcomes if o.finish is not None]
+    assert finishes == sorted(finishes), "outcomes are streamed in the order jobs end"
+
+
+GENERIC_RULES = [
+    check_each_job_ends_once,
+    check_oversized_jobs_rejected_and_only_them,
+    check_allocation_has_exactly_nb_res_valid_units,
+    check_times_follow_profile_and_walltime,
+    check_no_unit_used_by_two_jobs_at_once,
+    check_allocated_units_never_exceed_platform,
+    check_time_never_goes_back,
+    check_outcomes_emitted_as_time_advances,
+]
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+@PROPERTY_SETTINGS
+@given(case=cases())
+@example(case=ZERO_WALLTIME_SHARES_UNITS)
+@example(case=ZERO_WALLTIME_OVERTAKEN)
+def test_every_policy_produces_a_valid_schedule(policy: str, case: Case) -> None:
+    """Allocation, life-cycle and time rules that hold for any decision process the core accepts."""
+    r = run(case, policy)
+    for rule in GENERIC_RULES:
+        rule(r)
+
+
+# -- policy-specific rules ------------------------------------------------------------------------------------
+
+
+def queue_order(job: Job) -> tuple[float, tuple[int, int | str]]:
+    return (job.submit_time, id_order(job.id))
+
+
+@PROPERTY_SETTINGS
+@given(case=cases())
+def test_fcfs_starts_jobs_in_queue_order(case: Case) -> None:
+    r = run(case, "fcfs")
+    ran = sorted((o for o in r.outcomes if o.start is not None), key=lambda o: queue_order(o.job))
+    starts = [o.start for o in ran]
+    assert starts == sorted(starts), [(o.job.id, o.start) for o in ran]
+
+
+class ObservedEasy(Easy):
+    """EASY, recording the head's reservation (computed with `reserve`) at every call it is the blocked head."""
+
+    def __init__(self) -> None:
+        self.reservations: dict[str, list[tuple[float, float]]] = defaultdict(list)
+        """(time of the call, reserved start) of each job, each time it was the head and did not fit."""
+
+    def schedule(self, now: float, events: Sequence[Event], view: ClusterView) -> Iterator[Decision]:
+        inner = super().schedule(now, events, view)
+        observed = False
+        while True:
+            # The first time the first pending job does not fit, the head phase is over and no job was backfilled:
+            # this is the state the policy computes its reservation on.
+            if not observed:
+                observed = self._observe_head(now, view)
+            decision = next(inner, None)
+            if decision is None:
+                return
+            yield decision
+
+    def _observe_head(self, now: float, view: ClusterView) -> bool:
+        head = next(iter(view.pending.values()), None)
+        if head is None:
+            return True
+        if head.nb_res <= len(view.free):
+            return False
+        self.reservations[head.key].append((now, reserve(head.nb_res, view).start))
+        return True
+
+
+@PROPERTY_SETTINGS
+@given(case=cases())
+def test_easy_never_delays_the_head_reservation(case: Case) -> None:
+    policy = ObservedEasy()
+    r = run(case, policy)
+    outcomes = r.by_key()
+    assert policy.reservations or all(o.start in (None, o.job.submit_time) for o in r.outcomes)
+    for key, history in policy.reservations.items():
+        reserved = [start for _, start in history]
+        assert reserved == sorted(reserved, reverse=True), f"{key}'s reservation moved later: {history}"
+        start = outcomes[key].start
+        assert start is not None
+        assert start <= reserved[0], f"{key} started at {start}, after its first reservation {history[0]}"
+
+
+class ObservedConservative(Conservative):
+    """Conservative backfilling, recording every reservation it holds after each call."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reservations: dict[str, list[tuple[float, float]]] = defaultdict(list)
+
+    def schedule(self, now: float, events: Sequence[Event], view: ClusterView) -> Iterator[Decision]:
+        yield from super().schedule(now, events, view)
+        for key, start in self._starts.items():
+            history = self.reservations[key]
+            if not history or history[-1][1] != start:
+                history.append((now, start))
+
+
+@PROPERTY_SETTINGS
+@given(case=cases())
+@example(case=ZERO_WALLTIME_SHARES_UNITS)
+@example(case=ZERO_WALLTIME_OVERTAKEN)
+def test_conservative_never_starts_a_job_after_its_first_reservation(case: Case) -> None:
+    policy = ObservedConservative()
+    r = run(case, policy)
+    for o in r.outcomes:
+        if o.start is None:
+            continue
+        history = policy.reservations[o.job.key]
+        assert history, f"{o.job.key} started without a reservation"
+        reserved = [start for _, start in history]
+        assert reserved == sorted(reserved, reverse=True), f"{o.job.key}'s reservation moved later: {history}"
+        assert o.start <= reserved[0], f"{o.job.key} started at {o.start}, after its first reservation {history}"
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+@settings(PROPERTY_SETTINGS, max_examples=max(1, PROPERTY_SETTINGS.max_examples // 4))
+@given(case=cases())
+def test_same_inputs_give_byte_identical_outputs(policy: str, case: Case) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        outputs = []
+        for attempt in ("a", "b"):
+            out = Path(tmp) / attempt
+            simulate(case.platform, case.workload(), create_policy(policy), out)
+            outputs.append(((out / "jobs.csv").read_bytes(), (out / "schedule.csv").read_bytes()))
+        assert outputs[0] == outputs[1]
+        jobs_csv = outputs[0][0].decode().splitlines()
+        assert len(jobs_csv) == 1 + len(case.jobs), "jobs.csv has a header and one row per job"
+
+
+# -- regressions: the smallest counter-examples, kept as plain examples ---------------------------------------
+
+
+def test_conservative_zero_walltime_job_does_not_share_its_units() -> None:
+    """A job with walltime 0 still holds its units at the instant it starts; no other job may get them."""
+    r = run(ZERO_WALLTIME_SHARES_UNITS, "conservative")
+    check_each_job_ends_once(r)
+    assert [(o.job.id, o.start, str(o.resources)) for o in r.outcomes] == [("0", 0.0, "0"), ("1", 0.0, "0")]
+
+
+def test_conservative_zero_walltime_job_is_not_overtaken_by_a_later_job() -> None:
+    """Jobs 0 and 1 (walltime 0) are reserved at t=0 before job 2 (unbounded): all three start at t=0, in order."""
+    r = run(ZERO_WALLTIME_OVERTAKEN, "conservative")
+    assert [(o.job.id, o.start, o.finish) for o in r.outcomes] == [
+        ("0", 0.0, 0.0),
+        ("1", 0.0, 0.0),
+        ("2", 0.0, 50.0),
+    ]
+
+
+def test_easy_reservation_is_respected_on_a_hand_made_case() -> None:
+    """Head `2` (3 units) waits for `0` (walltime 10); `3` may backfill only outside the reserved units."""
+    jobs = (
+        Job("0", 0.0, 2, Delay(10.0), 10.0),
+        Job("1", 0.0, 1, Delay(20.0), 20.0),
+        Job("2", 1.0, 3, Delay(5.0), 5.0),
+        Job("3", 2.0, 1, Delay(30.0), 30.0),
+        Job("4", 2.0, 1, Delay(4.0), 4.0),
+    )
+    policy = ObservedEasy()
+    r = run(Case(hosts(4), jobs), policy)
+    starts = {o.job.id: (o.start, str(o.resources)) for o in r.outcomes}
+    assert policy.reservations["w0!2"][0] == (1.0, 10.0)
+    # The reservation is 0-1 and 3 at t=10. `3` (walltime 30) would delay it and no free unit lies outside it;
+    # `4` ends by t=6 <= 10, so it is backfilled on unit 3.
+    assert starts == {
+        "0": (0.0, "0-1"),
+        "1": (0.0, "2"),
+        "2": (10.0, "0-1 3"),
+        "3": (15.0, "0"),
+        "4": (2.0, "3"),
+    }
+
+
+def test_heterogeneous_speeds_use_the_slowest_allocated_unit() -> None:
+    platform = hosts(3, speeds=[4.0, 2.0, 1.0])
+    jobs = (Job("0", 0.0, 2, ParallelHomogeneous(8.0), None), Job("1", 0.0, 1, ParallelHomogeneous(8.0), None))
+    r = run(Case(platform, jobs), "fcfs")
+    assert {o.job.id: (o.start, o.finish, str(o.resources)) for o in r.outcomes} == {
+        "0": (0.0, 4.0, "0-1"),
+        "1": (0.0, 8.0, "2"),
+    }
+    assert math.isclose(r.summary.end_time, 8.0)
