@@ -30,8 +30,11 @@ def simulate(
     *,
     extra_sinks: list[OutcomeSink] | None = None,
     record_wall_clock: bool = False,
+    prefix: str = "",
 ) -> RunResult:
     """Simulate and, with an output directory, write `jobs.csv` and `schedule.csv` into it.
+
+    `prefix` is prepended to the file names (Batsim's `-e out/exp` is output_dir `out`, prefix `exp_`).
 
     `schedule.csv` is written even when the run fails, with the jobs that ended until then. Wall-clock
     columns are -1 unless `record_wall_clock`: they would make two runs' outputs differ.
@@ -41,12 +44,12 @@ def simulate(
     out = Path(output_dir) if output_dir is not None else None
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
-        sinks.append(JobsCsvWriter(out / "jobs.csv"))
+        sinks.append(JobsCsvWriter(out / f"{prefix}jobs.csv"))
     started = time.perf_counter()
     try:
         summary = Simulation(platform, workload, process, sinks).run()
     finally:
         wall = time.perf_counter() - started
         if out is not None:
-            metrics.write(out / "schedule.csv", WallClock(wall, -1.0) if record_wall_clock else None)
+            metrics.write(out / f"{prefix}schedule.csv", WallClock(wall, -1.0) if record_wall_clock else None)
     return RunResult(summary, metrics, wall)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from clustersim.intervals import IntervalSet
@@ -18,17 +18,19 @@ from clustersim.workload.job import Job
 
 @dataclass(slots=True)
 class RunningJob:
-    """A started job as a scheduler may know it: its actual run time is hidden, its walltime is not."""
+    """A started job as a scheduler may know it: its actual run time is hidden, its walltime is not.
+
+    `expected_end` is when the job ends at the latest: start + walltime (infinite without a walltime).
+    """
 
     job: Job
     start: float
     resources: IntervalSet
+    expected_end: float = field(init=False)
 
-    @property
-    def expected_end(self) -> float:
-        """When the job ends at the latest: start + walltime (infinite without a walltime)."""
+    def __post_init__(self) -> None:
         walltime = self.job.walltime
-        return math.inf if walltime is None else self.start + walltime
+        self.expected_end = math.inf if walltime is None else self.start + walltime
 
 
 class ClusterState:

@@ -13,13 +13,14 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 
 from clustersim.intervals import IntervalSet
 from clustersim.scheduling.decisions import Decision, StartJob
 from clustersim.scheduling.events import Event
 from clustersim.scheduling.policy import Policy
 from clustersim.scheduling.registry import POLICIES
-from clustersim.state import ClusterView, RunningJob
+from clustersim.state import ClusterView
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,24 +31,23 @@ class Reservation:
     resources: IntervalSet
 
 
-def _expected_end(running: RunningJob) -> float:
-    return running.expected_end
-
-
 def reserve(nb_res: int, view: ClusterView) -> Reservation:
     """The earliest time `nb_res` units are free by the running jobs' walltimes, on the lowest such ids."""
     free = view.free
     if nb_res <= len(free):
         return Reservation(view.now, free.lowest(nb_res))
-    ordered = sorted(view.running.values(), key=_expected_end)
+    ordered = sorted(view.running.values(), key=attrgetter("expected_end"))
+    available = len(free)
     start = math.inf
+    last = len(ordered)
     for i, running in enumerate(ordered):
-        free = free | running.resources
-        more_at_same_time = i + 1 < len(ordered) and ordered[i + 1].expected_end == running.expected_end
-        if len(free) >= nb_res and not more_at_same_time:
+        available += len(running.resources)
+        if available >= nb_res and (i + 1 == len(ordered) or ordered[i + 1].expected_end != running.expected_end):
             start = running.expected_end
+            last = i + 1
             break
-    return Reservation(start, free.lowest(nb_res))
+    freed = [interval for running in ordered[:last] for interval in running.resources.intervals]
+    return Reservation(start, IntervalSet(list(free.intervals) + freed).lowest(nb_res))
 
 
 @POLICIES.register("easy")
@@ -65,22 +65,27 @@ class Easy(Policy):
             position += 1
         if position == len(queue):
             return
-        reservation = reserve(queue[position].nb_res, view)
         free = view.free
+        if not free:
+            return  # nothing can backfill
+        reservation = reserve(queue[position].nb_res, view)
         outside = free - reservation.resources
+        nb_free, nb_outside = len(free), len(outside)
         for job in queue[position + 1 :]:
-            if not free:
-                return
             nb_res = job.nb_res
-            if nb_res > len(free):
+            if nb_res > nb_free:
                 continue
             walltime = job.walltime
             if walltime is not None and now + walltime <= reservation.start:
                 resources = free.lowest(nb_res)
-            elif nb_res <= len(outside):
+            elif nb_res <= nb_outside:
                 resources = outside.lowest(nb_res)
             else:
                 continue
             yield StartJob(job.key, resources)
             free = view.free
+            nb_free = len(free)
+            if not nb_free:
+                return
             outside = outside - resources
+            nb_outside = len(outside)

@@ -1,0 +1,82 @@
+"""Replay real SWF traces under built-in policies and print speed and memory figures.
+
+Each measurement runs in a fresh subprocess so peak RSS is that run's own. For each trace and policy it prints:
+jobs, wall seconds, jobs per second, peak RSS, and the seconds needed only to read (stream) the trace.
+Also prints the peak RSS on the first 10,000 jobs next to the whole trace (memory must not grow with it).
+
+    python benchmarks/replay.py                      # HPC2N, KTH-SP2 and CEA-Curie under fcfs and easy
+    python benchmarks/replay.py --traces HPC2N-2002-2.2-cln.swf.gz --policies easy
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from itertools import islice
+from pathlib import Path
+
+TRACES_DIR = Path(__file__).resolve().parents[2] / "shared" / "traces"
+DEFAULT_TRACES = ["HPC2N-2002-2.2-cln.swf.gz", "KTH-SP2-1996-2.1-cln.swf.gz", "CEA-Curie-2011-2.1-cln.swf.gz"]
+
+
+def _measure(trace: str, policy: str, limit: int | None) -> dict[str, float]:
+    """One measurement, in this (fresh) process: 'read' streams the trace only, others simulate it."""
+    from clustersim.platform.swf_header import platform_from_swf_header
+    from clustersim.runner import simulate
+    from clustersim.scheduling.registry import create_policy
+    from clustersim.workload.swf import read_swf
+
+    workload = read_swf(trace)
+    if limit is not None:
+        workload.jobs = islice(workload.jobs, limit)
+    started = time.perf_counter()
+    if policy == "read":
+        jobs = sum(1 for _ in workload.jobs)
+    else:
+        platform = platform_from_swf_header(workload.header)
+        with tempfile.TemporaryDirectory() as out:
+            result = simulate(platform, workload, create_policy(policy), out)
+        jobs = result.metrics.nb_jobs
+    wall = time.perf_counter() - started
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return {"jobs": jobs, "wall": wall, "rss_mb": rss}
+
+
+def _run_child(trace: Path, policy: str, limit: int | None) -> dict[str, float]:
+    cmd = [sys.executable, __file__, "--child", str(trace), policy, str(limit or 0)]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--traces", nargs="+", default=DEFAULT_TRACES, help="trace file names in shared/traces")
+    parser.add_argument("--policies", nargs="+", default=["fcfs", "easy"])
+    parser.add_argument("--traces-dir", type=Path, default=TRACES_DIR)
+    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        trace, policy, limit = args.child
+        print(json.dumps(_measure(trace, policy, int(limit) or None)))
+        return
+    print(f"{'trace':34} {'policy':6} {'jobs':>8} {'wall s':>8} {'jobs/s':>9} {'peak MB':>8}")
+    for name in args.traces:
+        trace = args.traces_dir / name
+        read = _run_child(trace, "read", None)
+        print(f"{name:34} {'read':6} {read['jobs']:>8.0f} {read['wall']:>8.2f} "
+              f"{read['jobs'] / read['wall']:>9.0f} {read['rss_mb']:>8.1f}")
+        for policy in args.policies:
+            r = _run_child(trace, policy, None)
+            first = _run_child(trace, policy, 10_000)
+            print(f"{name:34} {policy:6} {r['jobs']:>8.0f} {r['wall']:>8.2f} {r['jobs'] / r['wall']:>9.0f} "
+                  f"{r['rss_mb']:>8.1f}   (first 10,000 jobs: {first['wall']:.2f} s, {first['rss_mb']:.1f} MB)")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
