@@ -13,9 +13,8 @@ The main case, 4 hosts, walltime = run time:
 
 from __future__ import annotations
 
-from conftest import delay_job, hosts, run_policy
-
 from clustersim.scheduling.events import FinalState
+from conftest import delay_job, hosts, run_policy
 
 CASE = [
     delay_job(1, 0, 3, 10),

@@ -99,7 +99,7 @@ def _run(args: argparse.Namespace) -> int:
     from clustersim.progress import ProgressSink
     from clustersim.runner import simulate
     from clustersim.scheduling.registry import create_policy
-    from clustersim.workload.load import load_workload
+    from clustersim.workload.load import load_workload, workload_format
 
     if args.workload is None:
         args.workload = _example("workload.json")
@@ -109,7 +109,7 @@ def _run(args: argparse.Namespace) -> int:
     workload = load_workload(args.workload, processors=args.processors, walltime=args.walltime)
     if args.platform is not None:
         platform = load_platform(args.platform)
-    elif workload.header:
+    elif workload_format(args.workload) == "swf":
         platform = platform_from_swf_header(workload.header, cores_per_node=args.cores_per_node)
     elif workload.nb_res:
         from clustersim.platform.model import Node, Platform

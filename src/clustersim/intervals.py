@@ -93,7 +93,11 @@ class IntervalSet:
         return f"IntervalSet('{self}')"
 
     def __str__(self) -> str:
-        return " ".join(str(lo) if lo == hi else f"{lo}-{hi}" for lo, hi in self._intervals)
+        intervals = self._intervals
+        if len(intervals) == 1:
+            lo, hi = intervals[0]
+            return str(lo) if lo == hi else f"{lo}-{hi}"
+        return " ".join([str(lo) if lo == hi else f"{lo}-{hi}" for lo, hi in intervals])
 
     def __or__(self, other: IntervalSet) -> IntervalSet:
         if not other._size:

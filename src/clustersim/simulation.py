@@ -137,9 +137,11 @@ class Simulation:
         """Queue every job submitted at this instant, in id order, and schedule the next submission."""
         now = self._queue.now
         batch: list[Job] = []
-        while self._lookahead is not None and self._lookahead.submit_time == now:
-            batch.append(self._lookahead)
-            self._lookahead = next(self._jobs, None)
+        lookahead = self._lookahead
+        while lookahead is not None and lookahead.submit_time == now:
+            batch.append(lookahead)
+            lookahead = next(self._jobs, None)
+        self._lookahead = lookahead
         if len(batch) > 1:
             batch.sort(key=lambda j: id_order(j.id))
         pending = self.state.pending
@@ -177,10 +179,10 @@ class Simulation:
         del self._executions[key]
         del self.state.running[key]
         self.state.free = self.state.free | running.resources
-        self._emit(JobOutcome(
-            running.job, execution.state, running.start, execution.end, running.resources,
-            self._metadata.pop(key, ""),
-        ))
+        metadata = self._metadata.pop(key, "") if self._metadata else ""
+        outcome = JobOutcome(running.job, execution.state, running.start, execution.end, running.resources, metadata)
+        for sink in self.sinks:
+            sink.record(outcome)
         return JobCompleted(running.job, execution.state, running.resources)
 
     def _emit(self, outcome: JobOutcome) -> None:
@@ -192,7 +194,8 @@ class Simulation:
     def _apply(self, decision: Decision) -> None:
         applier = self._appliers.get(type(decision))
         if applier is None:
-            raise DecisionError(decision, f"not a decision; expected one of {sorted(t.__name__ for t in self._appliers)}")
+            expected = ", ".join(sorted(t.__name__ for t in self._appliers))
+            raise DecisionError(decision, f"not a decision; expected one of {expected}")
         applier(decision)
 
     def _pending_job(self, decision: Decision, key: str) -> Job:

@@ -6,7 +6,6 @@ A rejected job has -1 in every time column and an empty allocation, as Batsim wr
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 from typing import TextIO
 
@@ -35,48 +34,53 @@ COLUMNS = (
 )
 
 _SUCCESS = FinalState.COMPLETED_SUCCESSFULLY
+_NOT_RUN = "-1,-1,-1,-1,-1,-1,"
 
 
-def job_row(o: JobOutcome) -> list[str]:
-    """The jobs.csv fields of one outcome, formatted."""
+def _text(value: str) -> str:
+    """A text field, quoted as CSV requires only when it must be."""
+    if "," in value or '"' in value or "\n" in value or "\r" in value:
+        return '"' + value.replace('"', '""') + '"'
+    return value
+
+
+def _numbers(block: str) -> str:
+    """Drop the `.0` of integral floats in a block of `repr`s each followed by a comma (same as `fmt`)."""
+    return block.replace(".0,", ",")
+
+
+def job_line(o: JobOutcome) -> str:
+    """The jobs.csv line of one outcome (with its newline)."""
     job = o.job
-    walltime = -1.0 if job.walltime is None else job.walltime
     submit = job.submit_time
+    walltime = -1.0 if job.walltime is None else job.walltime
     start, finish = o.start, o.finish
     if start is None or finish is None:
-        times = ["-1"] * 6
+        times = _NOT_RUN
     else:
         execution = finish - start
         turnaround = finish - submit
         stretch = turnaround / execution if execution > 0 else (1.0 if turnaround == 0 else float("inf"))
-        times = [fmt(start), fmt(execution), fmt(finish), fmt(start - submit), fmt(turnaround), fmt(stretch)]
-    return [
-        job.id,
-        job.workload,
-        job.profile_name,
-        fmt(submit),
-        str(job.nb_res),
-        fmt(walltime),
-        "1" if o.state is _SUCCESS else "0",
-        o.state.value,
-        *times,
-        str(o.resources),
-        fmt(o.consumed_energy),
-        o.metadata,
-    ]
+        times = _numbers(
+            f"{start!r},{execution!r},{finish!r},{start - submit!r},{turnaround!r},{stretch!r},"
+        )
+    return (
+        f"{_text(job.id)},{_text(job.workload)},{_text(job.profile_name)},"
+        f"{_numbers(f'{submit!r},{job.nb_res},{walltime!r},')}{'1' if o.state is _SUCCESS else '0'},"
+        f"{o.state.value},{times}{o.resources},{fmt(o.consumed_energy)},{_text(o.metadata)}\n"
+    )
 
 
 class JobsCsvWriter:
-    """An outcome sink that appends each job's row to jobs.csv as soon as it ends."""
+    """An outcome sink that appends each job's line to jobs.csv as soon as it ends."""
 
     def __init__(self, path: Path | str):
         self.path = Path(path)
-        self._file: TextIO = open(self.path, "w", newline="", encoding="utf-8")  # noqa: SIM115 (closed in close)
-        self._writer = csv.writer(self._file, lineterminator="\n")
-        self._writer.writerow(COLUMNS)
+        self._file: TextIO = open(self.path, "w", encoding="utf-8")  # noqa: SIM115 (closed in close)
+        self._file.write(",".join(COLUMNS) + "\n")
 
     def record(self, outcome: JobOutcome) -> None:
-        self._writer.writerow(job_row(outcome))
+        self._file.write(job_line(outcome))
 
     def close(self) -> None:
         self._file.close()

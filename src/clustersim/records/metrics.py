@@ -67,16 +67,22 @@ class ScheduleMetrics:
         waiting = start - submit
         turnaround = finish - submit
         slowdown = turnaround / execution if execution > 0 else (1.0 if turnaround == 0 else math.inf)
-        bounded = max(1.0, turnaround / max(execution, BOUNDED_SLOWDOWN_TAU))
-        for name, value in (
-            ("waiting", waiting),
-            ("turnaround", turnaround),
-            ("slowdown", slowdown),
-            ("bounded_slowdown", bounded),
-        ):
-            self.sums[name] += value
-            if value > self.maxima[name]:
-                self.maxima[name] = value
+        bounded = turnaround / (execution if execution > BOUNDED_SLOWDOWN_TAU else BOUNDED_SLOWDOWN_TAU)
+        if bounded < 1.0:
+            bounded = 1.0
+        sums, maxima = self.sums, self.maxima
+        sums["waiting"] += waiting
+        sums["turnaround"] += turnaround
+        sums["slowdown"] += slowdown
+        sums["bounded_slowdown"] += bounded
+        if waiting > maxima["waiting"]:
+            maxima["waiting"] = waiting
+        if turnaround > maxima["turnaround"]:
+            maxima["turnaround"] = turnaround
+        if slowdown > maxima["slowdown"]:
+            maxima["slowdown"] = slowdown
+        if bounded > maxima["bounded_slowdown"]:
+            maxima["bounded_slowdown"] = bounded
         if finish > self.makespan:
             self.makespan = finish
         self.busy_resource_seconds += execution * len(o.resources)

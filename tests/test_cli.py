@@ -1,0 +1,117 @@
+"""The `clustersim` command: the embedded example, every subcommand, and exit codes that mean something."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from clustersim.cli import EXIT_BAD_INPUT, EXIT_OK, main
+
+SWF_HEADER = "; MaxJobs: 3\n; MaxNodes: 4\n; MaxProcs: 4\n"
+SWF_JOBS = [
+    "1 0 0 100 2 -1 -1 2 120 -1 1 1 1 -1 1 -1 -1 -1",
+    "2 10 0 50 4 -1 -1 4 60 -1 1 2 1 -1 1 -1 -1 -1",
+    "3 20 0 30 1 -1 -1 1 20 -1 1 1 1 -1 1 -1 -1 -1",
+]
+
+
+def _rows(path: Path) -> list[dict[str, str]]:
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def test_plain_run_simulates_the_embedded_example_and_draws_a_gantt_chart(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert main(["run", "-o", str(out), "--quiet"]) == EXIT_OK
+    jobs = _rows(out / "jobs.csv")
+    assert len(jobs) == 201
+    states = {row["final_state"] for row in jobs}
+    assert states == {"COMPLETED_SUCCESSFULLY", "COMPLETED_WALLTIME_REACHED", "REJECTED"}
+    assert [row["job_id"] for row in jobs if row["final_state"] == "REJECTED"] == ["201"]
+    schedule = _rows(out / "schedule.csv")[0]
+    assert schedule["nb_jobs"] == "201" and schedule["nb_jobs_rejected"] == "1"
+    assert (out / "gantt.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_installed_command_runs_the_embedded_example(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "clustersim.cli", "run", "--no-gantt"], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert result.returncode == EXIT_OK, result.stderr
+    assert "201 jobs" in result.stderr
+    assert (tmp_path / "clustersim-out" / "schedule.csv").exists()
+
+
+def test_two_runs_write_byte_identical_outputs(tmp_path: Path) -> None:
+    for name in ("a", "b"):
+        assert main(["run", "-o", str(tmp_path / name), "--quiet", "--no-gantt", "--policy", "conservative"]) == 0
+    for output in ("jobs.csv", "schedule.csv"):
+        assert (tmp_path / "a" / output).read_bytes() == (tmp_path / "b" / output).read_bytes()
+
+
+@pytest.mark.parametrize("command", [[], ["run"], ["convert"], ["gantt"], ["policies"]])
+def test_help_is_available_everywhere(command: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main([*command, "--help"])
+    assert exit_info.value.code == 0
+    assert "usage: clustersim" in capsys.readouterr().out
+
+
+def test_policies_lists_the_built_in_policies(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["policies"]) == EXIT_OK
+    assert {"fcfs", "sjf", "easy", "conservative"} <= set(capsys.readouterr().out.split())
+
+
+def test_unknown_policy_fails_listing_the_valid_ones(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "--policy", "nope", "-o", str(tmp_path), "-q"]) == EXIT_BAD_INPUT
+    message = capsys.readouterr().err
+    assert "unknown policy 'nope'" in message and "easy" in message and "Traceback" not in message
+
+
+def test_malformed_swf_line_fails_naming_file_and_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    trace = tmp_path / "bad.swf"
+    trace.write_text(SWF_HEADER + SWF_JOBS[0] + "\n2 10 0 fifty 4\n")
+    assert main(["run", "-w", str(trace), "-o", str(tmp_path / "out"), "-q", "--no-gantt"]) == EXIT_BAD_INPUT
+    message = capsys.readouterr().err
+    assert str(trace) in message and "line 5" in message and "Traceback" not in message
+
+
+def test_missing_workload_file_is_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    missing = tmp_path / "missing.swf"
+    assert main(["run", "-w", str(missing), "-o", str(tmp_path / "out"), "-q"]) == EXIT_BAD_INPUT
+    assert "missing.swf" in capsys.readouterr().err
+
+
+def test_swf_run_uses_the_header_platform_and_kills_at_walltime(tmp_path: Path) -> None:
+    trace = tmp_path / "t.swf.gz"
+    trace.write_bytes(gzip.compress((SWF_HEADER + "\n".join(SWF_JOBS) + "\n").encode()))
+    assert main(["run", "-w", str(trace), "--policy", "fcfs", "-o", str(tmp_path / "out"), "-q", "--no-gantt"]) == 0
+    by_id = {row["job_id"]: row for row in _rows(tmp_path / "out" / "jobs.csv")}
+    assert (by_id["1"]["starting_time"], by_id["1"]["finish_time"]) == ("0", "100")
+    assert (by_id["2"]["starting_time"], by_id["2"]["finish_time"]) == ("100", "150")
+    # Job 3 waits behind job 2 (strict fcfs), then runs 30 s against a requested 20 s: killed at its walltime.
+    assert (by_id["3"]["starting_time"], by_id["3"]["finish_time"]) == ("150", "170")
+    assert by_id["3"]["final_state"] == "COMPLETED_WALLTIME_REACHED" and by_id["3"]["allocated_resources"] == "0"
+
+
+def test_converted_workload_gives_the_same_schedule_as_the_trace(tmp_path: Path) -> None:
+    trace = tmp_path / "t.swf"
+    trace.write_text(SWF_HEADER + "\n".join(SWF_JOBS) + "\n")
+    converted = tmp_path / "t.json"
+    assert main(["convert", str(trace), str(converted)]) == EXIT_OK
+    for name, workload in (("swf", trace), ("json", converted)):
+        assert main(["run", "-w", str(workload), "--policy", "easy", "-o", str(tmp_path / name), "-q", "--no-gantt"]) == 0
+    swf_rows, json_rows = _rows(tmp_path / "swf" / "jobs.csv"), _rows(tmp_path / "json" / "jobs.csv")
+    columns = ("job_id", "starting_time", "finish_time", "allocated_resources", "final_state")
+    assert [[r[c] for c in columns] for r in swf_rows] == [[r[c] for c in columns] for r in json_rows]
+
+
+def test_gantt_command_draws_any_jobs_csv(tmp_path: Path) -> None:
+    assert main(["run", "-o", str(tmp_path), "-q", "--no-gantt"]) == EXIT_OK
+    assert main(["gantt", str(tmp_path / "jobs.csv"), "-o", str(tmp_path / "g.svg")]) == EXIT_OK
+    assert "<svg" in (tmp_path / "g.svg").read_text()
