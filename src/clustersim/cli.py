@@ -1,7 +1,8 @@
 """The `clustersim` command: a thin layer over the library that maps errors to exit codes.
 
 Exit codes: 0 success; 1 internal error; 2 bad input or usage; 3 a decision was refused; 4 the run ended with
-jobs never started; 130 interrupted.
+jobs never started; 6 an external scheduler broke the Batsim protocol; 7 an external scheduler did not answer
+(timeout, crash, nothing listening); 130 interrupted.
 """
 
 from __future__ import annotations
@@ -11,15 +12,25 @@ import sys
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from clustersim import __version__
 from clustersim.errors import ClusterSimError, DecisionError, InputError, UnknownNameError
+from clustersim.protocols.batsim.errors import NoAnswerError, ProtocolError
+
+if TYPE_CHECKING:
+    from clustersim.platform.model import Platform
+    from clustersim.protocols.batsim.adapter import ExternalScheduler
+    from clustersim.scheduling.interface import DecisionProcess
+    from clustersim.workload.stream import Workload
 
 EXIT_OK = 0
 EXIT_INTERNAL = 1
 EXIT_BAD_INPUT = 2
 EXIT_REFUSED_DECISION = 3
 EXIT_UNFINISHED = 4
+EXIT_PROTOCOL = 6
+EXIT_NO_ANSWER = 7
 EXIT_INTERRUPTED = 130
 
 
@@ -31,7 +42,8 @@ def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="clustersim",
         description="Simulate a compute cluster and the scheduler that runs it.",
-        epilog="Exit codes: 0 ok, 1 internal error, 2 bad input, 3 refused decision, 4 jobs left unfinished.",
+        epilog="Exit codes: 0 ok, 1 internal error, 2 bad input, 3 refused decision, 4 jobs left unfinished, "
+        "6 external scheduler broke the protocol, 7 external scheduler did not answer.",
     )
     parser.add_argument("--version", action="version", version=f"clustersim {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -45,7 +57,30 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument("-p", "--platform", type=Path, help="SimGrid/Batsim XML or cluster YAML/JSON file")
     run.add_argument("-w", "--workload", type=Path, help="SWF (.swf, .swf.gz) or Batsim workload JSON")
     run.add_argument("--policy", default="easy", help="built-in policy name (see `clustersim policies`)")
+    run.add_argument(
+        "--policy-option", action="append", metavar="KEY=VALUE",
+        help="an option of the policy, repeatable (e.g. --policy slurm --policy-option conf=slurm.conf)",
+    )
     run.add_argument("-o", "--output", type=Path, default=Path("clustersim-out"), help="output directory")
+    run.add_argument(
+        "-e", "--export", metavar="PREFIX",
+        help="Batsim's output prefix, instead of --output: '-e out/exp' writes out/exp_jobs.csv, out/exp_schedule.csv",
+    )
+    external = run.add_argument_group("external scheduler (Batsim protocol, see docs/batsim-protocol.md)")
+    external.add_argument(
+        "-s", "--socket", "--external", dest="external", metavar="ENDPOINT",
+        help="let the scheduler listening at ENDPOINT (e.g. tcp://localhost:28000) decide, instead of --policy",
+    )
+    external.add_argument(
+        "--timeout", type=float, default=30.0, metavar="SECONDS",
+        help="longest wait for each answer of the external scheduler; 0 waits forever (default: 30)",
+    )
+    external.add_argument("--forward-profiles-on-submission", action="store_true",
+                          help="JOB_SUBMITTED carries the job's profile")
+    external.add_argument("--enable-dynamic-jobs", action="store_true",
+                          help="the scheduler may register jobs and profiles (REGISTER_JOB, REGISTER_PROFILE)")
+    external.add_argument("--acknowledge-dynamic-jobs", action="store_true",
+                          help="registered jobs are acknowledged with JOB_SUBMITTED")
     run.add_argument(
         "--processors", choices=("allocated", "requested"), default="allocated",
         help="SWF: which processor count a job requests (default: allocated)",
@@ -59,11 +94,16 @@ def _build_parser() -> argparse.ArgumentParser:
         help="SWF without --platform: MaxNodes nodes of MaxProcs/MaxNodes cores instead of MaxProcs hosts",
     )
     run.add_argument("--no-gantt", action="store_true", help="do not draw gantt.png")
+    _add_energy_options(run)
     run.add_argument(
         "--record-wall-clock", action="store_true",
         help="write real seconds in schedule.csv's simulation_time (outputs then differ between runs)",
     )
     run.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
+    run.add_argument(
+        "--config", type=Path,
+        help="replay a run of a campaign from its config.yaml (its workload, platform, policy and options win)",
+    )
     run.set_defaults(handler=_run)
 
     convert = commands.add_parser(
@@ -85,6 +125,11 @@ def _build_parser() -> argparse.ArgumentParser:
 
     policies = commands.add_parser("policies", help="list the built-in policies", description="List policies.")
     policies.set_defaults(handler=_policies)
+    _add_architectures_command(commands)
+    _add_campaign_commands(commands)
+    from clustersim.slurm.commands import add_slurm_commands
+
+    add_slurm_commands(commands)
     return parser
 
 
@@ -98,44 +143,56 @@ def _run(args: argparse.Namespace) -> int:
     from clustersim.platform.swf_header import platform_from_swf_header
     from clustersim.progress import ProgressSink
     from clustersim.runner import simulate
-    from clustersim.scheduling.registry import create_policy
+    from clustersim.scheduling.registry import create_policy, parse_policy_options
     from clustersim.workload.load import load_workload, workload_format
 
+    if args.config is not None:
+        return _run_config(args)
     if args.workload is None:
         args.workload = _example("workload.json")
         args.platform = args.platform or _example("platform.yaml")
         _say(args, f"no --workload given: running the embedded example ({args.workload.name})")
-    policy = create_policy(args.policy)
-    workload = load_workload(args.workload, processors=args.processors, walltime=args.walltime)
-    if args.platform is not None:
-        platform = load_platform(args.platform)
-    elif workload_format(args.workload) == "swf":
-        platform = platform_from_swf_header(workload.header, cores_per_node=args.cores_per_node)
-    elif workload.nb_res:
-        from clustersim.platform.model import Node, Platform
-
-        platform = Platform([Node(i, f"host{i}") for i in range(workload.nb_res)], name="nb_res")
-    else:
-        raise InputError(str(args.workload), "the workload does not say its platform size; give --platform")
+    options = parse_policy_options(args.policy_option)
+    policy = create_policy(args.policy, **options) if args.external is None else None
+    platform, workload = _load_inputs(args, getattr(policy, "platform", None))
     progress = ProgressSink(enabled=not args.quiet)
-    result = simulate(
-        platform, workload, policy, args.output,
-        extra_sinks=[progress], record_wall_clock=args.record_wall_clock,
-    )
+    args.output, prefix = _export_target(args.export) if args.export is not None else (args.output, "")
+    external = None
+    process: DecisionProcess
+    if policy is None:
+        process = external = _external_scheduler(args, workload.name)
+    else:
+        process = policy
+    energy = args.energy or args.power_off is not None
+    if args.power_off is not None:
+        process = _powered(process, args.power_off, args.power_on, args.seed)
+    try:
+        result = simulate(
+            platform, workload, process, args.output,
+            extra_sinks=[progress], record_wall_clock=args.record_wall_clock, prefix=prefix, energy=energy,
+        )
+    except DecisionError as error:
+        raise (error if external is None else external.explain(error)) from None
     for line in workload.skips.lines():
         _say(args, f"{args.workload}: {line}")
     m = result.metrics
     _say(
         args,
         f"{m.nb_jobs} jobs ({m.nb_success} succeeded, {m.nb_killed} killed, {m.nb_rejected} rejected) on "
-        f"{platform.nb_resources} {platform.unit.value}s under '{args.policy}': makespan {m.makespan:.0f} s, "
+        f"{platform.nb_resources} {platform.unit.value}s under "
+        f"{repr(args.policy) if external is None else f'the scheduler at {args.external}'}: "
+        f"makespan {m.makespan:.0f} s, "
         f"mean wait {m.mean('waiting'):.1f} s, mean bounded slowdown {m.mean('bounded_slowdown'):.2f}; "
         f"{result.wall_seconds:.2f} s of wall time",
     )
+    if result.energy is not None:
+        _say(args, f"energy {result.energy.consumed_joules:.6g} J, {result.energy.nb_machine_switches} machine switches")
     if not args.no_gantt:
         from clustersim.plots.gantt import plot_gantt
 
-        plot_gantt(args.output / "jobs.csv", args.output / "gantt.png", nb_resources=platform.nb_resources)
+        plot_gantt(
+            args.output / f"{prefix}jobs.csv", args.output / f"{prefix}gantt.png", nb_resources=platform.nb_resources
+        )
     _say(args, f"outputs in {args.output}/")
     if result.summary.unfinished:
         keys = result.summary.unfinished
@@ -145,6 +202,73 @@ def _run(args: argparse.Namespace) -> int:
         )
         return EXIT_UNFINISHED
     return EXIT_OK
+
+
+def _load_inputs(args: argparse.Namespace, default: Platform | None = None) -> tuple[Platform, Workload]:
+    """The platform and workload the options name; the platform comes from the workload when not given.
+
+    `default` is the policy's own platform (the slurm policy's slurm.conf cluster), used without --platform.
+    """
+    from clustersim.platform.load import load_platform
+    from clustersim.platform.model import Node
+    from clustersim.platform.model import Platform as PlatformOf
+    from clustersim.platform.swf_header import platform_from_swf_header
+    from clustersim.workload.load import load_workload, workload_format
+
+    workload = load_workload(args.workload, processors=args.processors, walltime=args.walltime)
+    if args.platform is not None:
+        return load_platform(args.platform), workload
+    if default is not None:
+        return default, workload
+    if workload_format(args.workload) == "swf":
+        return platform_from_swf_header(workload.header, cores_per_node=args.cores_per_node), workload
+    if workload.nb_res:
+        return PlatformOf([Node(i, f"host{i}") for i in range(workload.nb_res)], name="nb_res"), workload
+    raise InputError(str(args.workload), "the workload does not say its platform size; give --platform")
+
+
+def _add_energy_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("energy", "power states and energy (every node needs a power model)")
+    group.add_argument(
+        "--energy", action="store_true",
+        help="account for energy; writes machine_states.csv and consumed_energy.csv",
+    )
+    group.add_argument(
+        "--power-off", metavar="POLICY",
+        help="switch idle nodes off: never, always, idle-timeout[:SECONDS], random[:P], load-threshold[:LOAD], "
+        "security-margin[:SHARE], exponential[:QUANTILE], gamma[:QUANTILE] (implies --energy)",
+    )
+    group.add_argument(
+        "--power-on", metavar="POLICY", default="on-demand",
+        help="switch sleeping nodes on: on-demand (default), margin[:SHARE]",
+    )
+    group.add_argument("--seed", type=int, default=0, help="seed of random power policies (default 0)")
+
+
+def _powered(process: DecisionProcess, power_off: str, power_on: str, seed: int) -> DecisionProcess:
+    from clustersim.energy.policies import create_power_off, create_power_on
+    from clustersim.energy.powered import PoweredProcess
+
+    return PoweredProcess(process, create_power_off(power_off, seed), create_power_on(power_on))
+
+
+def _export_target(prefix: str) -> tuple[Path, str]:
+    """Batsim's `-e PREFIX` as (directory, file-name prefix): `out/exp` -> out/exp_jobs.csv, `out/` -> out/_jobs.csv."""
+    directory, _, name = prefix.rpartition("/")
+    return Path(directory or "."), f"{name}_"
+
+
+def _external_scheduler(args: argparse.Namespace, workload_name: str) -> ExternalScheduler:
+    from clustersim.protocols.batsim.adapter import ExternalScheduler
+    from clustersim.protocols.batsim.options import ProtocolOptions
+
+    options = ProtocolOptions(
+        timeout=args.timeout if args.timeout > 0 else None,
+        forward_profiles=args.forward_profiles_on_submission,
+        dynamic_jobs=args.enable_dynamic_jobs,
+        acknowledge_dynamic_jobs=args.acknowledge_dynamic_jobs,
+    )
+    return ExternalScheduler(args.external, options, {workload_name: str(Path(args.workload).resolve())})
 
 
 def _convert(args: argparse.Namespace) -> int:
@@ -176,6 +300,115 @@ def _policies(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# -- campaigns (sweep, report, run --config) -------------------------------------------------------------
+
+EXIT_RUNS_FAILED = 5
+"""`clustersim sweep`: the campaign finished but some of its runs failed (see results.csv and their error.txt)."""
+
+
+def _add_campaign_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    sweep = commands.add_parser(
+        "sweep", help="run a campaign described by an experiment file",
+        description="Run every run of an experiment file (base configuration x axes), skipping runs already "
+        "complete in the output directory, then write results and summary tables. Exits 5 when some runs failed.",
+    )
+    sweep.add_argument("experiment", type=Path, help="experiment file (YAML), see docs/experiments.md")
+    sweep.add_argument("-o", "--output", type=Path, required=True, help="campaign directory")
+    sweep.add_argument("--strict", action="store_true", help="unknown keys in the experiment file are errors")
+    sweep.add_argument(
+        "--dask", metavar="ADDRESS|local",
+        help="run on the Dask scheduler at ADDRESS (tcp://host:8786), or on a new LocalCluster with 'local'",
+    )
+    sweep.add_argument("--workers", type=int, help="local processes or LocalCluster workers (default: all cores)")
+    sweep.add_argument("--report", action="store_true", help="also write the HTML report")
+    sweep.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
+    sweep.set_defaults(handler=_sweep)
+
+    report = commands.add_parser(
+        "report", help="write the HTML report of a campaign",
+        description="Refresh a campaign's tables and write its HTML report (tables and figures) and figures.",
+    )
+    report.add_argument("directory", type=Path, help="campaign directory written by `clustersim sweep`")
+    report.add_argument("-o", "--output", type=Path, help="HTML file (default: DIRECTORY/report.html)")
+    report.set_defaults(handler=_report)
+
+
+def _sweep(args: argparse.Namespace) -> int:
+    from clustersim.experiments import DaskBackend, LocalBackend, load_experiment, run_campaign
+    from clustersim.experiments.backends import Backend
+
+    if args.workers is not None and args.workers < 1:
+        raise InputError("--workers", f"expected a number of workers >= 1, got {args.workers}")
+    experiment = load_experiment(args.experiment, strict=args.strict)
+    for warning in experiment.warnings:
+        print(f"clustersim: warning: {warning}", file=sys.stderr)
+    backend: Backend = LocalBackend(args.workers)
+    if args.dask is not None:
+        backend = DaskBackend(None if args.dask == "local" else args.dask, args.workers)
+    _say(args, f"{len(experiment.runs)} runs in {args.output}/ on {backend.describe()}")
+    result = run_campaign(experiment, args.output, backend, progress=not args.quiet)
+    _say(
+        args,
+        f"{result.executed} run(s) executed ({result.ok} ok, {len(result.failed)} failed), {result.skipped} already "
+        f"complete; tables: {args.output}/results.csv, {args.output}/summary.csv",
+    )
+    for record in result.failed:
+        print(f"clustersim: run {record.name} failed: {record.error}", file=sys.stderr)
+    if args.report:
+        from clustersim.experiments.report import write_report
+
+        _say(args, f"report: {write_report(args.output)}")
+    return EXIT_RUNS_FAILED if result.failed else EXIT_OK
+
+
+def _report(args: argparse.Namespace) -> int:
+    from clustersim.experiments.report import write_report
+
+    print(f"wrote {write_report(args.directory, args.output)}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _run_config(args: argparse.Namespace) -> int:
+    from clustersim.experiments.config import load_run_config
+    from clustersim.experiments.execute import simulate_config
+
+    result, platform, _ = simulate_config(load_run_config(args.config), args.output)
+    m = result.metrics
+    _say(args, f"{m.nb_jobs} jobs, makespan {m.makespan:.0f} s, mean wait {m.mean('waiting'):.1f} s; "
+         f"outputs in {args.output}/")
+    if not args.no_gantt:
+        from clustersim.plots.gantt import plot_gantt
+
+        plot_gantt(args.output / "jobs.csv", args.output / "gantt.png", nb_resources=platform.nb_resources)
+    return EXIT_UNFINISHED if result.summary.unfinished else EXIT_OK
+
+
+def _add_architectures_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`clustersim architectures`: monolithic, Mesos and Omega schedulers sharing a cell (docs/architectures.md)."""
+    arch = commands.add_parser(
+        "architectures", help="compare monolithic, Mesos and Omega schedulers sharing a cluster",
+        description="Simulate a cell shared by several schedulers (the Omega paper's model) from a YAML "
+        "configuration; write per-scheduler, per-job-type, per-job and utilisation CSVs and figures.",
+    )
+    arch.add_argument("config", type=Path, nargs="?", help="configuration (YAML); default: the embedded example")
+    arch.add_argument("-o", "--output", type=Path, default=Path("clustersim-architectures"), help="output directory")
+    arch.add_argument("--architecture", help="monolithic, mesos, omega or all (default: the file's choice, else all)")
+    arch.add_argument("--sweep", action="store_true",
+                      help="vary one scheduler's t_job under monolithic and Omega variants: sweep.csv, sweep.png")
+    arch.add_argument("--sweep-scheduler", help="the scheduler whose t_job varies (default: the file's, else batch)")
+    arch.add_argument("--t-job", help="comma-separated t_job values for --sweep (default: the file's sweep.t_job, "
+                      "else 0.01,0.1,1,10,100)")
+    arch.add_argument("--no-figures", action="store_true", help="write CSV files only")
+    arch.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
+
+    def handler(args: argparse.Namespace) -> int:
+        from clustersim.architectures.command import run_command
+
+        return run_command(args)
+
+    arch.set_defaults(handler=handler)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _build_parser().parse_args(argv)
     try:
@@ -187,6 +420,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except DecisionError as error:
         print(f"clustersim: error: {error}", file=sys.stderr)
         return EXIT_REFUSED_DECISION
+    except NoAnswerError as error:
+        print(f"clustersim: error: {error}; outputs written so far are kept", file=sys.stderr)
+        return EXIT_NO_ANSWER
+    except ProtocolError as error:
+        print(f"clustersim: error: {error}; outputs written so far are kept", file=sys.stderr)
+        return EXIT_PROTOCOL
     except ClusterSimError as error:
         print(f"clustersim: error: {error}", file=sys.stderr)
         return EXIT_INTERNAL

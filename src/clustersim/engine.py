@@ -1,7 +1,7 @@
 """The event loop's clock: a heap of `(time, event class, sequence, payload)`.
 
-Rule for events at equal times: lower event class first (job ends, then submissions, then requested calls),
-then insertion order. The simulation pops every event of an instant at once, so the decision process is asked
+Rule for events at equal times: lower event class first (job ends, then nodes done switching on or off, then
+submissions, then requested calls), then insertion order. The simulation pops every event of an instant at once, so the decision process is asked
 once per instant, after all completions and submissions of that instant are applied.
 """
 
@@ -21,8 +21,9 @@ class EventClass(IntEnum):
     """Order of application of events that happen at the same instant."""
 
     JOB_END = 0
-    JOB_SUBMIT = 1
-    CALL = 2
+    NODE_SWITCHED = 1
+    JOB_SUBMIT = 2
+    CALL = 3
 
 
 class TimeTravelError(ClusterSimError):

@@ -6,6 +6,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from clustersim.energy.meter import EnergyMeter, EnergySummary
+from clustersim.nodes import NodeTracker
 from clustersim.platform.model import Platform
 from clustersim.records.jobs_csv import JobsCsvWriter
 from clustersim.records.metrics import ScheduleMetrics, WallClock
@@ -20,6 +22,7 @@ class RunResult:
     summary: RunSummary
     metrics: ScheduleMetrics
     wall_seconds: float
+    energy: EnergySummary | None = None
 
 
 def simulate(
@@ -31,10 +34,13 @@ def simulate(
     extra_sinks: list[OutcomeSink] | None = None,
     record_wall_clock: bool = False,
     prefix: str = "",
+    energy: bool = False,
 ) -> RunResult:
     """Simulate and, with an output directory, write `jobs.csv` and `schedule.csv` into it.
 
     `prefix` is prepended to the file names (Batsim's `-e out/exp` is output_dir `out`, prefix `exp_`).
+    `energy` turns on power management and energy accounting (every node needs a power model); it also writes
+    Batsim's `machine_states.csv` and `consumed_energy.csv`.
 
     `schedule.csv` is written even when the run fails, with the jobs that ended until then. Wall-clock
     columns are -1 unless `record_wall_clock`: they would make two runs' outputs differ.
@@ -45,11 +51,16 @@ def simulate(
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         sinks.append(JobsCsvWriter(out / f"{prefix}jobs.csv"))
+    meter = EnergyMeter(platform, NodeTracker(platform), out, prefix) if energy else None
     started = time.perf_counter()
     try:
-        summary = Simulation(platform, workload, process, sinks).run()
+        summary = Simulation(platform, workload, process, sinks, meter=meter).run()
     finally:
         wall = time.perf_counter() - started
         if out is not None:
-            metrics.write(out / f"{prefix}schedule.csv", WallClock(wall, -1.0) if record_wall_clock else None)
-    return RunResult(summary, metrics, wall)
+            metrics.write(
+                out / f"{prefix}schedule.csv",
+                WallClock(wall, -1.0) if record_wall_clock else None,
+                meter.summary() if meter is not None else None,
+            )
+    return RunResult(summary, metrics, wall, meter.summary() if meter is not None else None)

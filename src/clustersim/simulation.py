@@ -9,9 +9,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
+from clustersim.energy.meter import EnergyMeter
+from clustersim.energy.model import SleepState, Transition
 from clustersim.engine import EventClass, EventQueue
 from clustersim.errors import DecisionError, InputError
 from clustersim.intervals import IntervalSet
+from clustersim.nodes import NodeState, NodeTracker
 from clustersim.platform.model import Platform
 from clustersim.records.outcome import JobOutcome, OutcomeSink
 from clustersim.scheduling.decisions import (
@@ -21,12 +24,16 @@ from clustersim.scheduling.decisions import (
     RejectJob,
     SetJobMetadata,
     StartJob,
+    SubmitJob,
+    SwitchOff,
+    SwitchOn,
 )
 from clustersim.scheduling.events import (
     Event,
     FinalState,
     JobCompleted,
     JobSubmitted,
+    NodesSwitched,
     NoMoreJobs,
     RequestedCall,
 )
@@ -49,7 +56,7 @@ class _Execution:
         self.cancelled = False
 
 
-Payload = _Execution | Job | None
+Payload = _Execution | Job | tuple[tuple[int, ...], bool] | None
 
 
 @dataclass
@@ -72,12 +79,19 @@ class Simulation:
         workload: Workload,
         decision_process: DecisionProcess,
         sinks: Iterable[OutcomeSink] = (),
+        *,
+        nodes: NodeTracker | None = None,
+        meter: EnergyMeter | None = None,
     ):
+        """`nodes` enables power management (switching nodes off and on); `meter` accounts for energy."""
         self.platform = platform
         self.workload = workload
         self.process = decision_process
         self.sinks = list(sinks)
-        self.state = ClusterState(platform)
+        self.meter = meter
+        if meter is not None and nodes is None:
+            nodes = meter.tracker
+        self.state = ClusterState(platform, nodes)
         self.view = ClusterView(self.state)
         self._queue: EventQueue[Payload] = EventQueue()
         self._executions: dict[str, _Execution] = {}
@@ -91,13 +105,17 @@ class Simulation:
             KillJob: self._kill,  # type: ignore[dict-item]
             CallMeLater: self._call_me_later,  # type: ignore[dict-item]
             SetJobMetadata: self._set_metadata,  # type: ignore[dict-item]
+            SubmitJob: self._submit_job,  # type: ignore[dict-item]
+            SwitchOff: self._switch_off,  # type: ignore[dict-item]
+            SwitchOn: self._switch_on,  # type: ignore[dict-item]
         }
 
     def run(self) -> RunSummary:
         """Run until no event is left. Sinks are closed even when the run fails, so outputs stay valid."""
         try:
             self._pull_next_submission()
-            self.process.begin(self.view)
+            for decision in self.process.begin(self.view) or ():
+                self._apply(decision)
             queue = self._queue
             while queue:
                 events = self._apply_instant(queue.pop_instant())
@@ -110,6 +128,8 @@ class Simulation:
             try:
                 self.process.end(self.view)
             finally:
+                if self.meter is not None:
+                    self.meter.close(self._queue.now)
                 for sink in self.sinks:
                     sink.close()
         self._summary.end_time = self._queue.now
@@ -121,6 +141,8 @@ class Simulation:
     def _apply_instant(self, batch: list[tuple[EventClass, Payload]]) -> list[Event]:
         """Apply every event of one instant (ends first, then submissions, then calls); say what happened."""
         self.state.now = self._queue.now
+        if self.meter is not None:
+            self.meter.advance(self._queue.now)
         events: list[Event] = []
         for kind, payload in batch:
             if kind is EventClass.JOB_END:
@@ -128,7 +150,14 @@ class Simulation:
                 if not payload.cancelled:
                     events.append(self._end(payload))
             elif kind is EventClass.JOB_SUBMIT:
-                events.extend(self._submit_instant())
+                if payload is None:
+                    events.extend(self._submit_instant())
+                else:  # a SubmitJob decision, already queued: tell the decision process
+                    assert isinstance(payload, Job)
+                    events.append(JobSubmitted(payload))
+            elif kind is EventClass.NODE_SWITCHED:
+                assert isinstance(payload, tuple)
+                events.append(self._switched(*payload))
             else:
                 events.append(RequestedCall(self._queue.now))
         return events
@@ -152,6 +181,8 @@ class Simulation:
             pending[job.key] = job
             events.append(JobSubmitted(job))
         self._summary.nb_submitted += len(batch)
+        if self.meter is not None and batch:
+            self.meter.job_submitted(now)
         self._schedule_lookahead()
         if self._lookahead is None:
             events.append(NoMoreJobs())
@@ -180,7 +211,16 @@ class Simulation:
         del self.state.running[key]
         self.state.free = self.state.free | running.resources
         metadata = self._metadata.pop(key, "") if self._metadata else ""
-        outcome = JobOutcome(running.job, execution.state, running.start, execution.end, running.resources, metadata)
+        energy = -1.0
+        if self.state.nodes is not None:
+            now = self._queue.now
+            self.state.nodes.release(running.resources, now)
+            if self.meter is not None:
+                energy = self.meter.job_ended(now, running.start, running.resources)
+                self.meter.states_changed(now)
+        outcome = JobOutcome(
+            running.job, execution.state, running.start, execution.end, running.resources, metadata, energy
+        )
         for sink in self.sinks:
             sink.record(outcome)
         return JobCompleted(running.job, execution.state, running.resources)
@@ -221,6 +261,11 @@ class Simulation:
         self.state.free = remaining
         running = RunningJob(job, now, resources)
         self.state.running[job.key] = running
+        if self.state.nodes is not None:
+            self.state.nodes.occupy(resources, now)
+            if self.meter is not None:
+                self.meter.job_started(now, resources)
+                self.meter.states_changed(now)
         profile = job.profile
         if type(profile) is Delay:
             runtime = profile.seconds
@@ -243,8 +288,10 @@ class Simulation:
         execution = self._executions.get(d.job_key)
         if execution is None or execution.cancelled:
             raise DecisionError(d, f"job '{d.job_key}' is not running")
+        if d.state is FinalState.REJECTED:
+            raise DecisionError(d, "a running job cannot end REJECTED")
         execution.cancelled = True
-        killed = _Execution(execution.running, self._queue.now, FinalState.COMPLETED_KILLED)
+        killed = _Execution(execution.running, self._queue.now, d.state)
         self._executions[d.job_key] = killed
         self._queue.push(killed.end, EventClass.JOB_END, killed)
 
@@ -253,7 +300,86 @@ class Simulation:
             raise DecisionError(d, f"t={d.time!r} is in the past (now is t={self._queue.now!r})")
         self._queue.push(d.time, EventClass.CALL, None)
 
+    def _submit_job(self, d: SubmitJob) -> None:
+        job = d.job
+        now = self._queue.now
+        if job.submit_time != now:
+            raise DecisionError(d, f"a job is submitted now: its submit time must be t={now!r}")
+        if job.key in self.state.pending or job.key in self._executions:
+            raise DecisionError(d, f"job '{job.key}' is already pending or running")
+        self.state.pending[job.key] = job
+        self._summary.nb_submitted += 1
+        self._queue.push(now, EventClass.JOB_SUBMIT, job)
+
     def _set_metadata(self, d: SetJobMetadata) -> None:
         if d.job_key not in self.state.pending and d.job_key not in self.state.running:
             raise DecisionError(d, f"job '{d.job_key}' is neither pending nor running")
         self._metadata[d.job_key] = d.metadata
+
+    # -- power -------------------------------------------------------------------------------------------
+
+    def _sleep_state(self, decision: Decision, node: int) -> SleepState:
+        nodes = self.state.nodes
+        if nodes is None:
+            raise DecisionError(decision, "power management is off for this run (no node states are kept)")
+        if not 0 <= node < len(self.platform.nodes):
+            raise DecisionError(decision, f"there is no node {node}")
+        power = self.platform.nodes[node].power
+        if power is None or power.sleep is None:
+            raise DecisionError(decision, f"node {node} ('{self.platform.nodes[node].name}') has no sleep state")
+        return power.sleep
+
+    def _switch_off(self, d: SwitchOff) -> None:
+        transitions = [self._sleep_state(d, node).switch_off for node in d.nodes]
+        nodes = self.state.nodes
+        assert nodes is not None
+        for node in d.nodes:
+            if nodes.state(node) is not NodeState.IDLE:
+                raise DecisionError(d, f"node {node} is {nodes.state(node).value}; only idle nodes can switch off")
+        self._switch(d.nodes, transitions, NodeState.SWITCHING_OFF, on=False)
+
+    def _switch_on(self, d: SwitchOn) -> None:
+        transitions = [self._sleep_state(d, node).switch_on for node in d.nodes]
+        nodes = self.state.nodes
+        assert nodes is not None
+        for node in d.nodes:
+            if nodes.state(node) is not NodeState.SLEEPING:
+                raise DecisionError(d, f"node {node} is {nodes.state(node).value}; only sleeping nodes can switch on")
+        self._switch(d.nodes, transitions, NodeState.SWITCHING_ON, on=True)
+
+    def _switch(self, switched: tuple[int, ...], transitions: list[Transition], state: NodeState, on: bool) -> None:
+        """Start transitions; nodes that take equally long finish together, as one event."""
+        nodes = self.state.nodes
+        assert nodes is not None
+        if len(set(switched)) != len(switched):
+            raise DecisionError(SwitchOn(switched) if on else SwitchOff(switched), "a node is listed twice")
+        now = self._queue.now
+        ending: dict[float, list[int]] = {}
+        for node, transition in zip(switched, transitions, strict=True):
+            old = nodes.move(node, state, now)
+            if not on:
+                self.state.free = self.state.free - nodes.units(node)
+            if self.meter is not None:
+                self.meter.node_changed(now, node, old, state)
+            ending.setdefault(now + transition.seconds, []).append(node)
+        if self.meter is not None and switched:
+            self.meter.nb_grouped_switches += 1
+            self.meter.states_changed(now)
+        for end, group in ending.items():
+            self._queue.push(end, EventClass.NODE_SWITCHED, (tuple(group), on))
+
+    def _switched(self, switched: tuple[int, ...], on: bool) -> NodesSwitched:
+        """Transitions are over: nodes are asleep, or on and idle with their units free."""
+        nodes = self.state.nodes
+        assert nodes is not None
+        now = self._queue.now
+        state = NodeState.IDLE if on else NodeState.SLEEPING
+        for node in switched:
+            old = nodes.move(node, state, now)
+            if on:
+                self.state.free = self.state.free | nodes.units(node)
+            if self.meter is not None:
+                self.meter.node_changed(now, node, old, state)
+        if self.meter is not None:
+            self.meter.states_changed(now)
+        return NodesSwitched(switched, on)

@@ -9,9 +9,11 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Protocol
 from types import MappingProxyType
 
 from clustersim.intervals import IntervalSet
+from clustersim.nodes import NodeState, NodeTracker
 from clustersim.platform.model import Platform
 from clustersim.workload.job import Job
 
@@ -33,13 +35,30 @@ class RunningJob:
         self.expected_end = math.inf if walltime is None else self.start + walltime
 
 
+class NodesView(Protocol):
+    """The read-only part of the per-node state, kept when power management is on."""
+
+    def state(self, node: int) -> NodeState: ...
+
+    def members(self, state: NodeState) -> Mapping[int, float]: ...
+
+    def count(self, state: NodeState) -> int: ...
+
+    def units(self, node: int) -> IntervalSet: ...
+
+
 class ClusterState:
-    """Free resources, the queue of pending jobs (in queue order) and the running jobs."""
+    """Free resources, the queue of pending jobs (in queue order) and the running jobs.
 
-    __slots__ = ("free", "now", "pending", "platform", "running")
+    `free` holds the units no job holds on nodes that are on. `nodes` is the per-node state, kept only when
+    power management is on (it costs time on every job start and end).
+    """
 
-    def __init__(self, platform: Platform):
+    __slots__ = ("free", "nodes", "now", "pending", "platform", "running")
+
+    def __init__(self, platform: Platform, nodes: NodeTracker | None = None):
         self.platform = platform
+        self.nodes = nodes
         self.now = 0.0
         self.free: IntervalSet = platform.all_resources
         self.pending: dict[str, Job] = {}
@@ -67,5 +86,10 @@ class ClusterView:
 
     @property
     def free(self) -> IntervalSet:
-        """The allocation units no running job holds."""
+        """The allocation units no running job holds, on nodes that are on."""
         return self._state.free
+
+    @property
+    def nodes(self) -> NodesView | None:
+        """Per-node busy and power states, when power management is on."""
+        return self._state.nodes

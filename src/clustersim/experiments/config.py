@@ -13,7 +13,6 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import cast
 
 import yaml
 
@@ -40,6 +39,9 @@ class RunConfig:
     walltime_factor: float = 2.0
     processors: Processors = "allocated"
     cores_per_node: bool = False
+    energy: bool = False
+    power_off: str | None = None
+    power_on: str = "on-demand"
 
     def as_mapping(self) -> dict[str, object]:
         """The configuration as plain YAML/JSON values, every key present, in `KEYS` order."""
@@ -76,6 +78,10 @@ def _name(check: Checker, value: object, field: str, base: Path) -> str:
     return check.string(value, field)
 
 
+def _optional_name(check: Checker, value: object, field: str, base: Path) -> str | None:
+    return None if value is None else check.string(value, field)
+
+
 def _seed(check: Checker, value: object, field: str, base: Path) -> int:
     return check.integer(value, field, 0)
 
@@ -109,7 +115,7 @@ def _choice(*choices: str) -> Parser:
     def parse(check: Checker, value: object, field: str, base: Path) -> str:
         if value not in choices:
             check.expected(field, f"one of {', '.join(choices)}", value)
-        return cast(str, value)
+        return str(value)
 
     return parse
 
@@ -118,7 +124,7 @@ KEYS: dict[str, tuple[Parser, str]] = {
     "workload": (_path, "workload file (SWF or Batsim JSON), relative to the experiment file"),
     "platform": (_platform, "platform file, a number of identical hosts, or null to size it from the workload"),
     "policy": (_name, "built-in policy name (see `clustersim policies`)"),
-    "seed": (_seed, "seed of every random choice of the run (today: the uniform walltime model)"),
+    "seed": (_seed, "seed of every random choice of the run (uniform walltimes, random power-off)"),
     "time_window": (_window, "[start, end): keep jobs submitted in this window of the original trace"),
     "time_window_shift": (_boolean, "shift the window's jobs so that the window starts at 0"),
     "load_scale": (_positive, "offered load factor: interarrival times are divided by it"),
@@ -128,6 +134,9 @@ KEYS: dict[str, tuple[Parser, str]] = {
     "walltime_factor": (_positive, "multiplied: run time x factor; uniform: run time x U(1, factor)"),
     "processors": (_choice("allocated", "requested"), "SWF: which processor count a job requests"),
     "cores_per_node": (_boolean, "SWF without a platform: MaxNodes nodes of MaxProcs/MaxNodes cores"),
+    "energy": (_boolean, "account for energy (every node needs a power model); power_off implies it"),
+    "power_off": (_optional_name, "power-off policy such as idle-timeout:600 (null: nodes stay on)"),
+    "power_on": (_name, "power-on policy: on-demand or margin[:SHARE]"),
 }
 """Every configuration key: how its value is checked, and what it means (shown in docs and errors)."""
 
@@ -182,5 +191,5 @@ def write_run_config(config: RunConfig, path: Path) -> None:
         "# The effective configuration of this run, written by `clustersim sweep`.\n"
         "# Replay it alone with: clustersim run --config config.yaml -o OUTPUT_DIR\n"
     )
-    body = yaml.safe_dump(config.as_mapping(), sort_keys=False, default_flow_style=None)
+    body = yaml.safe_dump(config.as_mapping(), sort_keys=False, default_flow_style=False)
     path.write_text(header + body, encoding="utf-8")

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import yaml
 
+from clustersim.energy.model import PowerModel, SleepState, Transition
 from clustersim.errors import InputError
 from clustersim.platform.model import Node, Platform, Unit
 from clustersim.quantities import parse_bytes, parse_speed
@@ -34,7 +35,10 @@ from clustersim.textfile import StrPath, open_text
 from clustersim.validate import Checker, child, describe, item
 
 TOP_KEYS = ("name", "unit", "nodes")
-GROUP_KEYS = ("count", "prefix", "cores", "speed", "memory", "gpus", "extras", "properties")
+GROUP_KEYS = ("count", "prefix", "cores", "speed", "memory", "gpus", "extras", "properties", "power")
+POWER_KEYS = ("idle", "full", "sleep")
+SLEEP_KEYS = ("watts", "switch_off", "switch_on")
+TRANSITION_KEYS = ("seconds", "joules")
 
 
 def read_cluster_file(path: StrPath) -> Platform:
@@ -96,12 +100,37 @@ def _group(
         key: _text(value, child(properties_field, key), check)
         for key, value in check.mapping(spec.get("properties", {}), properties_field).items()
     }
+    power = _power(spec["power"], child(field, "power"), check) if "power" in spec else None
     start = next_index.get(prefix, 0)
     next_index[prefix] = start + count
     return [
-        Node(first_id + i, f"{prefix}{start + i}", cores, speed, memory, gpus, extras, properties)
+        Node(first_id + i, f"{prefix}{start + i}", cores, speed, memory, gpus, extras, properties, power)
         for i in range(count)
     ]
+
+
+def _power(value: object, field: str, check: Checker) -> PowerModel:
+    """`power: {idle: W, full: W, sleep: {watts: W, switch_off: {seconds, joules}, switch_on: {...}}}`."""
+    spec = check.mapping(value, field)
+    check.known_keys(spec, field, POWER_KEYS)
+    idle = check.number(check.required(spec, "idle", field), child(field, "idle"), 0)
+    full = check.number(check.required(spec, "full", field), child(field, "full"), idle)
+    sleep_states: tuple[SleepState, ...] = ()
+    if "sleep" in spec:
+        sleep_field = child(field, "sleep")
+        sleep = check.mapping(spec["sleep"], sleep_field)
+        check.known_keys(sleep, sleep_field, SLEEP_KEYS)
+        watts = check.number(check.required(sleep, "watts", sleep_field), child(sleep_field, "watts"), 0)
+        switches = []
+        for key in ("switch_off", "switch_on"):
+            switch_field = child(sleep_field, key)
+            switch = check.mapping(check.required(sleep, key, sleep_field), switch_field)
+            check.known_keys(switch, switch_field, TRANSITION_KEYS)
+            seconds = check.number(check.required(switch, "seconds", switch_field), child(switch_field, "seconds"), 0)
+            joules = check.number(check.required(switch, "joules", switch_field), child(switch_field, "joules"), 0)
+            switches.append(Transition(seconds, joules))
+        sleep_states = (SleepState(watts, switches[0], switches[1]),)
+    return PowerModel(idle, full, sleep_states)
 
 
 def _speed(value: object, field: str, check: Checker) -> float:

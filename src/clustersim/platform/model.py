@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 
+from clustersim.energy.model import PowerModel
 from clustersim.intervals import IntervalSet
 
 
@@ -33,6 +34,8 @@ class Node:
     gpus: int = 0
     extras: Mapping[str, int] = field(default_factory=dict)
     properties: Mapping[str, str] = field(default_factory=dict)
+    power: PowerModel | None = None
+    """Watts drawn by the node (None: the platform has no energy model)."""
 
     @property
     def cpu_millicores(self) -> int:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from clustersim import __version__
+from clustersim.energy.meter import EnergySummary
 from clustersim.records.numbers import fmt
 from clustersim.records.outcome import JobOutcome
 from clustersim.scheduling.events import FinalState
@@ -47,7 +48,6 @@ class ScheduleMetrics:
     maxima: dict[str, float] = field(
         default_factory=lambda: dict.fromkeys(("waiting", "turnaround", "slowdown", "bounded_slowdown"), 0.0)
     )
-    consumed_joules: float = 0.0
 
     def record(self, o: JobOutcome) -> None:
         self.nb_jobs += 1
@@ -86,8 +86,6 @@ class ScheduleMetrics:
         if finish > self.makespan:
             self.makespan = finish
         self.busy_resource_seconds += execution * len(o.resources)
-        if o.consumed_energy > 0:
-            self.consumed_joules += o.consumed_energy
 
     def close(self) -> None:
         """Nothing to release: the metrics are written by `write`."""
@@ -101,12 +99,12 @@ class ScheduleMetrics:
         span = self.makespan - (self.first_submit if self.nb_jobs else 0.0)
         return self.busy_resource_seconds / (self.nb_resources * span) if span > 0 else 0.0
 
-    def as_row(self, wall_clock: WallClock | None = None) -> dict[str, str]:
+    def as_row(self, wall_clock: WallClock | None = None, energy: EnergySummary | None = None) -> dict[str, str]:
         """schedule.csv's columns, alphabetically as Batsim writes them."""
         total_resource_seconds = self.nb_resources * self.makespan
         row = {
             "batsim_version": f"clustersim-{__version__}",
-            "consumed_joules": fmt(self.consumed_joules),
+            "consumed_joules": "0",
             "makespan": fmt(self.makespan),
             "max_bounded_slowdown": fmt(self.maxima["bounded_slowdown"]),
             "max_slowdown": fmt(self.maxima["slowdown"]),
@@ -134,10 +132,21 @@ class ScheduleMetrics:
             "time_switching_on": "0",
             "utilisation": fmt(self.utilisation),
         }
+        if energy is not None:
+            row.update(
+                consumed_joules=fmt(energy.consumed_joules),
+                nb_grouped_switches=str(energy.nb_grouped_switches),
+                nb_machine_switches=str(energy.nb_machine_switches),
+                time_computing=fmt(energy.time_computing),
+                time_idle=fmt(energy.time_idle),
+                time_sleeping=fmt(energy.time_sleeping),
+                time_switching_off=fmt(energy.time_switching_off),
+                time_switching_on=fmt(energy.time_switching_on),
+            )
         return row
 
-    def write(self, path: Path | str, wall_clock: WallClock | None = None) -> None:
-        row = self.as_row(wall_clock)
+    def write(self, path: Path | str, wall_clock: WallClock | None = None, energy: EnergySummary | None = None) -> None:
+        row = self.as_row(wall_clock, energy)
         with open(path, "w", newline="", encoding="utf-8") as f:
             writer = csv.writer(f, lineterminator="\n")
             writer.writerow(row.keys())

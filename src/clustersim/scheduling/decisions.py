@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from clustersim.intervals import IntervalSet
+from clustersim.scheduling.events import FinalState
+from clustersim.workload.job import Job
 
 
 @dataclass(slots=True)
@@ -24,9 +26,13 @@ class RejectJob:
 
 @dataclass(slots=True)
 class KillJob:
-    """Stop a running job now; it ends in the COMPLETED_KILLED state."""
+    """Stop a running job now; it ends in `state`, COMPLETED_KILLED unless told otherwise.
+
+    Another final state is Batsim's CHANGE_JOB_STATE of a running job (e.g. to COMPLETED_SUCCESSFULLY).
+    """
 
     job_key: str
+    state: FinalState = FinalState.COMPLETED_KILLED
 
 
 @dataclass(slots=True)
@@ -44,4 +50,30 @@ class SetJobMetadata:
     metadata: str
 
 
-Decision = StartJob | RejectJob | KillJob | CallMeLater | SetJobMetadata
+@dataclass(slots=True)
+class SubmitJob:
+    """Submit a new job now (`job.submit_time` must be now): jobs created while the simulation runs.
+
+    Batsim's dynamic jobs (REGISTER_JOB). The job is pending at once, so later decisions of the same call may
+    start it; the decision process also gets a JobSubmitted event for it at this instant, after this call, as
+    for the workload's jobs. Its key must not be pending or running already.
+    """
+
+    job: Job
+
+
+@dataclass(slots=True)
+class SwitchOff:
+    """Put idle nodes to sleep (their first sleep state); their units are unavailable until switched on."""
+
+    nodes: tuple[int, ...]
+
+
+@dataclass(slots=True)
+class SwitchOn:
+    """Wake sleeping nodes; their units become free once the switch-on transition is over."""
+
+    nodes: tuple[int, ...]
+
+
+Decision = StartJob | RejectJob | KillJob | CallMeLater | SetJobMetadata | SwitchOff | SwitchOn | SubmitJob

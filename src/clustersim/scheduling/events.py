@@ -45,4 +45,12 @@ class NoMoreJobs:
     """The workload has no more jobs to submit (Batsim's `no_more_static_job_to_submit`)."""
 
 
-Event = JobSubmitted | JobCompleted | RequestedCall | NoMoreJobs
+@dataclass(slots=True)
+class NodesSwitched:
+    """Nodes finished switching: now asleep (`on` False) or on and idle (`on` True)."""
+
+    nodes: tuple[int, ...]
+    on: bool
+
+
+Event = JobSubmitted | JobCompleted | RequestedCall | NoMoreJobs | NodesSwitched

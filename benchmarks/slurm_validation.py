@@ -1,0 +1,160 @@
+"""Validate the `slurm` policy against a real Slurm 22.05 on loopback: the numbers of docs/slurm.md.
+
+For each scenario (a cluster: one node of 16 CPUs or four nodes of 4 CPUs; a priority plugin: basic or
+multifactor; a trace: burst, spaced, or a slice of the KTH-SP2 SWF trace scaled to the cluster) it replays the
+trace into real Slurm (twice with --runs 2, for the run-to-run spread), simulates the jobs Slurm observed with
+the `slurm` policy from the same slurm.conf, and compares. Outputs go to --output/<scenario>/.
+
+    python benchmarks/slurm_validation.py --output /tmp/slurm-validation            # every scenario, K=10
+    python benchmarks/slurm_validation.py --scenarios four-basic-burst --speedups 1 5 10 20 50
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+from clustersim.slurm.compare import compare_files, plot, report, write_json
+from clustersim.slurm.conf import parse_slurm_conf
+from clustersim.slurm.replay import replay, simulate_replay, write_replay
+from clustersim.workload.job import Job
+from clustersim.workload.profiles import Delay
+from clustersim.workload.swf import read_swf
+
+TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"
+
+CLUSTERS = {
+    "one": "NodeName=big CPUs=16 RealMemory=16000\nPartitionName=main Nodes=big Default=YES MaxTime=INFINITE\n",
+    "four": "NodeName=n[1-4] CPUs=4 RealMemory=4000\nPartitionName=main Nodes=n[1-4] Default=YES MaxTime=INFINITE\n",
+}
+PRIORITIES = {
+    "basic": "PriorityType=priority/basic\n",
+    "multifactor": "PriorityType=priority/multifactor\nPriorityWeightJobSize=1000\nPriorityFavorSmall=YES\n"
+    "PriorityWeightPartition=100\nPriorityWeightAge=1000\n",
+}
+COMMON = "SchedulerType=sched/backfill\nSelectType=select/cons_tres\nSelectTypeParameters=CR_CPU\n"
+
+
+def conf_text(cluster: str, priority: str) -> str:
+    return f"# {cluster} cluster, priority/{priority}\n{COMMON}{PRIORITIES[priority]}{CLUSTERS[cluster]}"
+
+
+def _limit(runtime: float, rng: random.Random) -> float:
+    """A user's overestimate, in whole minutes as Slurm keeps it."""
+    return 60.0 * math.ceil(runtime * rng.uniform(1.2, 3.0) / 60)
+
+
+def burst(cpus: int, count: int = 40, seed: int = 1) -> list[Job]:
+    rng = random.Random(seed)
+    sizes = [s for s in (1, 2, 3, 4, 6, 8, 12) if s <= cpus]
+    jobs = []
+    for i in range(count):
+        runtime = float(rng.randint(20, 150))
+        jobs.append(Job(str(i + 1), 0.0, rng.choice(sizes), Delay(runtime), walltime=_limit(runtime, rng)))
+    return jobs
+
+
+def spaced(cpus: int, count: int = 40, gap: float = 10.0, seed: int = 2) -> list[Job]:
+    return [replace(job, submit_time=i * gap) for i, job in enumerate(burst(cpus, count, seed))]
+
+
+def swf_slice(cpus: int, count: int = 40, trace: str = "KTH-SP2-1996-2.1-cln.swf.gz", skip: int = 5000,
+              shrink: float = 40.0) -> list[Job]:
+    """`count` consecutive jobs of a real trace, time divided by `shrink`, sizes scaled to `cpus`."""
+    workload = read_swf(TRACES / trace)
+    max_procs = int(workload.header.get("MaxProcs", "100").split()[0])
+    jobs: list[Job] = []
+    origin = None
+    for job in workload.jobs:
+        if skip:
+            skip -= 1
+            continue
+        if origin is None:
+            origin = job.submit_time
+        assert isinstance(job.profile, Delay)
+        runtime = max(5.0, round(job.profile.seconds / shrink))
+        walltime = job.walltime if job.walltime is not None else job.profile.seconds * 2
+        limit = 60.0 * max(1, math.ceil(max(walltime / shrink, runtime) / 60))
+        size = max(1, min(cpus, round(job.nb_res * cpus / max_procs)))
+        jobs.append(Job(str(len(jobs) + 1), round((job.submit_time - origin) / shrink), size, Delay(runtime),
+                        walltime=limit))
+        if len(jobs) == count:
+            break
+    return jobs
+
+
+def scenarios() -> Iterator[tuple[str, str, str, str]]:
+    for cluster in CLUSTERS:
+        for priority in PRIORITIES:
+            for trace in ("burst", "spaced", "swf"):
+                yield f"{cluster}-{priority}-{trace}", cluster, priority, trace
+
+
+def trace_jobs(trace: str, cpus: int) -> list[Job]:
+    return {"burst": burst, "spaced": spaced, "swf": swf_slice}[trace](cpus)
+
+
+def run(
+    name: str, cluster: str, priority: str, trace: str, speedup: float, runs: int, output: Path
+) -> dict[str, object]:
+    directory = output / name / f"x{speedup:g}"
+    directory.mkdir(parents=True, exist_ok=True)
+    text = conf_text(cluster, priority)
+    (directory / "slurm.conf").write_text(text)
+    conf = parse_slurm_conf(text, source=str(directory / "slurm.conf"))
+    jobs = trace_jobs(trace, sum(n.cpus for n in conf.nodes))
+    results = []
+    for number in range(1, runs + 1):
+        real_dir = directory / f"real{number}"
+        result = replay(jobs, conf, directory / f"cluster{number}", speedup=speedup)
+        write_replay(result, real_dir)
+        results.append(result)
+    first = results[0]
+    started = time.perf_counter()
+    simulate_replay(directory / "real1" / "jobs.csv", conf, first.ctld_start, directory / "simulated",
+                    clock_origin=first.origin)
+    sim_seconds = time.perf_counter() - started
+    baseline = directory / "real2" / "jobs.csv" if runs > 1 else None
+    deviations = compare_files(directory / "real1" / "jobs.csv", directory / "simulated" / "jobs.csv", baseline)
+    write_json(deviations, directory / "comparison.json")
+    plot(directory / "real1" / "jobs.csv", directory / "simulated" / "jobs.csv", directory / "starts.png", name)
+    table = report(deviations)
+    (directory / "comparison.md").write_text(table + "\n")
+    span = max(o.finish or 0.0 for o in first.outcomes)
+    summary = {
+        "scenario": name, "speedup": speedup, "jobs": len(jobs), "real_wall_s": round(first.wall_seconds, 1),
+        "trace_span_s": span, "simulation_wall_s": sim_seconds,
+        "simulation_speedup": span / sim_seconds if sim_seconds else math.inf,
+        **{k: v.as_dict() for k, v in deviations.items()},
+    }
+    (directory / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    print(f"## {name} at x{speedup:g}\n\n{table}\n", flush=True)
+    return summary
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--output", type=Path, default=Path("slurm-validation"))
+    parser.add_argument("--scenarios", nargs="*", help="names such as four-basic-burst (default: all)")
+    parser.add_argument("--speedups", nargs="*", type=float, default=[10.0])
+    parser.add_argument("--runs", type=int, default=2, help="real runs per scenario (2 gives the spread)")
+    args = parser.parse_args()
+    chosen = [s for s in scenarios() if not args.scenarios or s[0] in args.scenarios]
+    if not chosen:
+        print(f"no such scenario; valid: {', '.join(s[0] for s in scenarios())}", file=sys.stderr)
+        return 2
+    for name, cluster, priority, trace in chosen:
+        for speedup in args.speedups:
+            run(name, cluster, priority, trace, speedup, args.runs, args.output)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Power states, energy accounting, and the power policies that switch nodes off and on."""

@@ -1,0 +1,305 @@
+"""Replay a workload into a real Slurm on loopback and record its schedule as a simulation's jobs.csv.
+
+Each job is submitted at its submit time (`sbatch -n CPUS -t MINUTES --wrap 'sleep D'`) on the accelerated
+clock; its payload sleeps `(D - overhead) / K` seconds of wall time, `overhead` being the measured launch and
+completion latency (in cluster seconds), so that Slurm sees it run about D seconds. Slurm's own record of each
+job (`scontrol show job -d -o`: submit, eligible, start and end times, nodes and CPU ids) becomes a JobOutcome,
+written with the simulation's JobsCsvWriter; times are relative to the instant the trace's t=0 maps to.
+
+`workload_from_replay` turns that jobs.csv back into a workload with the submit times and run times Slurm
+observed, so the simulation of the same trace is fed what the real cluster actually did.
+"""
+
+from __future__ import annotations
+
+import calendar
+import csv
+import json
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from clustersim.errors import InputError
+from clustersim.intervals import IntervalSet
+from clustersim.records.jobs_csv import JobsCsvWriter
+from clustersim.records.outcome import JobOutcome, OutcomeSink
+from clustersim.scheduling.events import FinalState
+from clustersim.simulation import RunSummary
+from clustersim.slurm.cluster import LoopbackCluster, ensure_installed
+from clustersim.slurm.conf import SlurmConf, expand_hostlist, format_minutes
+from clustersim.workload.job import Job, id_order
+from clustersim.workload.profiles import Delay
+from clustersim.workload.stream import Workload
+
+FINISHED = {
+    "COMPLETED": FinalState.COMPLETED_SUCCESSFULLY,
+    "TIMEOUT": FinalState.COMPLETED_WALLTIME_REACHED,
+    "CANCELLED": FinalState.COMPLETED_KILLED,
+    "FAILED": FinalState.COMPLETED_FAILED,
+    "NODE_FAIL": FinalState.COMPLETED_FAILED,
+    "OUT_OF_MEMORY": FinalState.COMPLETED_FAILED,
+    "PREEMPTED": FinalState.COMPLETED_KILLED,
+    "DEADLINE": FinalState.COMPLETED_KILLED,
+    "BOOT_FAIL": FinalState.COMPLETED_FAILED,
+}
+SUBMIT_OFFSET = 0.05
+"""Aim each submission this far (cluster seconds) into its second, so Slurm records the intended second."""
+
+
+@dataclass
+class SlurmRecord:
+    """What `scontrol show job -d -o` says of one job (times in epoch seconds of the cluster's clock)."""
+
+    job_id: int
+    name: str
+    state: str
+    submit: int | None
+    eligible: int | None
+    start: int | None
+    end: int | None
+    partition: str
+    cpus: dict[str, list[int]] = field(default_factory=dict)
+    """node name -> CPU ids."""
+
+
+def parse_scontrol(text: str) -> list[SlurmRecord]:
+    """Parse `scontrol show job -d -o` (one job per line; the per-node `Nodes= CPU_IDs=` groups repeat)."""
+    records = []
+    for line in text.splitlines():
+        if not line.startswith("JobId="):
+            continue
+        values: dict[str, str] = {}
+        cpus: dict[str, list[int]] = {}
+        group_nodes: list[str] = []
+        for token in line.split():
+            key, eq, value = token.partition("=")
+            if not eq:
+                continue
+            if key == "Nodes":
+                group_nodes = expand_hostlist(value) if value and value != "(null)" else []
+            elif key == "CPU_IDs" and group_nodes:
+                ids = list(IntervalSet.parse(value.replace(",", " ")))
+                for node in group_nodes:
+                    cpus[node] = ids
+            elif key not in values:
+                values[key] = value
+        records.append(SlurmRecord(
+            job_id=int(values["JobId"]),
+            name=values.get("JobName", ""),
+            state=values.get("JobState", ""),
+            submit=_epoch(values.get("SubmitTime")),
+            eligible=_epoch(values.get("EligibleTime")),
+            start=_epoch(values.get("StartTime")),
+            end=_epoch(values.get("EndTime")),
+            partition=values.get("Partition", ""),
+            cpus=cpus,
+        ))
+    return records
+
+
+def _epoch(text: str | None) -> int | None:
+    if not text or text in ("Unknown", "None", "N/A"):
+        return None
+    try:
+        return calendar.timegm(time.strptime(text, "%Y-%m-%dT%H:%M:%S"))
+    except ValueError:
+        return None
+
+
+@dataclass
+class ReplayResult:
+    """A replay's outcomes and what is needed to interpret and simulate it again."""
+
+    outcomes: list[JobOutcome]
+    speedup: float
+    origin: float
+    """Cluster epoch second that trace time 0 maps to."""
+    ctld_start: float
+    """When slurmctld started, in trace time (negative: before t=0)."""
+    overhead: float
+    wall_seconds: float
+    submit_slip: float
+    """Largest |recorded submit - trace submit|, cluster seconds."""
+    unfinished: list[str] = field(default_factory=list)
+
+    def summary(self) -> dict[str, object]:
+        return {
+            "speedup": self.speedup, "origin_epoch": self.origin, "ctld_start": self.ctld_start,
+            "overhead": self.overhead, "wall_seconds": round(self.wall_seconds, 3),
+            "submit_slip": self.submit_slip, "jobs": len(self.outcomes), "unfinished": self.unfinished,
+        }
+
+
+def job_runtime(job: Job) -> float:
+    """The seconds a job sleeps; only delay jobs can be replayed (their run time does not need a speed)."""
+    if isinstance(job.profile, Delay):
+        return job.profile.seconds
+    raise InputError(job.workload, f"job '{job.id}' is not a delay job: only delay jobs can be replayed into Slurm")
+
+
+def replay(
+    jobs: Sequence[Job],
+    conf: SlurmConf,
+    workdir: Path,
+    *,
+    speedup: float = 1.0,
+    overhead: float | None = None,
+    lead: float = 5.0,
+    timeout: float = 3600.0,
+    install: bool = True,
+    debug: str = "info",
+) -> ReplayResult:
+    """Run the jobs on a fresh loopback cluster at `speedup` and return Slurm's record of them."""
+    ensure_installed(install=install)
+    ordered = sorted(jobs, key=lambda j: (j.submit_time, id_order(j.id)))
+    if not ordered:
+        raise InputError("workload", "no job to replay")
+    partitions = {p.name for p in conf.partitions}
+    started = time.time()
+    workdir.mkdir(parents=True, exist_ok=True)
+    with LoopbackCluster(conf, workdir, speedup, debug=debug) as cluster:
+        if overhead is None:
+            overhead = _calibrate(cluster)
+        sample = cluster.clock()
+        origin = math.ceil(sample.fake + lead) - ordered[0].submit_time
+        names: dict[int, Job] = {}
+        rejected: list[Job] = []
+        for number, job in enumerate(ordered):
+            if number % 20 == 0:
+                sample = cluster.clock()
+            target = origin + job.submit_time + SUBMIT_OFFSET
+            delay = (target - sample.fake) / speedup - (time.time() - sample.wall)
+            if delay > 0:
+                time.sleep(delay)
+            seconds = max(0.0, job_runtime(job) - overhead) / speedup
+            command = ["sbatch", "--parsable", "-J", job.id, "-n", str(job.nb_res), "-o", "/dev/null",
+                       "-e", "/dev/null", "-t", format_minutes(job.walltime), "--wrap", f"sleep {seconds:.3f}"]
+            if job.queue in partitions:
+                command[1:1] = ["-p", job.queue]
+            output = cluster.run(*command, check=False).strip()
+            if output.split(";")[0].isdigit():
+                names[int(output.split(";")[0])] = job
+            else:
+                rejected.append(job)
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if not cluster.run("squeue", "-h", "-o", "%i").strip():
+                break
+            time.sleep(0.2)
+        records = parse_scontrol(cluster.run("scontrol", "show", "job", "-d", "-o"))
+        primary = cluster.controller_started()
+        if primary is None:
+            primary = cluster.started_at.fake if cluster.started_at else sample.fake
+        ctld_start = primary - origin
+    outcomes, unfinished, slip = _outcomes(records, names, conf, origin)
+    outcomes += [JobOutcome(job, FinalState.REJECTED, None, None, IntervalSet(), "rejected by sbatch")
+                 for job in rejected]
+    return ReplayResult(outcomes, speedup, origin, ctld_start, overhead, time.time() - started, slip, unfinished)
+
+
+def _calibrate(cluster: LoopbackCluster, count: int = 8) -> float:
+    """Mean (end - start) of `sleep 0` jobs: the launch and completion latency, in cluster seconds."""
+    cpus = sum(node.cpus for node in cluster.conf.nodes)
+    ids = []
+    for _ in range(min(count, cpus)):
+        out = cluster.run("sbatch", "--parsable", "-J", "calibration", "-n", "1", "-t", "1", "-o", "/dev/null",
+                          "-e", "/dev/null", "--wrap", "sleep 0").strip()
+        ids.append(int(out.split(";")[0]))
+    deadline = time.time() + 120
+    while time.time() < deadline and cluster.run("squeue", "-h", "-o", "%i").strip():
+        time.sleep(0.1)
+    records = [r for r in parse_scontrol(cluster.run("scontrol", "show", "job", "-d", "-o")) if r.job_id in ids]
+    spans = [r.end - r.start for r in records if r.end is not None and r.start is not None]
+    return sum(spans) / len(spans) if spans else 0.0
+
+
+def _outcomes(
+    records: list[SlurmRecord], names: dict[int, Job], conf: SlurmConf, origin: float
+) -> tuple[list[JobOutcome], list[str], float]:
+    offsets: dict[str, int] = {}
+    total = 0
+    for node in conf.nodes:
+        offsets[node.name] = total
+        total += node.cpus
+    outcomes = []
+    unfinished = []
+    slip = 0.0
+    for record in records:
+        job = names.get(record.job_id)
+        if job is None:
+            continue
+        state = FINISHED.get(record.state.split()[0])
+        if state is None or record.start is None or record.end is None or record.submit is None:
+            unfinished.append(job.id)
+            continue
+        submit = record.submit - origin
+        slip = max(slip, abs(submit - job.submit_time))
+        start, end = record.start - origin, record.end - origin
+        observed = replace(job, submit_time=float(submit), profile=Delay(float(end - start)))
+        units = IntervalSet.from_ids(offsets[node] + cpu for node, ids in record.cpus.items() for cpu in ids)
+        eligible = "" if record.eligible is None else f"{record.eligible - origin:g}"
+        metadata = (f"slurm_id={record.job_id};partition={record.partition};eligible={eligible};"
+                    f"trace_submit={job.submit_time:g}")
+        outcomes.append(JobOutcome(observed, state, float(start), float(end), units, metadata))
+    outcomes.sort(key=lambda o: id_order(o.job.id))
+    return outcomes, unfinished, slip
+
+
+def write_replay(result: ReplayResult, output: Path) -> None:
+    """jobs.csv (the simulation's format) and replay.json (speed-up, clock origin, slurmctld start...)."""
+    output.mkdir(parents=True, exist_ok=True)
+    writer = JobsCsvWriter(output / "jobs.csv")
+    try:
+        for outcome in result.outcomes:
+            writer.record(outcome)
+    finally:
+        writer.close()
+    (output / "replay.json").write_text(json.dumps(result.summary(), indent=2) + "\n", encoding="utf-8")
+
+
+def workload_from_replay(jobs_csv: Path | str, name: str = "w0") -> Workload:
+    """The jobs of a replay's jobs.csv with the submit and run times Slurm observed (rejected jobs left out)."""
+    source = str(jobs_csv)
+    jobs = []
+    with open(jobs_csv, newline="", encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            if row["final_state"] == FinalState.REJECTED.value:
+                continue
+            meta = dict(item.partition("=")[::2] for item in row.get("metadata", "").split(";") if "=" in item)
+            try:
+                walltime = float(row["requested_time"])
+                jobs.append(Job(
+                    row["job_id"], float(row["submission_time"]), int(row["requested_number_of_resources"]),
+                    Delay(float(row["execution_time"])), walltime=None if walltime < 0 else walltime,
+                    workload=name, profile_name=row["profile"], queue=meta.get("partition", ""),
+                ))
+            except (KeyError, ValueError) as error:
+                raise InputError(source, f"not a jobs.csv written by slurm-replay: {error}") from None
+    return Workload.from_jobs(jobs, name=name)
+
+
+def simulate_replay(
+    jobs_csv: Path | str,
+    conf: SlurmConf,
+    ctld_start: float,
+    output_dir: Path | str | None = None,
+    *,
+    clock_origin: float = 0.0,
+    sinks: Sequence[OutcomeSink] = (),
+    **options: object,
+) -> RunSummary:
+    """Simulate a replay's jobs (as Slurm observed them) with the `slurm` policy on the slurm.conf's cluster.
+
+    `ctld_start` and `clock_origin` come from the replay (replay.json): when slurmctld started, and the epoch
+    second t=0 stands for, so the model's periodic activities and roundings fall where Slurm's did.
+    """
+    from clustersim.runner import simulate
+    from clustersim.scheduling.registry import create_policy
+    from clustersim.slurm.conf import platform_from_conf
+
+    policy = create_policy("slurm", conf=conf, ctld_start=ctld_start, clock_origin=clock_origin, **options)
+    result = simulate(platform_from_conf(conf), workload_from_replay(jobs_csv), policy, output_dir,
+                      extra_sinks=list(sinks))
+    return result.summary

@@ -1,0 +1,257 @@
+"""Energy accounting against hand-computed integrals, power states, and every power policy.
+
+Hosts draw 100 W idle and 200 W at full load; asleep 10 W; switching off takes 5 s and 250 J (50 W), switching
+on takes 10 s and 1000 J (100 W). Each expected figure below is the integral worked out by hand.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+from conftest import delay_job
+
+from clustersim.energy.model import PowerModel, SleepState, Transition, from_batsim_properties
+from clustersim.energy.policies import create_power_off, create_power_on
+from clustersim.energy.powered import PoweredProcess
+from clustersim.errors import DecisionError, InputError, UnknownNameError
+from clustersim.platform.model import Node, Platform, Unit
+from clustersim.platform.simgrid import read_simgrid_platform
+from clustersim.runner import RunResult, simulate
+from clustersim.scheduling.decisions import SwitchOff, SwitchOn
+from clustersim.scheduling.interface import DecisionProcess
+from clustersim.scheduling.registry import create_policy
+from clustersim.workload.job import Job
+from clustersim.workload.stream import Workload
+
+POWER = PowerModel(100.0, 200.0, (SleepState(10.0, Transition(5.0, 250.0), Transition(10.0, 1000.0)),))
+
+
+def powered_hosts(count: int) -> Platform:
+    return Platform([Node(i, f"host{i}", power=POWER) for i in range(count)])
+
+
+def run(
+    jobs: list[Job], platform: Platform, out: Path, power_off: str | None = None, power_on: str = "on-demand",
+    policy: str = "fcfs",
+) -> RunResult:
+    process: DecisionProcess = create_policy(policy)
+    if power_off is not None:
+        process = PoweredProcess(process, create_power_off(power_off), create_power_on(power_on))
+    return simulate(platform, Workload.from_jobs(jobs), process, out, energy=True)
+
+
+def rows(path: Path) -> list[dict[str, str]]:
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def test_energy_of_a_busy_and_an_idle_host_is_the_integral_of_their_power(tmp_path: Path) -> None:
+    result = run([delay_job(1, 0, 1, 10)], powered_hosts(2), tmp_path)
+    assert result.energy is not None
+    # host0 computes 10 s at 200 W, host1 idles 10 s at 100 W.
+    assert result.energy.consumed_joules == 3000
+    assert (result.energy.time_computing, result.energy.time_idle) == (10, 10)
+    job = rows(tmp_path / "jobs.csv")[0]
+    assert job["consumed_energy"] == "2000"
+    schedule = rows(tmp_path / "schedule.csv")[0]
+    assert (schedule["consumed_joules"], schedule["time_computing"], schedule["time_idle"]) == ("3000", "10", "10")
+
+
+def test_power_is_linear_in_the_load_of_a_multicore_node(tmp_path: Path) -> None:
+    platform = Platform([Node(0, "n0", cores=4, power=PowerModel(100.0, 200.0))], Unit.CORE)
+    result = run([delay_job(1, 0, 2, 10)], platform, tmp_path)
+    assert result.energy is not None
+    # Half the cores busy: 100 + (200 - 100) * 2/4 = 150 W for 10 s; the job is charged 2 cores * 200/4 W.
+    assert result.energy.consumed_joules == 1500
+    assert rows(tmp_path / "jobs.csv")[0]["consumed_energy"] == "1000"
+
+
+def test_always_off_switches_idle_hosts_off_and_counts_transitions(tmp_path: Path) -> None:
+    result = run([delay_job(1, 0, 1, 10)], powered_hosts(2), tmp_path, power_off="always")
+    e = result.energy
+    assert e is not None
+    # Up to the last job end (t=10): host0 2000 J; host1 switches off 0-5 (250 J) then sleeps 5-10 (50 J).
+    assert e.consumed_joules == 2300
+    # Over the whole run (host0 switches off 10-15): state times in machine-seconds.
+    assert (e.time_computing, e.time_idle, e.time_switching_off, e.time_sleeping, e.time_switching_on) == (
+        10, 0, 10, 10, 0,
+    )
+    assert (e.nb_machine_switches, e.nb_grouped_switches) == (2, 2)
+
+
+def test_on_demand_wakes_sleeping_hosts_for_a_job_that_needs_them(tmp_path: Path) -> None:
+    jobs = [delay_job(1, 0, 1, 10), delay_job(2, 20, 2, 10)]
+    result = run(jobs, powered_hosts(2), tmp_path, power_off="always")
+    e = result.energy
+    assert e is not None
+    by_id = {row["job_id"]: row for row in rows(tmp_path / "jobs.csv")}
+    # Both hosts sleep when J2 arrives at 20; they take 10 s to wake, so J2 starts at 30.
+    assert (by_id["2"]["starting_time"], by_id["2"]["waiting_time"], by_id["2"]["consumed_energy"]) == ("30", "10", "4000")
+    # host0: 2000 + 250 + 50 + 1000 + 2000; host1: 250 + 150 + 1000 + 2000 (up to the last job end, t=40).
+    assert e.consumed_joules == 8700
+    assert (e.time_computing, e.time_switching_off, e.time_sleeping, e.time_switching_on, e.time_idle) == (
+        30, 20, 20, 20, 0,
+    )
+    assert (e.nb_machine_switches, e.nb_grouped_switches) == (6, 4)
+    states = [list(row.values()) for row in rows(tmp_path / "machine_states.csv")]
+    # time, sleeping, switching on, switching off, idle, computing; one row per instant where counts changed.
+    assert states == [
+        ["0", "0", "0", "1", "0", "1"],
+        ["5", "1", "0", "0", "0", "1"],
+        ["10", "1", "0", "1", "0", "0"],
+        ["15", "2", "0", "0", "0", "0"],
+        ["20", "0", "2", "0", "0", "0"],
+        ["30", "0", "0", "0", "0", "2"],
+        ["40", "0", "0", "2", "0", "0"],
+        ["45", "2", "0", "0", "0", "0"],
+    ]
+    energy_rows = rows(tmp_path / "consumed_energy.csv")
+    assert [r["event_type"] for r in energy_rows[:2]] == ["s", "p"]
+    assert energy_rows[-1]["time"] == "45" and float(energy_rows[-1]["energy"]) == 8700 + 2 * 250
+
+
+def test_idle_timeout_switches_a_host_off_after_its_timeout(tmp_path: Path) -> None:
+    jobs = [delay_job(1, 0, 1, 10), delay_job(2, 100, 1, 10)]
+    result = run(jobs, powered_hosts(1), tmp_path, power_off="idle-timeout:30")
+    e = result.energy
+    assert e is not None
+    # Idle 10-40, switches off 40-45, sleeps 45-100, wakes 100-110 (J2 waits 10 s), computes 110-120, idle
+    # again until 150, switching off 150-155.
+    by_id = {row["job_id"]: row for row in rows(tmp_path / "jobs.csv")}
+    assert by_id["2"]["starting_time"] == "110"
+    assert (e.time_idle, e.time_switching_off, e.time_sleeping, e.time_switching_on, e.time_computing) == (
+        60, 10, 55, 10, 20,
+    )
+    assert e.consumed_joules == 2000 + 3000 + 250 + 550 + 1000 + 2000
+
+
+@pytest.mark.parametrize("policy", ["never", "random:0"])
+def test_policies_that_never_switch_keep_the_baseline(policy: str, tmp_path: Path) -> None:
+    result = run([delay_job(1, 0, 1, 10)], powered_hosts(2), tmp_path, power_off=policy)
+    assert result.energy is not None and result.energy.nb_machine_switches == 0
+    assert result.energy.consumed_joules == 3000
+
+
+def test_random_with_probability_one_is_always(tmp_path: Path) -> None:
+    result = run([delay_job(1, 0, 1, 10)], powered_hosts(2), tmp_path, power_off="random:1")
+    assert result.energy is not None and result.energy.consumed_joules == 2300
+
+
+def test_security_margin_keeps_a_share_of_units_on_and_free(tmp_path: Path) -> None:
+    # 4 hosts, margin 0.5: 2 units stay on and free; J1 uses one, so one of the three idle hosts sleeps.
+    result = run([delay_job(1, 0, 1, 10)], powered_hosts(4), tmp_path, power_off="security-margin:0.5")
+    assert result.energy is not None
+    assert rows(tmp_path / "machine_states.csv")[0] == {
+        "time": "0", "nb_sleeping": "0", "nb_switching_on": "0", "nb_switching_off": "1", "nb_idle": "2",
+        "nb_computing": "1",
+    }
+
+
+def test_load_threshold_switches_off_until_the_load_reaches_the_threshold(tmp_path: Path) -> None:
+    # 4 hosts, 1 busy: load 1/4 < 0.5 -> switch off idle hosts until 1 busy / 2 on = 0.5.
+    run([delay_job(1, 0, 1, 10)], powered_hosts(4), tmp_path, power_off="load-threshold:0.5")
+    assert rows(tmp_path / "machine_states.csv")[0]["nb_switching_off"] == "2"
+
+
+@pytest.mark.parametrize("policy", ["exponential:0.95", "gamma:0.95"])
+def test_predictive_policies_keep_capacity_for_predicted_arrivals(policy: str, tmp_path: Path) -> None:
+    # A job of 1 host every 5 s: the wake-up horizon (15 s) predicts several arrivals, so idle hosts stay on.
+    jobs = [delay_job(i, 5 * i, 1, 2) for i in range(1, 30)]
+    result = run(jobs, powered_hosts(8), tmp_path, power_off=policy)
+    assert result.energy is not None
+    always = run(jobs, powered_hosts(8), tmp_path / "always", power_off="always")
+    assert always.energy is not None
+    assert result.energy.nb_machine_switches < always.energy.nb_machine_switches
+    assert result.metrics.mean("waiting") <= always.metrics.mean("waiting")
+
+
+def test_margin_power_on_keeps_free_capacity_that_power_off_cannot_take(tmp_path: Path) -> None:
+    # Always off, but keep 50% of 2 hosts free or waking: while J1 runs, the idle host stays on; once J1 ends,
+    # one of the two idle hosts may sleep. (Without the reserve, the two policies would undo each other forever.)
+    run([delay_job(1, 0, 1, 10)], powered_hosts(2), tmp_path, power_off="always", power_on="margin:0.5")
+    states = [list(row.values()) for row in rows(tmp_path / "machine_states.csv")]
+    assert states == [["0", "0", "0", "0", "1", "1"], ["10", "0", "0", "1", "1", "0"], ["15", "1", "0", "0", "1", "0"]]
+
+
+def test_the_power_off_guard_never_takes_capacity_the_queue_waits_for(tmp_path: Path) -> None:
+    # J2 needs both hosts while J1 runs on one: the idle host must stay on, so J2 starts when J1 ends.
+    run([delay_job(1, 0, 1, 10), delay_job(2, 0, 2, 5)], powered_hosts(2), tmp_path, power_off="always")
+    by_id = {row["job_id"]: row for row in rows(tmp_path / "jobs.csv")}
+    assert by_id["2"]["starting_time"] == "10"
+
+
+def test_a_host_switching_off_is_woken_once_asleep(tmp_path: Path) -> None:
+    # J2 arrives while host1 switches off (0-5): it can only be woken once asleep (5-15), so J2 starts at 15.
+    run([delay_job(1, 0, 1, 10), delay_job(2, 1, 2, 5)], powered_hosts(2), tmp_path, power_off="always")
+    by_id = {row["job_id"]: row for row in rows(tmp_path / "jobs.csv")}
+    assert by_id["2"]["starting_time"] == "15"
+
+
+def test_switching_a_busy_node_off_is_refused(tmp_path: Path) -> None:
+    class SwitchBusy:
+        def begin(self, view: object) -> None:
+            return None
+
+        def decide(self, now, events, view):  # type: ignore[no-untyped-def]
+            yield from create_policy("fcfs").decide(now, events, view)
+            yield SwitchOff((0,))
+
+        def end(self, view: object) -> None:
+            return None
+
+    with pytest.raises(DecisionError, match="node 0 is computing; only idle nodes can switch off"):
+        simulate(powered_hosts(1), Workload.from_jobs([delay_job(1, 0, 1, 10)]), SwitchBusy(), tmp_path, energy=True)
+
+
+def test_switching_on_a_node_that_is_on_is_refused(tmp_path: Path) -> None:
+    class WakeAwake:
+        def begin(self, view: object) -> None:
+            return None
+
+        def decide(self, now, events, view):  # type: ignore[no-untyped-def]
+            yield SwitchOn((0,))
+
+        def end(self, view: object) -> None:
+            return None
+
+    with pytest.raises(DecisionError, match="only sleeping nodes can switch on"):
+        simulate(powered_hosts(1), Workload.from_jobs([delay_job(1, 0, 1, 10)]), WakeAwake(), tmp_path, energy=True)
+
+
+def test_energy_needs_a_power_model_on_every_node(tmp_path: Path) -> None:
+    platform = Platform([Node(0, "a", power=POWER), Node(1, "b")])
+    with pytest.raises(InputError, match="node 'b' has no power model"):
+        simulate(platform, Workload.from_jobs([delay_job(1, 0, 1, 1)]), create_policy("fcfs"), tmp_path, energy=True)
+
+
+def test_unknown_power_policy_lists_the_valid_ones() -> None:
+    with pytest.raises(UnknownNameError, match="idle-timeout"):
+        create_power_off("sometimes")
+
+
+def test_batsim_energy_properties_give_the_power_model(tmp_path: Path) -> None:
+    xml = tmp_path / "energy.xml"
+    xml.write_text(
+        '<?xml version="1.0"?>\n<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">\n'
+        '<platform version="4.1"><zone id="AS0" routing="Full">\n'
+        '<host id="h0" speed="100.0Mf, 1e-9Mf, 0.5f, 0.05f" pstate="0">\n'
+        '  <prop id="wattage_per_state" value="95.0:190.738, 9.75:9.75, 200.996721311:200.996721311, '
+        '425.98820008:425.98820008"/>\n'
+        '  <prop id="wattage_off" value="9.75"/>\n  <prop id="sleep_pstates" value="1:2:3"/>\n</host>\n'
+        '<host id="master" speed="100Mf"><prop id="role" value="master"/></host>\n'
+        "</zone></platform>\n"
+    )
+    platform = read_simgrid_platform(xml)
+    power = platform.nodes[0].power
+    assert power is not None and power.sleep is not None
+    assert (power.idle_watts, power.full_watts, power.sleep.watts) == (95.0, 190.738, 9.75)
+    # Transitions compute 1 flop at 0.5 and 0.05 flop/s: 2 s and 20 s at their power state's watts.
+    assert power.sleep.switch_off == Transition(2.0, 2 * 200.996721311)
+    assert power.sleep.switch_on == Transition(20.0, 20 * 425.98820008)
+
+
+def test_malformed_wattage_names_the_host_and_property() -> None:
+    with pytest.raises(InputError, match="host 'h0', property 'wattage_per_state'"):
+        from_batsim_properties({"wattage_per_state": "95:abc"}, [1.0], 1.0, "p.xml", "h0")

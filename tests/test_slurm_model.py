@@ -1,0 +1,148 @@
+"""The pieces of the Slurm model, on hand-computed values: cons_tres selection, fair-share, the backfill map."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from clustersim.slurm.backfill import NodeSpace, Running, will_run
+from clustersim.slurm.priority import BasicPriority, FairShare, JobFactors, MultifactorPriority
+from clustersim.slurm.conf import parse_slurm_conf
+from clustersim.slurm.select import select_cpus
+
+ALL = 0b1111
+
+
+# -- select/cons_tres -------------------------------------------------------------------------------------
+
+
+def test_one_node_enough_takes_the_best_fit_node() -> None:
+    assert select_cpus(2, ALL, [4, 3, 2, 4]) == {2: 2}
+    assert select_cpus(3, ALL, [4, 3, 2, 4]) == {1: 3}
+
+
+def test_a_job_spans_consecutive_nodes_in_index_order() -> None:
+    assert select_cpus(6, ALL, [2, 2, 2, 2]) == {0: 2, 1: 2, 2: 2}
+
+
+def test_the_tightest_sufficient_run_of_consecutive_nodes_is_preferred() -> None:
+    # Runs: nodes 0-1 (2+2 CPUs) and nodes 3 (3 CPUs; node 2 is busy). 3 CPUs: run {3} is enough and tighter.
+    assert select_cpus(3, ALL, [2, 2, 0, 3]) == {3: 3}
+    # 5 CPUs: no run is enough; the largest (4) is used up, then the best of the rest completes it.
+    assert select_cpus(5, ALL, [2, 2, 0, 3]) == {0: 2, 1: 2, 3: 1}
+
+
+def test_nodes_outside_the_allowed_set_are_ignored() -> None:
+    assert select_cpus(2, 0b1010, [4, 1, 4, 2]) == {3: 2}
+    assert select_cpus(4, 0b1010, [4, 1, 4, 2]) is None
+
+
+# -- priorities -------------------------------------------------------------------------------------------
+
+
+def _factors(cpus: int, user: str = "u", eligible: float = 0.0) -> JobFactors:
+    return JobFactors(cpus=cpus, min_nodes=1, eligible=eligible, user=user, account="acct", partition_factor=1.0)
+
+
+def test_basic_priorities_decrease_in_submit_order_from_slurms_top() -> None:
+    plugin = BasicPriority()
+    assert [plugin.initial(_factors(1), 0) for _ in range(3)] == [4294901759, 4294901758, 4294901757]
+
+
+def test_multifactor_sums_weighted_factors_and_truncates() -> None:
+    conf = parse_slurm_conf(
+        "AccountingStorageType=accounting_storage/slurmdbd\nPriorityType=priority/multifactor\n"
+        "PriorityWeightAge=1000\nPriorityMaxAge=10\nPriorityWeightJobSize=100\nPriorityWeightPartition=10\n"
+        "NodeName=n[1-4] CPUs=4\n"
+    )
+    plugin = MultifactorPriority(conf, cluster_cpus=16, node_count=4, qos_priorities={})
+    # age 300 s of 600 -> 500; size (1/4 + 8/16) / 2 = 0.375 -> 37.5; partition 1.0 -> 10: 547.5 -> 547
+    assert plugin.recalculate(_factors(8), now=300) == 547
+
+
+# -- fair-share ---------------------------------------------------------------------------------------------
+
+
+def test_usage_decays_by_half_over_the_half_life() -> None:
+    fairshare = FairShare(half_life=3600)
+    fairshare.charge("a", "acct", cpus=1, seconds=1)
+    before = fairshare.usage("a", "acct")
+    fairshare.decay(3600)
+    assert fairshare.usage("a", "acct") / before == pytest.approx(0.5, abs=0.001)
+
+
+def test_usage_is_charged_decayed_over_the_period_it_covers() -> None:
+    fairshare = FairShare(half_life=3600)
+    fairshare.charge("a", "acct", cpus=4, seconds=60)
+    assert fairshare.usage("a", "acct") == pytest.approx(60 * (1 - 0.693 / 3600) ** 60 * 4)
+
+
+def test_classic_fairshare_factor_is_two_to_minus_effective_usage_over_shares() -> None:
+    fairshare = FairShare(half_life=None, fair_tree=False)
+    fairshare.charge("a", "acct", cpus=1, seconds=300)
+    fairshare.charge("b", "acct", cpus=1, seconds=100)
+    fairshare.update_factors()
+    # one account (effective usage 1); a: 0.75 + (1 - 0.75) / 2 = 0.875 over shares 0.5; b: 0.625 / 0.5
+    assert fairshare.factor("a", "acct") == pytest.approx(2 ** -1.75)
+    assert fairshare.factor("b", "acct") == pytest.approx(2 ** -1.25)
+
+
+def test_fair_tree_ranks_users_by_level_fairshare() -> None:
+    fairshare = FairShare(half_life=None)
+    fairshare.charge("a", "acct", cpus=1, seconds=300)
+    fairshare.charge("b", "acct", cpus=1, seconds=100)
+    fairshare.register("c", "other")
+    fairshare.update_factors()
+    # Account 'other' has no usage: it comes first, so c ranks 3/3; then b (0.5 / 0.25) before a (0.5 / 0.75).
+    assert [fairshare.factor(u, a) for u, a in (("c", "other"), ("b", "acct"), ("a", "acct"))] == [
+        1.0, pytest.approx(2 / 3), pytest.approx(1 / 3)]
+
+
+def test_fair_tree_ties_share_a_rank() -> None:
+    fairshare = FairShare(half_life=None)
+    fairshare.register("a", "acct")
+    fairshare.register("b", "acct")
+    fairshare.update_factors()
+    assert fairshare.factor("a", "acct") == fairshare.factor("b", "acct") == 1.0
+
+
+# -- the backfill map and the will-run test -----------------------------------------------------------------
+
+
+def test_a_reservation_removes_whole_nodes_from_the_map_between_its_bounds() -> None:
+    space = NodeSpace(0, 86400, ALL, resolution=60)
+    space.reserve(120, 300, 0b0001)
+    assert space.records == [[0, 120, ALL], [120, 300, 0b1110], [300, 86400, ALL]]
+    # A job ending before 120 keeps every node; backfill.c still notes when more nodes free up (300).
+    assert space.restrict(ALL, 0, 100) == (ALL, 300)
+    assert space.restrict(ALL, 0, 200)[0] == 0b1110
+    assert space.overlaps(0b0001, 240, 360) and not space.overlaps(0b0010, 240, 360)
+
+
+def test_a_short_reservation_lasts_at_least_one_resolution_slot() -> None:
+    space = NodeSpace(0, 86400, ALL, resolution=60)
+    space.reserve(120, 120, 0b0100)
+    assert space.records[1] == [120, 180, 0b1011]
+
+
+def test_will_run_removes_running_jobs_in_doubling_windows_of_end_times() -> None:
+    running = [
+        Running("a", 100.0, {0: 4}, 0b0001),  # first window: ends within (100 rounded up to 120) + 30 = 150
+        Running("b", 140.0, {1: 4}, 0b0010),
+        Running("c", 400.0, {2: 4}, 0b0100),
+    ]
+    # 8 CPUs are free once a and b have gone: the planned start is b's end, not a's.
+    assert will_run(8, ALL, [0, 0, 0, 0], running, now=10) == (140.0, {0: 4, 1: 4})
+    assert will_run(12, 0b0111, [0, 0, 0, 0], running, now=10) == (400.0, {0: 4, 1: 4, 2: 4})
+    assert will_run(16, ALL, [0, 0, 0, 0], running, now=10) is None  # node 3 never frees (it is not free now)
+
+
+def test_will_run_starts_now_when_the_job_fits() -> None:
+    assert will_run(2, ALL, [1, 0, 2, 0], [], now=5) == (5, {2: 2})
+
+
+def test_a_job_past_its_limit_is_guessed_to_end_after_kill_wait() -> None:
+    running = [Running("late", 50.0, {0: 4}, 0b0001)]
+    start, _ = will_run(4, 0b0001, [0, 0, 0, 0], running, now=60) or (math.nan, {})
+    assert start == 80.0

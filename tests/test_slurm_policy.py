@@ -1,0 +1,224 @@
+"""The `slurm` policy on hand-computed cases: polling, priority order, the main pass, backfill, partitions.
+
+Unless said otherwise: slurmctld started 600 s before t=0, so its full-queue passes fall at 0, 60, 120... and
+its backfill cycles every 30 s once something changed; the background loop serves a request at once
+(sched_latency 0); bf_resolution is 60 s.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from clustersim.errors import InputError, UnknownNameError
+from clustersim.runner import simulate
+from clustersim.scheduling.events import FinalState
+from clustersim.scheduling.registry import create_policy, parse_policy_options
+from clustersim.slurm.conf import parse_slurm_conf, platform_from_conf
+from clustersim.workload.job import Job
+from clustersim.workload.profiles import Delay
+from clustersim.workload.stream import Workload
+from conftest import Collector
+
+TWO_NODES = "NodeName=n[1-2] CPUs=4\nPartitionName=main Nodes=n[1-2] Default=YES\n"
+ONE_NODE = "NodeName=n1 CPUs=4\nPartitionName=main Nodes=n1 Default=YES\n"
+
+
+def job(job_id: int, submit: float, cpus: int, runtime: float, walltime: float | None, **fields: str) -> Job:
+    return Job(str(job_id), submit, cpus, Delay(runtime), walltime=walltime, **fields)  # type: ignore[arg-type]
+
+
+def run(conf_text: str, jobs: list[Job], **options: object) -> Collector:
+    conf = parse_slurm_conf(conf_text)
+    options = {"ctld_start": -600.0, "sched_latency": 0.0, **options}
+    collector = Collector()
+    policy = create_policy("slurm", conf=conf, **options)
+    simulate(platform_from_conf(conf), Workload.from_jobs(jobs), policy, extra_sinks=[collector])
+    return collector
+
+
+def starts(collector: Collector) -> dict[str, float | None]:
+    return {k: o.start for k, o in sorted(collector.outcomes.items())}
+
+
+# -- polling ------------------------------------------------------------------------------------------------
+
+
+# Here slurmctld started at -600.25: the backfill thread's one-second checks fall at .75, after the ticks.
+
+
+def test_a_submission_waits_for_the_next_tick_and_batch_sched_delay() -> None:
+    jobs = [job(1, 7, 1, 10, 60), job(2, 8, 1, 10, 60)]
+    result = run(ONE_NODE, jobs, sched_latency=0.5, ctld_start=-600.25)
+    # 1 is served by the tick after its submission; 2 by the first tick 3 s after that pass.
+    assert starts(result) == {"1": 7.5, "2": 10.5}
+
+
+def test_an_idle_backfill_thread_may_start_a_job_before_the_tick() -> None:
+    # With slurmctld started at -600, the backfill thread's checks fall on whole seconds: it sees the
+    # submission at 7 and starts job 1 before the background loop's tick at 7.5.
+    result = run(ONE_NODE, [job(1, 7, 1, 10, 60)], sched_latency=0.5)
+    assert starts(result) == {"1": 7}
+
+
+def test_a_job_end_asks_for_a_pass_like_a_submission() -> None:
+    jobs = [job(1, 5, 4, 20, 60), job(2, 6, 4, 20, 60)]
+    result = run(ONE_NODE, jobs, sched_latency=0.5, ctld_start=-600.25)
+    assert starts(result) == {"1": 5.5, "2": 26.0}  # 1 ends at 25.5, the next tick comes 0.5 s later
+
+
+# -- priority order and the main pass ------------------------------------------------------------------
+
+
+def _blocked_queue() -> list[Job]:
+    """One node busy until 100; then a 4-CPU job and a 1-CPU job wait (submitted in that order)."""
+    return [job(1, 0, 4, 100, 120), job(2, 10, 4, 50, 60), job(3, 20, 1, 50, 600)]
+
+
+def test_basic_priority_is_submit_order() -> None:
+    assert starts(run(ONE_NODE, _blocked_queue())) == {"1": 0, "2": 100, "3": 150}
+
+
+def test_multifactor_favor_small_puts_the_small_job_first() -> None:
+    conf = ONE_NODE + "PriorityType=priority/multifactor\nPriorityWeightJobSize=1000\nPriorityFavorSmall=YES\n"
+    # Job size factor: ((1 - 1/1) + (4 - cpus) / 4) / 2: 0 for 4 CPUs, 375 for 1 CPU.
+    assert starts(run(conf, _blocked_queue())) == {"1": 0, "2": 150, "3": 100}
+
+
+def test_without_slurmdbd_multifactor_ignores_age_and_fairshare_like_slurm() -> None:
+    conf = ONE_NODE + "PriorityType=priority/multifactor\nPriorityWeightAge=100000\nPriorityWeightFairshare=1000\n"
+    assert starts(run(conf, _blocked_queue())) == {"1": 0, "2": 100, "3": 150}
+
+
+def test_the_higher_partition_tier_goes_first() -> None:
+    conf = ("NodeName=n1 CPUs=4\nPartitionName=low Nodes=n1 Default=YES\n"
+            "PartitionName=high Nodes=n1 PriorityTier=5\n")
+    jobs = [job(1, 0, 4, 100, 120), job(2, 10, 4, 50, 60, queue="low"), job(3, 20, 4, 50, 60, queue="high")]
+    assert starts(run(conf, jobs)) == {"1": 0, "2": 150, "3": 100}
+
+
+# -- backfill: running jobs per CPU, reservations on whole nodes --------------------------------------------
+
+
+def _two_node_case(p2_walltime: float) -> list[Job]:
+    """R1: 3 CPUs of n1 until 120; R2: all of n2 until 240. P1 (2 CPUs) and P2 (1 CPU) wait from t=10."""
+    return [
+        job(1, 0, 3, 120, 120), job(2, 0, 4, 240, 240),
+        job(3, 10, 2, 60, 60), job(4, 10, 1, 50, p2_walltime),
+    ]
+
+
+def test_the_main_pass_stops_at_the_first_blocked_job_and_backfill_starts_the_next_one_later() -> None:
+    # At 10 P1 does not fit, so the main pass skips P2 although a CPU of n1 is free; the backfill cycle at
+    # 30 starts P2 there: it ends (by its limit) at 90, before P1's reservation on n1 from 120.
+    result = run(TWO_NODES, _two_node_case(60))
+    assert starts(result) == {"1": 0, "2": 0, "3": 120, "4": 30}
+    assert str(result.outcomes["4"].resources) == "3"
+
+
+def test_a_reservation_takes_the_whole_node_even_the_cpus_the_job_leaves_idle() -> None:
+    # P1 is planned on n1 from 120 and needs 2 of its 4 CPUs. A per-CPU plan would let P2 (limit 300) use
+    # n1's free CPU now; Slurm's map reserves all of n1 over [120, 180), so P2 waits for the pass at 120.
+    result = run(TWO_NODES, _two_node_case(300))
+    assert starts(result) == {"1": 0, "2": 0, "3": 120, "4": 120}
+
+
+def test_without_backfill_the_small_job_waits_for_the_blocked_one() -> None:
+    result = run("SchedulerType=sched/builtin\n" + TWO_NODES, _two_node_case(60))
+    assert starts(result) == {"1": 0, "2": 0, "3": 120, "4": 120}
+
+
+def test_running_jobs_end_by_their_limit_in_whole_minutes() -> None:
+    # R1 asks 61 s: Slurm keeps 2 minutes, so the backfill plan sees n1 busy until 120, not 61; P2 (limit
+    # 60 s, ends at 90) backfills at 30 before P1's reservation from 120. R1 really ends at 61: P1 starts at
+    # the first tick 3 s after the full-queue pass at 60.
+    jobs = [job(1, 0, 3, 61, 61), job(2, 0, 4, 240, 240), job(3, 10, 2, 60, 60), job(4, 10, 1, 50, 60)]
+    assert starts(run(TWO_NODES, jobs)) == {"1": 0, "2": 0, "3": 63, "4": 30}
+
+
+def test_jobs_span_nodes_on_the_best_fit_node_first() -> None:
+    # 1 takes the fuller-fitting node n1 (best fit among equals: the first); 2 (3 CPUs) fits best in n2; 3 needs
+    # 2 CPUs where only 1+1 remain: it spans both nodes.
+    jobs = [job(1, 0, 3, 100, 120), job(2, 0, 3, 100, 120), job(3, 0, 2, 100, 120)]
+    result = run(TWO_NODES, jobs)
+    assert {k: str(o.resources) for k, o in result.outcomes.items()} == {"1": "0-2", "2": "4-6", "3": "3 7"}
+
+
+# -- fair-share, recalculated every PriorityCalcPeriod ----------------------------------------------------
+
+
+def _fairshare_conf(weight: int) -> str:
+    return (ONE_NODE + "AccountingStorageType=accounting_storage/slurmdbd\nPriorityType=priority/multifactor\n"
+            f"PriorityWeightFairshare={weight}\nPriorityCalcPeriod=1\nPriorityDecayHalfLife=1:00:00\n")
+
+
+def _fairshare_jobs() -> list[Job]:
+    return [job(1, 0, 4, 100, 120, user="a"), job(2, 30, 4, 10, 60, user="a"), job(3, 30, 4, 10, 60, user="b")]
+
+
+def test_fairshare_favours_the_user_without_usage_after_the_next_calculation() -> None:
+    # At 30 nobody has a factor yet (priorities tie, submit order); at the calculation at 60, a has used the
+    # node for 60 s and b nothing: Fair Tree ranks b first (1.0) and a second (0.5).
+    assert starts(run(_fairshare_conf(1000), _fairshare_jobs())) == {"1": 0, "2": 110, "3": 100}
+
+
+def test_without_the_fairshare_weight_submit_order_holds() -> None:
+    assert starts(run(_fairshare_conf(0), _fairshare_jobs())) == {"1": 0, "2": 100, "3": 110}
+
+
+# -- partitions and time limits ------------------------------------------------------------------------
+
+
+PARTITIONS = ("NodeName=n[1-2] CPUs=4\nPartitionName=short Nodes=n1 Default=YES MaxTime=1 DefaultTime=1\n"
+              "PartitionName=long Nodes=n2 MaxTime=INFINITE\n")
+
+
+def test_a_partition_runs_its_jobs_on_its_own_nodes() -> None:
+    result = run(PARTITIONS, [job(1, 0, 4, 30, 60), job(2, 0, 4, 30, 600, queue="long")])
+    assert {k: str(o.resources) for k, o in result.outcomes.items()} == {"1": "0-3", "2": "4-7"}
+
+
+def test_a_job_without_a_limit_gets_the_default_time_and_is_killed_at_the_next_check() -> None:
+    result = run(PARTITIONS, [job(1, 5, 1, 100, None)])
+    outcome = result.outcomes["1"]
+    # Started at 5 with a 60 s limit; slurmctld checks limits every 30 s from its start: at 90.
+    assert (outcome.start, outcome.finish, outcome.state) == (5, 90, FinalState.COMPLETED_KILLED)
+
+
+def test_a_job_longer_than_max_time_stays_pending_unless_limits_are_enforced() -> None:
+    jobs = [job(1, 0, 1, 10, 120), job(2, 0, 1, 10, 60)]
+    assert starts(run(PARTITIONS, jobs)) == {"2": 0}
+    enforced = run("EnforcePartLimits=ALL\n" + PARTITIONS, jobs)
+    assert enforced.outcomes["1"].state is FinalState.REJECTED
+
+
+def test_a_job_larger_than_its_partition_is_rejected() -> None:
+    assert run(PARTITIONS, [job(1, 0, 5, 10, 60)]).outcomes["1"].state is FinalState.REJECTED
+
+
+# -- configuration -------------------------------------------------------------------------------------
+
+
+def test_unknown_policy_options_fail_listing_the_valid_ones() -> None:
+    with pytest.raises(UnknownNameError, match="ctld_start"):
+        create_policy("slurm", bogus=1)
+    with pytest.raises(UnknownNameError, match="none"):
+        create_policy("fcfs", conf="x")
+    assert parse_policy_options(["conf=a.conf", "ctld-start=-5"]) == {"conf": "a.conf", "ctld_start": "-5"}
+    with pytest.raises(InputError):
+        parse_policy_options(["conf"])
+
+
+def test_the_platform_must_be_the_conf_cluster() -> None:
+    conf = parse_slurm_conf(TWO_NODES)
+    with pytest.raises(InputError, match="not the cluster of this slurm.conf"):
+        simulate(platform_from_conf(parse_slurm_conf(ONE_NODE)), Workload.from_jobs([job(1, 0, 1, 1, 60)]),
+                 create_policy("slurm", conf=conf))
+
+
+def test_without_a_conf_the_platform_is_one_partition_with_defaults() -> None:
+    from conftest import hosts
+
+    collector = Collector()
+    simulate(hosts(2), Workload.from_jobs([job(1, 0, 2, 10, 60)]), create_policy("slurm", sched_latency="0"),
+             extra_sinks=[collector])
+    assert collector.outcomes["1"].start == 0
