@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -75,12 +76,21 @@ def _cli(experiment: Experiment, out: Path, reference: Path) -> None:
         subprocess.run(command, check=True)
 
 
+def _cpu_seconds() -> float:
+    """CPU time of this process and of its finished children (pool workers are joined at shutdown)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def _timed(label: str, runs: int, action: object) -> float:
     assert callable(action)
+    cpu = _cpu_seconds()
     started = time.perf_counter()
     action()
     seconds = time.perf_counter() - started
-    print(f"{label:<22} {runs:>5} runs {seconds:>8.2f} s {runs / seconds:>9.1f} runs/s", flush=True)
+    cpu = _cpu_seconds() - cpu
+    print(f"{label:<22} {runs:>5} runs {seconds:>8.2f} s {runs / seconds:>9.1f} runs/s "
+          f"({cpu:.2f} CPU s, {1000 * cpu / runs:.1f} CPU ms/run)", flush=True)
     return seconds
 
 

@@ -59,7 +59,7 @@ def seed_setup(count: int = 3000, nodes: int = 1000, span: float = 172800.0, see
     jobs = []
     for i in range(count):
         runtime = float(rng.randint(30, 3600))
-        cpus = min(4 * nodes, int(2 ** rng.uniform(0, 11)))
+        cpus = min(4 * nodes, int(2 ** rng.uniform(0, 9)))
         limit = 60.0 * math.ceil(runtime * rng.uniform(1.0, 3.0) / 60)
         jobs.append(Job(str(i + 1), round(rng.uniform(0, span)), cpus, Delay(runtime), walltime=limit))
     return conf, jobs

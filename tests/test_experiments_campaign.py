@@ -254,3 +254,9 @@ def test_a_rerun_clears_the_outputs_of_the_earlier_attempt(tmp_path: Path) -> No
     run_campaign(load_experiment(write_experiment(tmp_path, {"seed": [1]}, policy="fcfs")), tmp_path / "out",
                  LocalBackend(1), progress=False)
     assert sorted(p.name for p in run_dir.iterdir()) == ["config.yaml", DONE_FILE, "jobs.csv", "schedule.csv"]
+
+
+def test_cli_sweep_on_a_dask_local_cluster_of_processes(local_campaign: Path, tmp_path: Path) -> None:
+    path = write_experiment(tmp_path, AXES)
+    assert main(["sweep", str(path), "-o", str(tmp_path / "out"), "--dask", "local", "--workers", "2", "-q"]) == 5
+    assert (tmp_path / "out" / "results.csv").read_bytes() == (local_campaign / "out" / "results.csv").read_bytes()

@@ -380,7 +380,10 @@ def _run_config(args: argparse.Namespace) -> int:
         from clustersim.plots.gantt import plot_gantt
 
         plot_gantt(args.output / "jobs.csv", args.output / "gantt.png", nb_resources=platform.nb_resources)
-    return EXIT_UNFINISHED if result.summary.unfinished else EXIT_OK
+    if result.summary.unfinished:
+        print(f"clustersim: {len(result.summary.unfinished)} job(s) were never started", file=sys.stderr)
+        return EXIT_UNFINISHED
+    return EXIT_OK
 
 
 def _add_architectures_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -8,21 +8,26 @@ the longest or asleep without scanning the platform.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from enum import Enum
+from enum import IntEnum
 from types import MappingProxyType
 
 from clustersim.intervals import IntervalSet
 from clustersim.platform.model import Platform, Unit
 
 
-class NodeState(Enum):
-    """Batsim's machine states."""
+class NodeState(IntEnum):
+    """Batsim's machine states (an IntEnum: it hashes at C speed and indexes lists)."""
 
-    COMPUTING = "computing"
-    IDLE = "idle"
-    SLEEPING = "sleeping"
-    SWITCHING_ON = "switching_on"
-    SWITCHING_OFF = "switching_off"
+    COMPUTING = 0
+    IDLE = 1
+    SLEEPING = 2
+    SWITCHING_ON = 3
+    SWITCHING_OFF = 4
+
+    @property
+    def label(self) -> str:
+        """Batsim's name of the state: computing, idle, sleeping, switching_on, switching_off."""
+        return self.name.lower()
 
 
 class NodeTracker:
@@ -39,20 +44,33 @@ class NodeTracker:
             total += count
         self.nb_units = per_node
         self.busy = [0] * len(nodes)
-        self._members: dict[NodeState, dict[int, float]] = {state: {} for state in NodeState}
+        self.by_state: list[dict[int, float]] = [{} for _ in NodeState]
+        """Nodes in each state (indexed by NodeState) -> since when, oldest first."""
         self._state = [NodeState.IDLE] * len(nodes)
-        self._members[NodeState.IDLE].update(dict.fromkeys(range(len(nodes)), 0.0))
+        self.by_state[NodeState.IDLE].update(dict.fromkeys(range(len(nodes)), 0.0))
         self._unit_node = [i for i, count in enumerate(per_node) for _ in range(count)]
+        self._one_unit_per_node = all(count == 1 for count in per_node)
+        self._seconds_in = [0.0] * len(NodeState)
+        self._units_in = [0] * len(NodeState)
+        self._units_in[NodeState.IDLE] = total
 
     def state(self, node: int) -> NodeState:
         return self._state[node]
 
     def members(self, state: NodeState) -> Mapping[int, float]:
         """Nodes in `state` -> since when, oldest first (read-only)."""
-        return MappingProxyType(self._members[state])
+        return MappingProxyType(self.by_state[state])
 
     def count(self, state: NodeState) -> int:
-        return len(self._members[state])
+        return len(self.by_state[state])
+
+    def units_in(self, state: NodeState) -> int:
+        """Allocation units of the nodes in `state` (kept as a running count)."""
+        return self._units_in[state]
+
+    def seconds_in(self, state: NodeState, now: float) -> float:
+        """Node-seconds spent in `state` from 0 to `now` (charged when nodes leave a state, plus those in it)."""
+        return self._seconds_in[state] + sum(now - since for since in self.by_state[state].values())
 
     def units(self, node: int) -> IntervalSet:
         first = self.first_unit[node]
@@ -72,29 +90,64 @@ class NodeTracker:
     def move(self, node: int, state: NodeState, now: float) -> NodeState:
         """Put a node in a new state; returns the old one."""
         old = self._state[node]
-        del self._members[old][node]
-        self._members[state][node] = now
+        self._seconds_in[old] += now - self.by_state[old].pop(node)
+        self.by_state[state][node] = now
         self._state[node] = state
+        units = self.nb_units[node]
+        self._units_in[old] -= units
+        self._units_in[state] += units
         return old
 
-    def occupy(self, resources: IntervalSet, now: float) -> list[int]:
-        """Mark units busy; returns the nodes that went from idle to computing."""
-        started = []
-        busy = self.busy
-        for node, count in self.split(resources):
-            if busy[node] == 0:
-                self.move(node, NodeState.COMPUTING, now)
-                started.append(node)
-            busy[node] += count
-        return started
+    def occupy(self, resources: IntervalSet, now: float) -> None:
+        """Mark units busy; idle nodes they belong to start computing."""
+        busy, states = self.busy, self._state
+        idle, computing = self.by_state[NodeState.IDLE], self.by_state[NodeState.COMPUTING]
+        idle_seconds = 0.0
+        moved_units = 0
+        if self._one_unit_per_node:
+            for lo, hi in resources.intervals:
+                for node in range(lo, hi + 1):
+                    idle_seconds += now - idle.pop(node)
+                    computing[node] = now
+                    states[node] = NodeState.COMPUTING
+                    busy[node] = 1
+            moved_units = len(resources)
+        else:
+            nb_units = self.nb_units
+            for node, count in self.split(resources):
+                if busy[node] == 0:
+                    idle_seconds += now - idle.pop(node)
+                    computing[node] = now
+                    states[node] = NodeState.COMPUTING
+                    moved_units += nb_units[node]
+                busy[node] += count
+        self._seconds_in[NodeState.IDLE] += idle_seconds
+        self._units_in[NodeState.IDLE] -= moved_units
+        self._units_in[NodeState.COMPUTING] += moved_units
 
-    def release(self, resources: IntervalSet, now: float) -> list[int]:
-        """Mark units free; returns the nodes that went from computing to idle."""
-        idle = []
-        busy = self.busy
-        for node, count in self.split(resources):
-            busy[node] -= count
-            if busy[node] == 0:
-                self.move(node, NodeState.IDLE, now)
-                idle.append(node)
-        return idle
+    def release(self, resources: IntervalSet, now: float) -> None:
+        """Mark units free; nodes left with no busy unit become idle."""
+        busy, states = self.busy, self._state
+        idle, computing = self.by_state[NodeState.IDLE], self.by_state[NodeState.COMPUTING]
+        computing_seconds = 0.0
+        moved_units = 0
+        if self._one_unit_per_node:
+            for lo, hi in resources.intervals:
+                for node in range(lo, hi + 1):
+                    computing_seconds += now - computing.pop(node)
+                    idle[node] = now
+                    states[node] = NodeState.IDLE
+                    busy[node] = 0
+            moved_units = len(resources)
+        else:
+            nb_units = self.nb_units
+            for node, count in self.split(resources):
+                busy[node] -= count
+                if busy[node] == 0:
+                    computing_seconds += now - computing.pop(node)
+                    idle[node] = now
+                    states[node] = NodeState.IDLE
+                    moved_units += nb_units[node]
+        self._seconds_in[NodeState.COMPUTING] += computing_seconds
+        self._units_in[NodeState.COMPUTING] -= moved_units
+        self._units_in[NodeState.IDLE] += moved_units

@@ -35,12 +35,15 @@ def simulate(
     record_wall_clock: bool = False,
     prefix: str = "",
     energy: bool = False,
+    energy_traces: bool = True,
+    power: bool = False,
 ) -> RunResult:
     """Simulate and, with an output directory, write `jobs.csv` and `schedule.csv` into it.
 
     `prefix` is prepended to the file names (Batsim's `-e out/exp` is output_dir `out`, prefix `exp_`).
-    `energy` turns on power management and energy accounting (every node needs a power model); it also writes
-    Batsim's `machine_states.csv` and `consumed_energy.csv`.
+    `energy` turns on power management and energy accounting (every node needs a power model); with
+    `energy_traces` it also writes Batsim's `machine_states.csv` and `consumed_energy.csv`. `power` alone
+    keeps node power states (for power policies) without accounting for energy.
 
     `schedule.csv` is written even when the run fails, with the jobs that ended until then. Wall-clock
     columns are -1 unless `record_wall_clock`: they would make two runs' outputs differ.
@@ -51,10 +54,11 @@ def simulate(
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         sinks.append(JobsCsvWriter(out / f"{prefix}jobs.csv"))
-    meter = EnergyMeter(platform, NodeTracker(platform), out, prefix) if energy else None
+    meter = EnergyMeter(platform, NodeTracker(platform), out if energy_traces else None, prefix) if energy else None
+    nodes = NodeTracker(platform) if power and meter is None else None
     started = time.perf_counter()
     try:
-        summary = Simulation(platform, workload, process, sinks, meter=meter).run()
+        summary = Simulation(platform, workload, process, sinks, nodes=nodes, meter=meter).run()
     finally:
         wall = time.perf_counter() - started
         if out is not None:

@@ -335,7 +335,7 @@ class Simulation:
         assert nodes is not None
         for node in d.nodes:
             if nodes.state(node) is not NodeState.IDLE:
-                raise DecisionError(d, f"node {node} is {nodes.state(node).value}; only idle nodes can switch off")
+                raise DecisionError(d, f"node {node} is {nodes.state(node).label}; only idle nodes can switch off")
         self._switch(d.nodes, transitions, NodeState.SWITCHING_OFF, on=False)
 
     def _switch_on(self, d: SwitchOn) -> None:
@@ -344,7 +344,7 @@ class Simulation:
         assert nodes is not None
         for node in d.nodes:
             if nodes.state(node) is not NodeState.SLEEPING:
-                raise DecisionError(d, f"node {node} is {nodes.state(node).value}; only sleeping nodes can switch on")
+                raise DecisionError(d, f"node {node} is {nodes.state(node).label}; only sleeping nodes can switch on")
         self._switch(d.nodes, transitions, NodeState.SWITCHING_ON, on=True)
 
     def _switch(self, switched: tuple[int, ...], transitions: list[Transition], state: NodeState, on: bool) -> None:

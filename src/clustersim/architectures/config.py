@@ -95,7 +95,6 @@ class Config:
     initial_state: InitialState = field(default_factory=InitialState)
     utilisation_period: float = 60.0
     sweep: SweepSpec | None = None
-    base_dir: Path = field(default=Path("."))
 
     def selected(self, name: str | None = None) -> list[ArchitectureSpec]:
         """The architectures to run: `name` (or the file's choice), every registered one for `all`."""
@@ -110,9 +109,6 @@ class Config:
         schedulers = dict(self.schedulers)
         schedulers[scheduler] = replace(schedulers[scheduler], t_job=t_job)
         return replace(self, schedulers=schedulers)
-
-    def with_architecture(self, spec: ArchitectureSpec) -> Config:
-        return replace(self, architecture=spec.name, architectures={**self.architectures, spec.name: spec})
 
     @property
     def total_machines(self) -> int:
@@ -154,7 +150,7 @@ def parse_config(document: object, *, source: str = "<memory>", base_dir: Path =
     initial = _initial_state(top.get("initial_state", {}), workloads, check, base_dir)
     sweep = _sweep(top.get("sweep"), schedulers, check)
     return Config(source, seed, duration, architecture, architectures, machines, schedulers, workloads, initial,
-                  period, sweep, base_dir)
+                  period, sweep)
 
 
 def _architectures(value: object, check: Checker) -> dict[str, ArchitectureSpec]:

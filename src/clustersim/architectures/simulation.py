@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from itertools import count
 from typing import Protocol
 
 import numpy as np
 
-from clustersim.architectures.architecture import ArchitectureSpec
+from clustersim.architectures.architecture import Architecture, ArchitectureSpec
 from clustersim.architectures.cell import Cell
 from clustersim.architectures.config import Config, MachineGroup
 from clustersim.architectures.context import Action, Context
@@ -67,6 +68,61 @@ class RunResult:
     events: int
 
 
+class Arrivals:
+    """Feeds each job type's jobs to the architecture, keeping one arrival event ahead per type."""
+
+    def __init__(self, events: EventQueue[Action], ledger: JobLedger, architecture: Architecture, duration: float):
+        self.events = events
+        self.ledger = ledger
+        self.architecture = architecture
+        self.duration = duration
+        self._ids = count(1)
+
+    def open(self, stream: ArrivalStream) -> None:
+        self._schedule(stream, stream.gap())
+
+    def _schedule(self, stream: ArrivalStream, time: float) -> None:
+        if time < self.duration:
+            self.events.push(time, EventClass.JOB_SUBMIT, lambda: self._arrive(stream, time))
+
+    def _arrive(self, stream: ArrivalStream, time: float) -> None:
+        job = stream.job(next(self._ids), time)
+        self.ledger.submit(job, self.architecture.path_for(job.scheduler))
+        self.architecture.submit(job)
+        self._schedule(stream, time + stream.gap())
+
+
+class Sampler:
+    """Records the cell's utilisation every `period` seconds (at k * period, so times do not drift)."""
+
+    def __init__(self, events: EventQueue[Action], cell: Cell, period: float, duration: float,
+                 sink: UtilisationSink | None):
+        self.events = events
+        self.cell = cell
+        self.period = period
+        self.duration = duration
+        self.sink = sink
+        self.samples: list[UtilisationSample] = []
+
+    def start(self) -> None:
+        self._schedule(0)
+
+    def _schedule(self, k: int) -> None:
+        if k * self.period <= self.duration:
+            self.events.push(k * self.period, EventClass.CALL, lambda: self._take(k))
+
+    def _take(self, k: int) -> None:
+        cell = self.cell
+        point = UtilisationSample(
+            k * self.period, cell.used_cpu / cell.total_cpu, cell.used_memory / cell.total_memory,
+            cell.locked_cpu / cell.total_cpu, cell.locked_memory / cell.total_memory,
+        )
+        self.samples.append(point)
+        if self.sink is not None:
+            self.sink.write(point)
+        self._schedule(k + 1)
+
+
 def simulate(config: Config, spec: ArchitectureSpec, *, job_sink: JobSink | None = None,
              utilisation_sink: UtilisationSink | None = None) -> RunResult:
     """Run the configuration under the architecture `spec` for the configured duration."""
@@ -76,47 +132,17 @@ def simulate(config: Config, spec: ArchitectureSpec, *, job_sink: JobSink | None
     job_types: dict[str, tuple[str, ...]] = {}
     for workload in config.workloads.values():
         job_types[workload.scheduler] = (*job_types.get(workload.scheduler, ()), workload.name)
-    schedulers = SchedulerSet(
-        dict(config.schedulers), {name: stream(config.seed, f"scheduler/{name}") for name in config.schedulers},
-        job_types,
-    )
+    rngs = {name: stream(config.seed, f"scheduler/{name}") for name in config.schedulers}
     ledger = JobLedger(job_sink)
-    ctx = Context(events, cell, schedulers, ledger)
+    ctx = Context(events, cell, SchedulerSet(dict(config.schedulers), rngs, job_types), ledger)
     report = prefill(ctx, config.initial_state, config.workloads, stream(config.seed, "prefill"))
     architecture = spec.build(ctx)
-    next_id = iter(range(1, 2**62))
-
-    def arrive(arrivals: ArrivalStream, submit: float) -> None:
-        job = arrivals.job(next(next_id), submit)
-        ledger.submit(job, architecture.path_for(job.scheduler))
-        architecture.submit(job)
-        following = submit + arrivals.gap()
-        if following < duration:
-            events.push(following, EventClass.JOB_SUBMIT, lambda: arrive(arrivals, following))
-
-    def open_stream(arrivals: ArrivalStream) -> None:
-        first = arrivals.gap()
-        if first < duration:
-            events.push(first, EventClass.JOB_SUBMIT, lambda: arrive(arrivals, first))
-
+    arrivals = Arrivals(events, ledger, architecture, duration)
     for name, workload in config.workloads.items():
-        open_stream(ArrivalStream(workload, stream(config.seed, f"workload/{name}")))
+        arrivals.open(ArrivalStream(workload, stream(config.seed, f"workload/{name}")))
+    sampler = Sampler(events, cell, config.utilisation_period, duration, utilisation_sink)
+    sampler.start()
 
-    samples: list[UtilisationSample] = []
-
-    def sample(time: float) -> None:
-        point = UtilisationSample(
-            time, cell.used_cpu / cell.total_cpu, cell.used_memory / cell.total_memory,
-            cell.locked_cpu / cell.total_cpu, cell.locked_memory / cell.total_memory,
-        )
-        samples.append(point)
-        if utilisation_sink is not None:
-            utilisation_sink.write(point)
-        following = time + config.utilisation_period
-        if following <= duration:
-            events.push(following, EventClass.CALL, lambda: sample(following))
-
-    events.push(0.0, EventClass.CALL, lambda: sample(0.0))
     processed = 0
     while events and (events.next_time() or 0.0) <= duration:
         for _, action in events.pop_instant():
@@ -132,5 +158,5 @@ def simulate(config: Config, spec: ArchitectureSpec, *, job_sink: JobSink | None
             WorkloadMetrics.of(name, architecture.path_for(workload.scheduler), ledger.by_type.get(name, JobGroup()))
             for name, workload in config.workloads.items()
         ],
-        samples, mean_cpu, mean_memory, ledger.submitted, report, processed,
+        sampler.samples, mean_cpu, mean_memory, ledger.submitted, report, processed,
     )

@@ -88,7 +88,6 @@ class RunningJob:
     cpu: float
     memory_gib: float
     end: float | None
-    service: bool
 
 
 def read_initial_state(path: Path, *, field: str, config: str) -> list[RunningJob]:
@@ -99,7 +98,7 @@ def read_initial_state(path: Path, *, field: str, config: str) -> list[RunningJo
 
 def _initial_state(path: Path) -> list[RunningJob]:
     source = str(path)
-    present: dict[str, tuple[int, float, float, bool]] = {}
+    present: dict[str, tuple[int, float, float]] = {}
     ends: dict[str, float] = {}
     for number, fields in _lines(path):
         kind = fields[0]
@@ -111,8 +110,7 @@ def _initial_state(path: Path) -> list[RunningJob]:
                 raise InputError(source, f"expected a task count >= 1 in column 6, got {fields[5]!r}", line=number)
             cpu = _number(fields[6], source, number, "a cpu total in column 7")
             memory = _number(fields[7], source, number, "a memory total in bytes in column 8")
-            service = fields[3] == "1" and fields[4] not in ("0", "1")  # the seed's CMB_PBB split
-            present[fields[2]] = (int(tasks), cpu / tasks, memory / tasks / 2**30, service)
+            present[fields[2]] = (int(tasks), cpu / tasks, memory / tasks / 2**30)
         elif kind == ENDS:
             if len(fields) != 6:
                 raise InputError(source, f"a '12' row has 6 columns, got {len(fields)}", line=number)
@@ -121,7 +119,4 @@ def _initial_state(path: Path) -> list[RunningJob]:
             ends[fields[2]] = _number(fields[1], source, number, "a time in column 2")
         else:
             raise InputError(source, f"expected a row starting with 11 or 12, got {kind!r}", line=number)
-    return [
-        RunningJob(name, tasks, cpu, memory, ends.get(name), service)
-        for name, (tasks, cpu, memory, service) in present.items()
-    ]
+    return [RunningJob(name, tasks, cpu, memory, ends.get(name)) for name, (tasks, cpu, memory) in present.items()]

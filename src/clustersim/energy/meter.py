@@ -77,16 +77,16 @@ class EnergyMeter:
         self._static = sum(m.idle_watts for m in self.models)
         self._dynamic_power = 0.0
         self.wattmin = sum(m.sleep.watts if m.sleep else m.idle_watts for m in self.models)
+        self._wattmin_text = fmt(self.wattmin)
         self.energy = 0.0
         self._last = 0.0
-        self._time_in = dict.fromkeys(NodeState, 0.0)
         self.nb_machine_switches = 0
         self.nb_grouped_switches = 0
         self._first_submit_energy: float | None = None
         self._last_end_energy = 0.0
         self._states_file: TextIO | None = None
         self._energy_file: TextIO | None = None
-        self._row: tuple[float, str] | None = None
+        self._states_dirty_at: float | None = None
         self._written_counts = ""
         self._last_entry = (0.0, 0.0)
         if output_dir is not None:
@@ -94,22 +94,26 @@ class EnergyMeter:
             self._states_file.write(MACHINE_STATES_COLUMNS + "\n")
             self._energy_file = open(output_dir / f"{prefix}consumed_energy.csv", "w", encoding="utf-8")  # noqa: SIM115
             self._energy_file.write(CONSUMED_ENERGY_COLUMNS + "\n")
-            self._note_states(0.0)
+            self._states_dirty_at = 0.0
 
     # -- integration ---------------------------------------------------------------------------------------
 
     def advance(self, now: float) -> None:
         """Integrate power and state times up to `now` (power is constant since the last change)."""
+        if self._states_dirty_at is not None and self._states_dirty_at < now:
+            self._write_states()
         elapsed = now - self._last
         if elapsed > 0:
             self.energy += (self._static + self._dynamic_power) * elapsed
-            tracker = self.tracker
-            for state, total in self._time_in.items():
-                self._time_in[state] = total + tracker.count(state) * elapsed
             self._last = now
 
-    def _sum(self, sums: list[float], resources: IntervalSet) -> float:
-        return sum(sums[hi + 1] - sums[lo] for lo, hi in resources.intervals)
+    @staticmethod
+    def _sum(sums: list[float], resources: IntervalSet) -> float:
+        intervals = resources.intervals
+        if len(intervals) == 1:
+            lo, hi = intervals[0]
+            return sums[hi + 1] - sums[lo]
+        return sum(sums[hi + 1] - sums[lo] for lo, hi in intervals)
 
     # The core calls `advance(now)` once per instant, before it changes anything: the methods below record
     # changes at the current instant.
@@ -150,46 +154,48 @@ class EnergyMeter:
         self._entry(now, "p")
 
     def states_changed(self, now: float) -> None:
-        """Counts of machines per state may have changed at `now` (job start or end, power switch)."""
+        """Counts of machines per state may have changed at `now`: one row is written once the instant is over."""
         if self._states_file is not None:
-            self._note_states(now)
+            self._states_dirty_at = now
 
     # -- outputs -------------------------------------------------------------------------------------------
 
-    def _note_states(self, now: float) -> None:
-        t = self.tracker
+    def _write_states(self) -> None:
+        """The machine_states.csv row of the instant that just ended, if its counts changed."""
+        assert self._states_dirty_at is not None and self._states_file is not None
+        by_state = self.tracker.by_state
         counts = (
-            f"{t.count(NodeState.SLEEPING)},{t.count(NodeState.SWITCHING_ON)},{t.count(NodeState.SWITCHING_OFF)},"
-            f"{t.count(NodeState.IDLE)},{t.count(NodeState.COMPUTING)}"
+            f"{len(by_state[NodeState.SLEEPING])},{len(by_state[NodeState.SWITCHING_ON])},"
+            f"{len(by_state[NodeState.SWITCHING_OFF])},{len(by_state[NodeState.IDLE])},"
+            f"{len(by_state[NodeState.COMPUTING])}"
         )
-        if self._row is not None and self._row[0] != now:
-            self._flush_row()
-        self._row = (now, counts)
-
-    def _flush_row(self) -> None:
-        if self._row is not None and self._states_file is not None and self._row[1] != self._written_counts:
-            self._states_file.write(f"{fmt(self._row[0])},{self._row[1]}\n")
-            self._written_counts = self._row[1]
-        self._row = None
+        if counts != self._written_counts:
+            self._states_file.write(f"{fmt(self._states_dirty_at)},{counts}\n")
+            self._written_counts = counts
+        self._states_dirty_at = None
 
     def _entry(self, now: float, kind: str) -> None:
         if self._energy_file is None:
             return
         last_time, last_energy = self._last_entry
-        epower = fmt((self.energy - last_energy) / (now - last_time)) if now > last_time else "NA"
-        self._energy_file.write(f"{fmt(now)},{fmt(self.energy)},{kind},{fmt(self.wattmin)},{epower}\n")
-        self._last_entry = (now, self.energy)
+        energy = self.energy
+        epower = repr((energy - last_energy) / (now - last_time)) if now > last_time else "NA"
+        self._energy_file.write(
+            f"{now!r},{energy!r},{kind},{self._wattmin_text},{epower}\n".replace(".0,", ",").replace(".0\n", "\n")
+        )
+        self._last_entry = (now, energy)
 
     def summary(self) -> EnergySummary:
         first = self._first_submit_energy or 0.0
-        t = self._time_in
+        seconds = self.tracker.seconds_in
+        end = self._last
         return EnergySummary(
             consumed_joules=max(0.0, self._last_end_energy - first),
-            time_computing=t[NodeState.COMPUTING],
-            time_idle=t[NodeState.IDLE],
-            time_sleeping=t[NodeState.SLEEPING],
-            time_switching_on=t[NodeState.SWITCHING_ON],
-            time_switching_off=t[NodeState.SWITCHING_OFF],
+            time_computing=seconds(NodeState.COMPUTING, end),
+            time_idle=seconds(NodeState.IDLE, end),
+            time_sleeping=seconds(NodeState.SLEEPING, end),
+            time_switching_on=seconds(NodeState.SWITCHING_ON, end),
+            time_switching_off=seconds(NodeState.SWITCHING_OFF, end),
             nb_machine_switches=self.nb_machine_switches,
             nb_grouped_switches=self.nb_grouped_switches,
         )
@@ -197,7 +203,8 @@ class EnergyMeter:
     def close(self, now: float) -> None:
         """Integrate up to the end of the run and close the files."""
         self.advance(now)
-        self._flush_row()
+        if self._states_dirty_at is not None and self._states_file is not None:
+            self._write_states()
         for f in (self._states_file, self._energy_file):
             if f is not None:
                 f.close()

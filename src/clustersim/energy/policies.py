@@ -37,11 +37,6 @@ def _idle_longest_first(view: ClusterView) -> list[int]:
     return list(_nodes(view).members(NodeState.IDLE))
 
 
-def _units(view: ClusterView, nodes: Sequence[int]) -> int:
-    tracker = _nodes(view)
-    return sum(len(tracker.units(n)) for n in nodes)
-
-
 class PowerOffPolicy:
     """Proposes idle nodes to switch off."""
 
@@ -73,11 +68,11 @@ class IdleTimeout(PowerOffPolicy):
 
     def propose(self, now: float, events: Sequence[Event], view: ClusterView) -> Proposal:
         proposal = Proposal()
-        for node, since in _nodes(view).members(NodeState.IDLE).items():
-            if now - since >= self.timeout:
-                proposal.nodes.append(node)
-            elif proposal.call_at is None or since + self.timeout < proposal.call_at:
+        for node, since in _nodes(view).members(NodeState.IDLE).items():  # idle the longest first
+            if now - since < self.timeout:
                 proposal.call_at = since + self.timeout
+                break
+            proposal.nodes.append(node)
         return proposal
 
 
@@ -101,8 +96,7 @@ class LoadThreshold(PowerOffPolicy):
 
     def propose(self, now: float, events: Sequence[Event], view: ClusterView) -> Proposal:
         nodes = _nodes(view)
-        on_nodes = list(nodes.members(NodeState.IDLE)) + list(nodes.members(NodeState.COMPUTING))
-        on_units = _units(view, on_nodes)
+        on_units = nodes.units_in(NodeState.IDLE) + nodes.units_in(NodeState.COMPUTING)
         busy = on_units - len(view.free)
         chosen = []
         for node in _idle_longest_first(view):
@@ -200,16 +194,21 @@ class PowerOnPolicy:
 
     name = "power-on"
 
-    def reserve(self, view: ClusterView) -> int:
+    def reserve(self, view: ClusterView, cap: int) -> int:
+        """Units to keep on and free or waking; the answer may stop at `cap` (no need to know beyond)."""
         raise NotImplementedError
 
     def propose(self, now: float, events: Sequence[Event], view: ClusterView) -> Proposal:
-        missing = self.reserve(view) - len(view.free) - waking_units(view)
+        nodes = _nodes(view)
+        if not nodes.count(NodeState.SLEEPING):
+            return Proposal()
+        available = len(view.free) + waking_units(view)
+        missing = self.reserve(view, available + nodes.units_in(NodeState.SLEEPING)) - available
         return Proposal(_wake(view, missing))
 
 
 def waking_units(view: ClusterView) -> int:
-    return _units(view, list(_nodes(view).members(NodeState.SWITCHING_ON)))
+    return _nodes(view).units_in(NodeState.SWITCHING_ON)
 
 
 def _wake(view: ClusterView, missing: int) -> list[int]:
@@ -224,16 +223,21 @@ def _wake(view: ClusterView, missing: int) -> list[int]:
     return chosen
 
 
-def queue_demand(view: ClusterView) -> int:
-    """Units the queued jobs ask for in all (capped at the platform size)."""
-    return min(view.platform.nb_resources, sum(job.nb_res for job in view.pending.values()))
+def queue_demand(view: ClusterView, cap: int) -> int:
+    """Units the queued jobs ask for in all, counted only up to `cap` (queues can be long)."""
+    demand = 0
+    for job in view.pending.values():
+        demand += job.nb_res
+        if demand >= cap:
+            return cap
+    return demand
 
 
 class OnDemand(PowerOnPolicy):
     """Keep on what the queued jobs ask for: wake nodes when they need more than is free or waking up."""
 
-    def reserve(self, view: ClusterView) -> int:
-        return queue_demand(view)
+    def reserve(self, view: ClusterView, cap: int) -> int:
+        return queue_demand(view, cap)
 
 
 class KeepMargin(PowerOnPolicy):
@@ -242,8 +246,8 @@ class KeepMargin(PowerOnPolicy):
     def __init__(self, margin: float = 0.1):
         self.margin = margin
 
-    def reserve(self, view: ClusterView) -> int:
-        return max(math.ceil(self.margin * view.platform.nb_resources), queue_demand(view))
+    def reserve(self, view: ClusterView, cap: int) -> int:
+        return max(math.ceil(self.margin * view.platform.nb_resources), queue_demand(view, cap))
 
 
 POWER_OFF: dict[str, Callable[..., PowerOffPolicy]] = {

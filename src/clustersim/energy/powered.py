@@ -39,7 +39,7 @@ class PoweredProcess:
             yield SwitchOn(tuple(wake.nodes))
         yield from self._call(now, wake.call_at)
         sleep = self.power_off.propose(now, events, view)
-        chosen = self._spare(view, sleep.nodes)
+        chosen = self._spare(view, sleep.nodes) if sleep.nodes else []
         if chosen:
             yield SwitchOff(tuple(chosen))
         yield from self._call(now, sleep.call_at)
@@ -48,7 +48,8 @@ class PoweredProcess:
         """The proposed idle nodes that can go while the power-on policy's reserve stays on and free."""
         nodes = view.nodes
         assert nodes is not None
-        spare = len(view.free) + waking_units(view) - self.power_on.reserve(view)
+        available = len(view.free) + waking_units(view)
+        spare = available - self.power_on.reserve(view, available)
         chosen = []
         for node in proposed:
             units = len(nodes.units(node))

@@ -139,12 +139,14 @@ def execute(task: RunTask) -> RunRecord:
 
 
 def write_atomically(path: Path, text: str) -> None:
-    """Write a file so that readers see either nothing or all of it (write a temporary file, then rename)."""
+    """Write a file so that readers see either nothing or all of it (write a temporary file, then rename).
+
+    This protects against clustersim dying at any point (Ctrl-C, kill, out of memory). There is no fsync: it
+    would cost milliseconds per run, and without syncing the outputs too it would not make a run durable
+    against a power cut anyway; a marker emptied by one is unreadable, so its run simply runs again.
+    """
     temporary = path.with_name(f".{path.name}.tmp")
-    with open(temporary, "w", encoding="utf-8") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
+    temporary.write_text(text, encoding="utf-8")
     os.replace(temporary, path)
 
 

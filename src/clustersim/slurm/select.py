@@ -21,13 +21,19 @@ Allocation = dict[int, int]
 """node index -> CPUs taken there."""
 
 
+_BITS_CACHE: dict[int, list[int]] = {}
+
+
 def bits(nodes: int) -> list[int]:
-    """The node indices set in a bitmap, ascending."""
-    out: list[int] = []
-    while nodes:
-        low = nodes & -nodes
-        out.append(low.bit_length() - 1)
-        nodes ^= low
+    """The node indices set in a bitmap, ascending (cached: the same few node sets recur in every pass)."""
+    cached = _BITS_CACHE.get(nodes)
+    if cached is not None:
+        return cached
+    text = bin(nodes)[:1:-1]
+    out = [i for i, bit in enumerate(text) if bit == "1"]
+    if len(_BITS_CACHE) > 4096:
+        _BITS_CACHE.clear()
+    _BITS_CACHE[nodes] = out
     return out
 
 
@@ -35,7 +41,10 @@ def select_cpus(cpus: int, allowed: int, free: Sequence[int], max_nodes: int | N
     """The CPUs a job asking `cpus` gets on the `allowed` nodes with `free[i]` idle CPUs; None if it does not fit."""
     runs: list[list[int]] = []
     previous = -2
-    for node in bits(allowed):
+    candidates = bits(allowed)
+    if sum(free[n] for n in candidates) < cpus:
+        return None
+    for node in candidates:
         if free[node] <= 0:
             previous = -2
             continue
@@ -45,8 +54,6 @@ def select_cpus(cpus: int, allowed: int, free: Sequence[int], max_nodes: int | N
             runs.append([node])
         previous = node
     totals = [sum(free[n] for n in run) for run in runs]
-    if sum(totals) < cpus:
-        return None
     allocation: Allocation = {}
     remaining = cpus
     nodes_left = max_nodes if max_nodes is not None else len(free)

@@ -57,6 +57,10 @@ _CHANGEABLE_END_STATES = {
 }
 
 
+_REGISTRATION_NOTIFICATIONS = {"registration_finished": False, "continue_registration": True}
+"""The NOTIFY types a scheduler may send, and whether dynamic registration is open after each."""
+
+
 @dataclass
 class _KillRequest:
     """One KILL_JOB: acknowledged by one JOB_KILLED once all its jobs have ended."""
@@ -136,6 +140,11 @@ class ExternalScheduler:
         return self.decide(0.0, (), view)
 
     def decide(self, now: float, events: Sequence[Event], view: ClusterView) -> Iterator[Decision]:
+        """Hold the instant's events, apply held-back decisions now due, and talk to the scheduler if it is ready.
+
+        A generator, like built-in policies: the core applies each decision as it is yielded, so the view (read
+        by the handlers) is current, and a refusal stops the exchange at the offending decision.
+        """
         outgoing = self._outgoing
         for event in events:
             outgoing.get(type(event), self._unexpected)(event, now)
@@ -221,7 +230,7 @@ class ExternalScheduler:
         self._wakeups[time] += 1
         return CallMeLater(time)
 
-    def _view_now(self) -> ClusterView:
+    def _current_view(self) -> ClusterView:
         assert self._view is not None, "begin() sets the view"
         return self._view
 
@@ -284,8 +293,8 @@ class ExternalScheduler:
         """KILL_JOB: kill the running ones; jobs that ended meanwhile are acknowledged without progress."""
         keys = event.strings("job_ids")
         request = _KillRequest(keys)
-        running = self._view_now().running
-        platform = self._view_now().platform
+        running = self._current_view().running
+        platform = self._current_view().platform
         decisions: list[Decision] = []
         for key in dict.fromkeys(keys):
             if key in self._killing:
@@ -315,14 +324,14 @@ class ExternalScheduler:
         """Batsim's transitions a simulator can honour: pending to REJECTED, running to a completed state."""
         key = event.string("job_id")
         target = event.string("job_state")
-        view = self._view_now()
+        view = self._current_view()
         if key in view.pending and target == FinalState.REJECTED.value:
             return (RejectJob(key),)
         state = _CHANGEABLE_END_STATES.get(target)
         if key in view.running and state is not None:
             self._state_changed.add(key)
             return (KillJob(key, state),)
-        where = "pending" if key in view.pending else "running" if key in view.running else "not pending nor running"
+        where = "pending" if key in view.pending else "running" if key in view.running else "unknown or ended"
         event.fail(
             f"cannot change job '{key}' ({where}) to {target}: only a pending job can become REJECTED and only a "
             f"running job can become one of {', '.join(_CHANGEABLE_END_STATES)}"
@@ -334,9 +343,9 @@ class ExternalScheduler:
         state = event.string("state")
         if not state.strip().lstrip("-").isdigit():
             event.fail(f"'state' must be a power state number such as \"1\", got {state!r}")
-        nb_resources = self._view_now().platform.nb_resources
+        nb_resources = self._current_view().platform.nb_resources
         if resources.max() >= nb_resources:
-            event.fail(f"resources {resources - self._view_now().platform.all_resources} do not exist "
+            event.fail(f"resources {resources - self._current_view().platform.all_resources} do not exist "
                        f"(the platform has 0-{nb_resources - 1})")
         for resource in resources:
             self.resource_states[resource] = state
@@ -388,7 +397,7 @@ class ExternalScheduler:
             job = next(parsed.jobs)
         except InputError as error:
             event.fail(f"invalid job: {error}")
-        view = self._view_now()
+        view = self._current_view()
         if job.key in view.pending or job.key in view.running or job.key in self._unacknowledged:
             event.fail(f"job '{job.key}' already exists")
         self._unacknowledged.add(job.key)
@@ -396,13 +405,10 @@ class ExternalScheduler:
 
     def _notify(self, event: m.WireEvent, now: float) -> Iterable[Decision]:
         kind = event.string("type")
-        if kind == "registration_finished":
-            self._registering = False
-        elif kind == "continue_registration":
-            self._registering = self.options.dynamic_jobs
-        else:
-            event.fail(f"unknown NOTIFY type '{kind}'; a scheduler may send registration_finished or "
-                       "continue_registration")
+        registering = _REGISTRATION_NOTIFICATIONS.get(kind)
+        if registering is None:
+            event.fail(f"unknown NOTIFY type '{kind}'; a scheduler may send {', '.join(_REGISTRATION_NOTIFICATIONS)}")
+        self._registering = registering and self.options.dynamic_jobs
         return ()
 
     def _query(self, event: m.WireEvent, now: float) -> Iterable[Decision]:

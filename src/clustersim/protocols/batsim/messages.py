@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NoReturn
 
 from clustersim.errors import InputError
@@ -369,10 +369,10 @@ def _event(
     return WireEvent(label, index, raw, timestamp, kind, data)
 
 
-def _number(value: object, fail: Any) -> float:
+def _number(value: object, fail: Callable[[str], NoReturn]) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         fail(f"must be a number, got {_describe(value)}")
-    number = float(value)  # type: ignore[arg-type]
+    number = float(value)
     if not math.isfinite(number):
         fail(f"must be finite, got {value!r}")
     return number

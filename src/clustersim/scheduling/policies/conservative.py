@@ -68,13 +68,14 @@ class Conservative(Policy):
     def _place(self, profile: AvailabilityProfile, job: Job) -> None:
         """Reserve the job's earliest slot, unless the job is instantaneous.
 
-        A job whose walltime vanishes next to its start time (0, or so small that start + walltime == start)
+        A job whose walltime vanishes next to now or its start time (0, or so small that t + walltime == t)
         would hold an empty interval: it ends the instant it starts, so it delays nobody and gets no
         reservation; it starts whenever its units are free.
         """
         duration = _duration(job)
         start = profile.earliest(job.nb_res, duration)
-        if start != math.inf and start + duration == start:
+        now = profile.times[0]
+        if now + duration == now or (start != math.inf and start + duration == start):
             self._starts.pop(job.key, None)
             return
         self._starts[job.key] = start

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from clustersim.errors import InputError
@@ -78,6 +78,7 @@ class _Job:
     runnable: bool = True
     start: float = 0.0
     allocation: Allocation | None = None
+    cpu_ids: dict[int, list[int]] = field(default_factory=dict)
 
     @property
     def slurm_end(self) -> float:
@@ -137,8 +138,9 @@ class Slurm(Policy):
         for node in conf.nodes:
             self._offsets.append(offset)
             offset += node.cpus
-        self._node_units = [IntervalSet.range(o, o + n.cpus) for o, n in zip(self._offsets, conf.nodes, strict=True)]
-        self._unit_node = [i for i, node in enumerate(conf.nodes) for _ in range(node.cpus)]
+        self._free = [node.cpus for node in conf.nodes]
+        """Idle CPUs per node; only this policy starts jobs, so it keeps the count itself."""
+        self._free_ids = [list(range(node.cpus)) for node in conf.nodes]
         index = conf.node_index()
         top = max((p.priority_job_factor for p in conf.partitions), default=1) or 1
         self._partitions: dict[str, _Partition] = {}
@@ -236,6 +238,9 @@ class Slurm(Policy):
         if info is None:
             self._pending.pop(key, None)
             return
+        for node, ids in info.cpu_ids.items():
+            self._free_ids[node] = sorted(self._free_ids[node] + ids)
+            self._free[node] += len(ids)
         if isinstance(self._plugin, MultifactorPriority) and self._plugin.accounting:
             elapsed = now - max(self._last_calc, info.start)
             self._plugin.fairshare.charge(info.factors.user, info.factors.account, info.cpus, elapsed)
@@ -264,7 +269,7 @@ class Slurm(Policy):
         return jobs
 
     def _main_pass(self, now: float, view: ClusterView, full: bool) -> Iterator[Decision]:
-        free = self._free_cpus(view)
+        free = self._free
         avail = self._up
         failed: set[int] = set()
         depth = 0
@@ -282,37 +287,30 @@ class Slurm(Policy):
                 failed.add(part.index)
                 avail &= ~part.nodes
                 continue
-            yield self._start(info, allocation, now, view)
-            for node, count in allocation.items():
-                free[node] -= count
+            yield self._start(info, allocation, now)
         if self._pending:
             self._note_work(now)
         if full and not self._running and self._pending:
             self._stuck = True
 
-    def _start(self, info: _Job, allocation: Allocation, now: float, view: ClusterView) -> StartJob:
-        free = view.free
-        units = IntervalSet()
+    def _start(self, info: _Job, allocation: Allocation, now: float) -> StartJob:
+        """Take the lowest free CPU ids of each allocated node (Slurm's CPU_IDs are lowest first)."""
+        units: list[int] = []
+        cpu_ids: dict[int, list[int]] = {}
         for node, count in sorted(allocation.items()):
-            units = units | (free & self._node_units[node]).lowest(count)
+            ids = self._free_ids[node]
+            taken, self._free_ids[node] = ids[:count], ids[count:]
+            cpu_ids[node] = taken
+            self._free[node] -= count
+            offset = self._offsets[node]
+            units.extend(offset + cpu for cpu in taken)
         del self._pending[info.job.key]
         info.start = now
         info.allocation = allocation
+        info.cpu_ids = cpu_ids
         self._running[info.job.key] = info
         self._note_work(now)
-        return StartJob(info.job.key, units)
-
-    def _free_cpus(self, view: ClusterView) -> list[int]:
-        free = [0] * len(self._offsets)
-        unit_node = self._unit_node
-        for lo, hi in view.free.intervals:
-            unit = lo
-            while unit <= hi:
-                node = unit_node[unit]
-                end = min(hi, self._offsets[node] + len(self._node_units[node]) - 1)
-                free[node] += end - unit + 1
-                unit = end + 1
-        return free
+        return StartJob(info.job.key, IntervalSet.from_ids(units))
 
     # -- the backfill scheduler ----------------------------------------------------------------------
 
@@ -330,10 +328,10 @@ class Slurm(Policy):
             for key, info in self._running.items()
         ]
         started = False
-        cycle = backfill_cycle(now, candidates, self._free_cpus(view), running, self._up, self._bf, self._epoch)
+        cycle = backfill_cycle(now, candidates, list(self._free), running, self._up, self._bf, self._epoch)
         for candidate, allocation in cycle:
             started = True
-            yield self._start(by_key[candidate.key], allocation, now, view)
+            yield self._start(by_key[candidate.key], allocation, now)
         self._bf_work_at = now if queue or started else None
         if queue and not started and not self._running:
             self._stuck = True
