@@ -30,7 +30,7 @@ from clustersim.workload.profiles import Delay
 from clustersim.workload.stream import Workload
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from test_slurm_validation import CONF, trace  # noqa: E402
+from test_slurm_validation import CONF, trace
 
 
 def accelerations(speedups: list[float], output: Path) -> None:

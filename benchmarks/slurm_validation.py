@@ -104,39 +104,70 @@ def trace_jobs(trace: str, cpus: int) -> list[Job]:
 def run(
     name: str, cluster: str, priority: str, trace: str, speedup: float, runs: int, output: Path
 ) -> dict[str, object]:
+    """Replay the scenario `runs` times into real Slurm, then simulate and compare (`evaluate`)."""
     directory = output / name / f"x{speedup:g}"
     directory.mkdir(parents=True, exist_ok=True)
     text = conf_text(cluster, priority)
     (directory / "slurm.conf").write_text(text)
     conf = parse_slurm_conf(text, source=str(directory / "slurm.conf"))
     jobs = trace_jobs(trace, sum(n.cpus for n in conf.nodes))
-    results = []
     for number in range(1, runs + 1):
-        real_dir = directory / f"real{number}"
         result = replay(jobs, conf, directory / f"cluster{number}", speedup=speedup)
-        write_replay(result, real_dir)
-        results.append(result)
-    first = results[0]
+        write_replay(result, directory / f"real{number}")
+    return evaluate(directory, name, speedup)
+
+
+def evaluate(directory: Path, name: str, speedup: float) -> dict[str, object]:
+    """Simulate the first real run's jobs (as Slurm observed them) and compare with both real runs."""
+    conf = parse_slurm_conf((directory / "slurm.conf").read_text(), source=str(directory / "slurm.conf"))
+    first = json.loads((directory / "real1" / "replay.json").read_text())
     started = time.perf_counter()
-    simulate_replay(directory / "real1" / "jobs.csv", conf, first.ctld_start, directory / "simulated",
-                    clock_origin=first.origin)
+    simulate_replay(directory / "real1" / "jobs.csv", conf, first["ctld_start"], directory / "simulated",
+                    clock_origin=first["origin_epoch"])
     sim_seconds = time.perf_counter() - started
-    baseline = directory / "real2" / "jobs.csv" if runs > 1 else None
+    baseline = directory / "real2" / "jobs.csv" if (directory / "real2").exists() else None
     deviations = compare_files(directory / "real1" / "jobs.csv", directory / "simulated" / "jobs.csv", baseline)
     write_json(deviations, directory / "comparison.json")
     plot(directory / "real1" / "jobs.csv", directory / "simulated" / "jobs.csv", directory / "starts.png", name)
-    table = report(deviations)
-    (directory / "comparison.md").write_text(table + "\n")
-    span = max(o.finish or 0.0 for o in first.outcomes)
+    text = report(deviations)
+    (directory / "comparison.md").write_text(text + "\n")
+    span = deviations["simulated vs real"].reference.makespan
     summary = {
-        "scenario": name, "speedup": speedup, "jobs": len(jobs), "real_wall_s": round(first.wall_seconds, 1),
-        "trace_span_s": span, "simulation_wall_s": sim_seconds,
+        "scenario": name, "speedup": speedup, "jobs": deviations["simulated vs real"].jobs,
+        "real_wall_s": round(first["wall_seconds"], 1), "trace_span_s": span, "simulation_wall_s": sim_seconds,
         "simulation_speedup": span / sim_seconds if sim_seconds else math.inf,
         **{k: v.as_dict() for k, v in deviations.items()},
     }
     (directory / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
-    print(f"## {name} at x{speedup:g}\n\n{table}\n", flush=True)
+    print(f"## {name} at x{speedup:g}\n\n{text}\n", flush=True)
     return summary
+
+
+def table(output: Path) -> str:
+    """The docs' deviation table from the summaries of a validation directory (`--table`)."""
+    lines = [
+        "| scenario | jobs | real wall (s) | sim within 2 s | real 2 within 2 s | sim flips | real 2 flips "
+        "| sim max (s) | real 2 max (s) | makespan sim / real 2 | mean wait sim / real 2 | bounded sld sim / real 2 "
+        "| utilisation sim / real 2 |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for path in sorted(output.glob("*/x*/summary.json")):
+        data = json.loads(path.read_text())
+        sim, real = data["simulated vs real"], data.get("real run 2 vs real", {})
+
+        def pct(d: dict[str, object], key: str) -> str:
+            rel = d.get("relative", {})
+            return f"{100 * rel[key]:+.2f}%" if isinstance(rel, dict) and key in rel else "-"
+
+        lines.append(
+            f"| {data['scenario']} x{data['speedup']:g} | {data['jobs']} | {data['real_wall_s']} "
+            f"| {100 * sim['within_2s']:.0f}% | {100 * real.get('within_2s', 0):.0f}% "
+            f"| {sim['order_flips']}/{sim['ordered_pairs']} | {real.get('order_flips', '-')} "
+            f"| {sim['start_difference_max_abs']:.1f} | {real.get('start_difference_max_abs', 0):.1f} | "
+            + " | ".join(f"{pct(sim, k)} / {pct(real, k)}" for k in
+                         ("makespan", "mean_wait", "mean_bounded_slowdown", "utilisation")) + " |"
+        )
+    return "\n".join(lines)
 
 
 def main() -> int:
@@ -145,7 +176,17 @@ def main() -> int:
     parser.add_argument("--scenarios", nargs="*", help="names such as four-basic-burst (default: all)")
     parser.add_argument("--speedups", nargs="*", type=float, default=[10.0])
     parser.add_argument("--runs", type=int, default=2, help="real runs per scenario (2 gives the spread)")
+    parser.add_argument("--table", action="store_true", help="only print the table of an existing --output")
+    parser.add_argument("--resimulate", action="store_true",
+                        help="simulate and compare again the real runs already in --output (no Slurm needed)")
     args = parser.parse_args()
+    if args.resimulate:
+        for path in sorted(args.output.glob("*/x*/real1/replay.json")):
+            directory = path.parents[1]
+            evaluate(directory, directory.parent.name, float(directory.name[1:]))
+    if args.table or args.resimulate:
+        print(table(args.output))
+        return 0
     chosen = [s for s in scenarios() if not args.scenarios or s[0] in args.scenarios]
     if not chosen:
         print(f"no such scenario; valid: {', '.join(s[0] for s in scenarios())}", file=sys.stderr)

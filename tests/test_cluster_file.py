@@ -99,7 +99,7 @@ def test_unknown_keys_are_named_with_the_valid_ones() -> None:
     assert error.field == "nodes[0].core"
     message = str(error)
     assert "unknown key 'core' (did you mean 'cores'?)" in message
-    assert "valid keys: cores, count, extras, gpus, memory, prefix, properties, speed" in message
+    assert "valid keys: cores, count, extras, gpus, memory, power, prefix, properties, speed" in message
     assert "unknown key 'nodess'" in str(error_of({"nodess": []}))
 
 

@@ -255,3 +255,47 @@ def test_batsim_energy_properties_give_the_power_model(tmp_path: Path) -> None:
 def test_malformed_wattage_names_the_host_and_property() -> None:
     with pytest.raises(InputError, match="host 'h0', property 'wattage_per_state'"):
         from_batsim_properties({"wattage_per_state": "95:abc"}, [1.0], 1.0, "p.xml", "h0")
+
+
+POWER_CLUSTER = """
+nodes:
+  - count: 2
+    power:
+      idle: 100
+      full: 200
+      sleep: {watts: 10, switch_off: {seconds: 5, joules: 250}, switch_on: {seconds: 10, joules: 1000}}
+"""
+WORKLOAD = (
+    '{"nb_res": 2, "jobs": [{"id": 1, "subtime": 0, "res": 1, "walltime": 10, "profile": "d10"},'
+    ' {"id": 2, "subtime": 20, "res": 2, "walltime": 10, "profile": "d10"}],'
+    ' "profiles": {"d10": {"type": "delay", "delay": 10}}}'
+)
+
+
+def test_machine_states_chart_draws_every_state_over_the_run(tmp_path: Path) -> None:
+    from clustersim.plots.machine_states import plot_machine_states
+
+    run([delay_job(1, 0, 1, 10), delay_job(2, 20, 2, 10)], powered_hosts(2), tmp_path, power_off="always")
+    chart = plot_machine_states(tmp_path / "machine_states.csv", tmp_path / "states.png")
+    assert (chart.nb_rows, chart.nb_series, chart.time_range, chart.max_machines) == (8, 5, (0.0, 45.0), 2)
+    assert (tmp_path / "states.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_cli_runs_with_a_power_policy_and_compares_policies(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from clustersim.cli import main
+
+    (tmp_path / "cluster.yaml").write_text(POWER_CLUSTER)
+    (tmp_path / "w.json").write_text(WORKLOAD)
+    common = ["-w", str(tmp_path / "w.json"), "-p", str(tmp_path / "cluster.yaml"), "--policy", "fcfs"]
+    assert main(["run", *common, "--power-off", "always", "-o", str(tmp_path / "run"), "-q", "--no-gantt"]) == 0
+    schedule = rows(tmp_path / "run" / "schedule.csv")[0]
+    assert (schedule["consumed_joules"], schedule["nb_machine_switches"]) == ("8700", "6")
+    out = tmp_path / "compare"
+    assert main(["power-compare", *common, "--power-off", "always", "idle-timeout:30", "-o", str(out)]) == 0
+    table = capsys.readouterr().out
+    assert table.splitlines()[1].startswith("never") and "always" in table
+    comparison = rows(out / "comparison.csv")
+    assert [r["power_off"] for r in comparison] == ["never", "always", "idle-timeout:30"]
+    assert comparison[0]["energy_saved"] == "0" and float(comparison[1]["energy_saved"]) > 0
+    assert comparison[1]["waiting_time_change"] == "5"  # J2 waits 10 s for both hosts to wake: mean of 0 and 10
+    assert (out / "always" / "machine_states.png").exists() and (out / "idle-timeout_30" / "jobs.csv").exists()

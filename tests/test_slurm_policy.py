@@ -210,7 +210,7 @@ def test_unknown_policy_options_fail_listing_the_valid_ones() -> None:
 
 def test_the_platform_must_be_the_conf_cluster() -> None:
     conf = parse_slurm_conf(TWO_NODES)
-    with pytest.raises(InputError, match="not the cluster of this slurm.conf"):
+    with pytest.raises(InputError, match=r"not the cluster of this slurm\.conf"):
         simulate(platform_from_conf(parse_slurm_conf(ONE_NODE)), Workload.from_jobs([job(1, 0, 1, 1, 60)]),
                  create_policy("slurm", conf=conf))
 

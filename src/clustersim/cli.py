@@ -123,6 +123,8 @@ def _build_parser() -> argparse.ArgumentParser:
     gantt.add_argument("-o", "--output", type=Path, default=Path("gantt.png"), help="PNG or SVG file")
     gantt.set_defaults(handler=_gantt)
 
+    _add_power_compare_command(commands)
+
     policies = commands.add_parser("policies", help="list the built-in policies", description="List policies.")
     policies.set_defaults(handler=_policies)
     _add_architectures_command(commands)
@@ -243,6 +245,39 @@ def _add_energy_options(parser: argparse.ArgumentParser) -> None:
         help="switch sleeping nodes on: on-demand (default), margin[:SHARE]",
     )
     group.add_argument("--seed", type=int, default=0, help="seed of random power policies (default 0)")
+
+
+def _add_power_compare_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    compare = commands.add_parser(
+        "power-compare", help="compare power policies on one workload",
+        description="Run a workload under several power-off policies (plus the never-off baseline) and print "
+        "the energy saved next to the change in mean waiting time and bounded slowdown. Writes one directory per "
+        "policy (with machine_states.png) and comparison.csv.",
+    )
+    compare.add_argument("-w", "--workload", type=Path, required=True, help="SWF or Batsim workload JSON")
+    compare.add_argument("-p", "--platform", type=Path, help="platform with power models (Batsim XML or cluster file)")
+    compare.add_argument("--policy", default="easy", help="scheduling policy (default easy)")
+    compare.add_argument("--power-off", nargs="+", required=True, metavar="POLICY",
+                         help="power-off policies to compare, e.g. always idle-timeout:600 gamma:0.9")
+    compare.add_argument("--power-on", default="on-demand", help="power-on policy for every run (default on-demand)")
+    compare.add_argument("--seed", type=int, default=0, help="seed of random power policies")
+    compare.add_argument("-o", "--output", type=Path, default=Path("power-compare"), help="output directory")
+    compare.add_argument("--processors", choices=("allocated", "requested"), default="allocated")
+    compare.add_argument("--walltime", choices=("requested", "exact"), default="requested")
+    compare.add_argument("--cores-per-node", action="store_true")
+    compare.set_defaults(handler=_power_compare)
+
+
+def _power_compare(args: argparse.Namespace) -> int:
+    from clustersim.energy.compare import compare, table
+
+    platform, _ = _load_inputs(args)
+    results = compare(
+        platform, lambda: _load_inputs(args)[1], args.policy, args.power_off, args.power_on, args.output, args.seed
+    )
+    print(table(results))
+    print(f"outputs in {args.output}/", file=sys.stderr)
+    return EXIT_OK
 
 
 def _powered(process: DecisionProcess, power_off: str, power_on: str, seed: int) -> DecisionProcess:

@@ -17,6 +17,7 @@ from clustersim.intervals import IntervalSet
 from clustersim.nodes import NodeState, NodeTracker
 from clustersim.platform.model import Platform
 from clustersim.records.outcome import JobOutcome, OutcomeSink
+from clustersim.sharing import shortfall
 from clustersim.scheduling.decisions import (
     CallMeLater,
     Decision,
@@ -209,15 +210,33 @@ class Simulation:
         key = running.job.key
         del self._executions[key]
         del self.state.running[key]
-        self.state.free = self.state.free | running.resources
+        if running.job.request is not None:
+            self._end_pod(running)
+        else:
+            self.state.free = self.state.free | running.resources
+            if self.state.nodes is not None:
+                self.state.nodes.release(running.resources, self._queue.now)
+        return self._completed(running, execution)
+
+    def _end_pod(self, running: RunningJob) -> None:
+        """Give a pod's requests back to its node; a node left with no pod is whole and free again."""
+        assert running.job.request is not None
+        node = self.platform.node_of(running.resources.intervals[0][0]).id
+        if self.state.shared.give_back(node, running.job.request):
+            units = self.platform.units_of(node)
+            self.state.free = self.state.free | units
+            if self.state.nodes is not None:
+                self.state.nodes.release(units, self._queue.now)
+
+    def _completed(self, running: RunningJob, execution: _Execution) -> JobCompleted:
+        """Record the outcome of a job that ended, and say so to the decision process."""
+        key = running.job.key
         metadata = self._metadata.pop(key, "") if self._metadata else ""
         energy = -1.0
-        if self.state.nodes is not None:
+        if self.meter is not None:
             now = self._queue.now
-            self.state.nodes.release(running.resources, now)
-            if self.meter is not None:
-                energy = self.meter.job_ended(now, running.start, running.resources)
-                self.meter.states_changed(now)
+            energy = self.meter.job_ended(now, running.start, running.resources)
+            self.meter.states_changed(now)
         outcome = JobOutcome(
             running.job, execution.state, running.start, execution.end, running.resources, metadata, energy
         )
@@ -249,6 +268,9 @@ class Simulation:
     def _start(self, d: StartJob) -> None:
         job = self._pending_job(d, d.job_key)
         resources = d.resources
+        if job.request is not None:
+            self._start_pod(d, job)
+            return
         if len(resources) != job.nb_res:
             raise DecisionError(d, f"job '{job.key}' requests {job.nb_res} resources, got {len(resources)}")
         free = self.state.free
@@ -266,11 +288,46 @@ class Simulation:
             if self.meter is not None:
                 self.meter.job_started(now, resources)
                 self.meter.states_changed(now)
+        self._launch(running)
+
+    def _start_pod(self, d: StartJob, job: Job) -> None:
+        """Start a pod on the node of the one unit given, if its requests fit what the node has left."""
+        assert job.request is not None
+        if len(d.resources) != 1:
+            raise DecisionError(d, f"pod '{job.key}' runs on one node: give exactly one unit, got {len(d.resources)}")
+        if self.meter is not None:
+            raise DecisionError(d, "energy accounting of pods (jobs with resource requests) is not modelled")
+        unit = d.resources.intervals[0][0]
+        if unit >= self.platform.nb_resources:
+            raise DecisionError(d, f"there is no unit {unit}")
+        node = self.platform.node_of(unit).id
+        units = self.platform.units_of(node)
+        shared = self.state.shared
+        first_pod = shared.pods(node) == 0
+        if first_pod and not units.issubset(self.state.free):
+            raise DecisionError(d, f"node {node} is held by exclusive jobs or is not on")
+        missing = shortfall(shared.free(node), {**job.request, "pods": 1})
+        if missing:
+            raise DecisionError(d, f"pod '{job.key}' does not fit node {node}: insufficient {', '.join(missing)}")
+        now = self._queue.now
+        del self.state.pending[job.key]
+        shared.take(node, job.request)
+        if first_pod:
+            self.state.free = self.state.free - units
+            if self.state.nodes is not None:
+                self.state.nodes.occupy(units, now)
+        running = RunningJob(job, now, d.resources)
+        self.state.running[job.key] = running
+        self._launch(running)
+
+    def _launch(self, running: RunningJob) -> None:
+        """Schedule the end of a started job: its profile's run time, or its walltime if shorter."""
+        job, now = running.job, running.start
         profile = job.profile
         if type(profile) is Delay:
             runtime = profile.seconds
         else:
-            runtime = profile.runtime(job.nb_res, self.platform.min_speed(resources))
+            runtime = profile.runtime(job.nb_res, self.platform.min_speed(running.resources))
         walltime = job.walltime
         if walltime is not None and runtime > walltime:
             execution = _Execution(running, now + walltime, FinalState.COMPLETED_WALLTIME_REACHED)

@@ -15,6 +15,7 @@ from types import MappingProxyType
 from clustersim.intervals import IntervalSet
 from clustersim.nodes import NodeState, NodeTracker
 from clustersim.platform.model import Platform
+from clustersim.sharing import SharedNodes
 from clustersim.workload.job import Job
 
 
@@ -49,6 +50,14 @@ class NodesView(Protocol):
     def units(self, node: int) -> IntervalSet: ...
 
 
+class SharedView(Protocol):
+    """The read-only part of the nodes shared by pods."""
+
+    def free(self, node: int) -> Mapping[str, int]: ...
+
+    def pods(self, node: int) -> int: ...
+
+
 class ClusterState:
     """Free resources, the queue of pending jobs (in queue order) and the running jobs.
 
@@ -56,11 +65,12 @@ class ClusterState:
     power management is on (it costs time on every job start and end).
     """
 
-    __slots__ = ("free", "nodes", "now", "pending", "platform", "running")
+    __slots__ = ("free", "nodes", "now", "pending", "platform", "running", "shared")
 
     def __init__(self, platform: Platform, nodes: NodeTracker | None = None):
         self.platform = platform
         self.nodes = nodes
+        self.shared = SharedNodes(platform)
         self.now = 0.0
         self.free: IntervalSet = platform.all_resources
         self.pending: dict[str, Job] = {}
@@ -90,6 +100,11 @@ class ClusterView:
     def free(self) -> IntervalSet:
         """The allocation units no running job holds, on nodes that are on."""
         return self._state.free
+
+    @property
+    def shared(self) -> SharedView:
+        """What pods have left on each node (free resource vectors) and how many pods each hosts."""
+        return self._state.shared
 
     @property
     def nodes(self) -> NodesView | None:

@@ -1,7 +1,8 @@
 """Executing one run of a campaign in its own directory, on whatever process or machine a backend chose.
 
 A run directory holds `config.yaml` (written first, so even a failed run can be replayed), the outputs of
-`runner.simulate` (`jobs.csv`, `schedule.csv`), then either `error.txt` or the completion marker `done.json`.
+`runner.simulate` (`jobs.csv`, `schedule.csv`), then either `error.txt` or the completion marker `done.json`
+(which also keeps what the workload reader skipped or noticed, and the run's wall-clock seconds).
 The marker is written last and atomically (a temporary file renamed), so a run interrupted at any point is
 never mistaken for a complete one. A run's errors are caught and recorded: one bad run never stops a campaign.
 """
@@ -118,7 +119,7 @@ def execute(task: RunTask) -> RunRecord:
     write_run_config(task.config, directory / CONFIG_FILE)
     started = time.perf_counter()
     try:
-        result, _, _ = simulate_config(task.config, directory)
+        result, _, workload = simulate_config(task.config, directory)
     except Exception as error:  # a failed run is recorded, never raised: the campaign goes on
         message = str(error) if isinstance(error, ClusterSimError) else f"{type(error).__name__}: {error}"
         details = "" if isinstance(error, ClusterSimError) else "\n" + traceback.format_exc()
@@ -131,6 +132,7 @@ def execute(task: RunTask) -> RunRecord:
         "config_sha256": task.config.digest(),
         "nb_unfinished": len(unfinished),
         "unfinished_first": unfinished[:5],
+        "workload_notes": workload.skips.lines(),
         "wall_seconds": round(wall, 6),
         "clustersim": __version__,
     }

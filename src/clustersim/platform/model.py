@@ -56,6 +56,9 @@ class Platform:
         else:
             unit_node = [n.id for n in self.nodes for _ in range(n.cores)]
         self._unit_node: tuple[int, ...] = tuple(unit_node)
+        self._first_unit: dict[int, int] = {}
+        for unit_id, node_id in enumerate(unit_node):
+            self._first_unit.setdefault(node_id, unit_id)
         self.unit_speeds: tuple[float, ...] = tuple(self.nodes[i].speed for i in unit_node)
         self.homogeneous_speed: float | None = (
             self.nodes[0].speed if len({n.speed for n in self.nodes}) == 1 else None
@@ -72,6 +75,12 @@ class Platform:
 
     def node_of(self, resource: int) -> Node:
         return self.nodes[self._unit_node[resource]]
+
+    def units_of(self, node: int) -> IntervalSet:
+        """The allocation units of a node (itself on a per-host platform, its cores otherwise)."""
+        first = self._first_unit[node]
+        count = 1 if self.unit is Unit.HOST else self.nodes[node].cores
+        return IntervalSet.range(first, first + count)
 
     def nodes_of(self, resources: IntervalSet) -> list[Node]:
         """The distinct nodes an allocation touches, in id order."""

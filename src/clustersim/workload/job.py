@@ -30,6 +30,8 @@ class Job:
     group: str = ""
     queue: str = ""
     extra: Mapping[str, object] = field(default_factory=dict)
+    request: Mapping[str, int] | None = None
+    """Kubernetes-style requests (cpu millicores, memory bytes, ...): the job is a pod sharing one node."""
     key: str = field(init=False, repr=False)
     """The globally unique id Batsim shows: `workload!id`."""
 

@@ -77,12 +77,14 @@ class _Job:
     priority: int = 0
     runnable: bool = True
     start: float = 0.0
+    start_second: float = 0.0
+    """The whole second Slurm records as its start (its end_time is that plus the limit)."""
     allocation: Allocation | None = None
     cpu_ids: dict[int, list[int]] = field(default_factory=dict)
 
     @property
     def slurm_end(self) -> float:
-        return self.start + (YEAR if self.limit is None else self.limit)
+        return self.start_second + (YEAR if self.limit is None else self.limit)
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,6 +183,7 @@ class Slurm(Policy):
         self._last_bf = start
         self._bf_work_at: float | None = start
         """When something first changed since the last backfill cycle (Slurm's `_more_work`); None: nothing."""
+        self._last_update = start
         self._last_calc = start
         self._next_calc = start + self._timing.calc_period
         self._skip_idle_backfill(0.0)
@@ -306,6 +309,7 @@ class Slurm(Policy):
             units.extend(offset + cpu for cpu in taken)
         del self._pending[info.job.key]
         info.start = now
+        info.start_second = self._second(now) - self._epoch
         info.allocation = allocation
         info.cpu_ids = cpu_ids
         self._running[info.job.key] = info
@@ -328,19 +332,29 @@ class Slurm(Policy):
             for key, info in self._running.items()
         ]
         started = False
-        cycle = backfill_cycle(now, candidates, list(self._free), running, self._up, self._bf, self._epoch)
+        second = self._second(now) - self._epoch  # backfill.c works in whole seconds (time_t)
+        cycle = backfill_cycle(second, candidates, list(self._free), running, self._up, self._bf, self._epoch)
         for candidate, allocation in cycle:
             started = True
             yield self._start(by_key[candidate.key], allocation, now)
-        self._bf_work_at = now if queue or started else None
+        # Slurm compares update times with the cycle's in whole seconds (`>=`): a change in the same second as
+        # the cycle, even just before it, is work for the next cycle.
+        same_second = self._second(self._last_update) >= self._second(now)
+        self._bf_work_at = now if queue or started or same_second else None
         if queue and not started and not self._running:
             self._stuck = True
 
     # -- periodic activities -------------------------------------------------------------------------
 
     def _note_work(self, now: float) -> None:
+        """A job or node changed (Slurm's last_job_update / last_node_update)."""
+        self._last_update = now
         if self._bf_work_at is None:
             self._bf_work_at = now
+
+    def _second(self, t: float) -> int:
+        """The whole epoch second of simulated time t (Slurm's time_t)."""
+        return math.floor(t + self._epoch + _EPS)
 
     def _bf_due(self) -> float | None:
         """When the backfill thread runs next: bf_interval after its last cycle if something changed by then,
@@ -401,17 +415,17 @@ class Slurm(Policy):
 
     def _wake_up(self, now: float) -> Iterator[Decision]:
         times: list[float] = []
-        waiting = bool(self._pending) and not (self._stuck and not self._running and self._no_more_jobs)
+        stuck = self._stuck and not self._running and self._no_more_jobs
         tick = self._tick_time()
         if tick is not None:
             times.append(tick)
-        if waiting:
+        if self._pending and not stuck:
             times.append(self._next_full)
-            due = self._bf_due()
-            if self._backfill and due is not None:
-                times.append(due)
             if self._plugin.recalculates:
                 times.append(self._next_calc)
+        due = self._bf_due()
+        if self._backfill and due is not None and not stuck:
+            times.append(due)  # even on an empty queue: the cycle sets the phase of the next ones
         for info in self._running.values():
             job = info.job
             if info.limit is not None and (job.walltime is None or job.walltime > info.limit):
