@@ -1,0 +1,73 @@
+"""The kube-scheduler framework's shapes, small: what a plugin sees of a pod and a node, and its result.
+
+A filter answers None (the node fits) or the reason it does not, in kube-scheduler's words; a score plugin
+answers 0..100 for a node that passed every filter. Plugins hold no cluster state: they read `PodInfo` and
+`NodeInfo`, built by the policy from the core's read-only view.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Protocol
+
+from clustersim.kubernetes.pods import PodSpec, Taint
+from clustersim.platform.model import Node
+
+MAX_NODE_SCORE = 100
+DEFAULT_MILLI_CPU_REQUEST = 100
+"""kube-scheduler scores a pod without a cpu request as if it asked for 100m (`GetNonzeroRequests`)."""
+DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024
+"""...and one without a memory request as if it asked for 200Mi."""
+
+
+@dataclass(slots=True)
+class PodInfo:
+    """A pending pod as plugins see it: its requests, its spec and its queue order."""
+
+    key: str
+    request: Mapping[str, int]
+    spec: PodSpec
+    created: float
+    seq: int
+
+    @property
+    def scoring_request(self) -> dict[str, int]:
+        """Requests with kube-scheduler's non-zero defaults for cpu and memory, used by score plugins only."""
+        request = dict(self.request)
+        if not request.get("cpu"):
+            request["cpu"] = DEFAULT_MILLI_CPU_REQUEST
+        if not request.get("memory"):
+            request["memory"] = DEFAULT_MEMORY_REQUEST
+        return request
+
+
+@dataclass(slots=True)
+class NodeInfo:
+    """A node's static Kubernetes description plus, when filled, what pods have left on it."""
+
+    index: int
+    node: Node
+    unit: int
+    labels: Mapping[str, str]
+    taints: tuple[Taint, ...]
+    allocatable: Mapping[str, int]
+    free: Mapping[str, int]
+    available: bool = True
+    """False when the node is off or an exclusive (non-pod) job holds it."""
+
+
+class FilterPlugin(Protocol):
+    name: str
+
+    def filter(self, pod: PodInfo, node: NodeInfo) -> str | None:
+        """None if the pod may go on the node, else why not (kube-scheduler's message)."""
+        ...
+
+
+class ScorePlugin(Protocol):
+    name: str
+
+    def score(self, pod: PodInfo, node: NodeInfo) -> int:
+        """0..100, higher is better."""
+        ...
