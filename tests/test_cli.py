@@ -105,7 +105,8 @@ def test_converted_workload_gives_the_same_schedule_as_the_trace(tmp_path: Path)
     converted = tmp_path / "t.json"
     assert main(["convert", str(trace), str(converted)]) == EXIT_OK
     for name, workload in (("swf", trace), ("json", converted)):
-        assert main(["run", "-w", str(workload), "--policy", "easy", "-o", str(tmp_path / name), "-q", "--no-gantt"]) == 0
+        out = str(tmp_path / name)
+        assert main(["run", "-w", str(workload), "--policy", "easy", "-o", out, "-q", "--no-gantt"]) == 0
     swf_rows, json_rows = _rows(tmp_path / "swf" / "jobs.csv"), _rows(tmp_path / "json" / "jobs.csv")
     columns = ("job_id", "starting_time", "finish_time", "allocated_resources", "final_state")
     assert [[r[c] for c in columns] for r in swf_rows] == [[r[c] for c in columns] for r in json_rows]

@@ -10,7 +10,6 @@ import csv
 from pathlib import Path
 
 import pytest
-from conftest import delay_job
 
 from clustersim.energy.model import PowerModel, SleepState, Transition, from_batsim_properties
 from clustersim.energy.policies import create_power_off, create_power_on
@@ -24,6 +23,7 @@ from clustersim.scheduling.interface import DecisionProcess
 from clustersim.scheduling.registry import create_policy
 from clustersim.workload.job import Job
 from clustersim.workload.stream import Workload
+from conftest import delay_job
 
 POWER = PowerModel(100.0, 200.0, (SleepState(10.0, Transition(5.0, 250.0), Transition(10.0, 1000.0)),))
 
@@ -88,7 +88,8 @@ def test_on_demand_wakes_sleeping_hosts_for_a_job_that_needs_them(tmp_path: Path
     assert e is not None
     by_id = {row["job_id"]: row for row in rows(tmp_path / "jobs.csv")}
     # Both hosts sleep when J2 arrives at 20; they take 10 s to wake, so J2 starts at 30.
-    assert (by_id["2"]["starting_time"], by_id["2"]["waiting_time"], by_id["2"]["consumed_energy"]) == ("30", "10", "4000")
+    j2 = by_id["2"]
+    assert (j2["starting_time"], j2["waiting_time"], j2["consumed_energy"]) == ("30", "10", "4000")
     # host0: 2000 + 250 + 50 + 1000 + 2000; host1: 250 + 150 + 1000 + 2000 (up to the last job end, t=40).
     assert e.consumed_joules == 8700
     assert (e.time_computing, e.time_switching_off, e.time_sleeping, e.time_switching_on, e.time_idle) == (

@@ -10,12 +10,12 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import delay_job, hosts
-from test_oracle_schedules import CASE
 
 from clustersim.runner import simulate
 from clustersim.scheduling.registry import create_policy
 from clustersim.workload.stream import Workload
+from conftest import delay_job, hosts
+from test_oracle_schedules import CASE
 
 GOLDEN = Path(__file__).parent / "golden"
 JOBS = [*CASE, delay_job(6, 5, 1, 40, walltime=8), delay_job(7, 6, 9, 1)]

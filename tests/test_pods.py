@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from conftest import Collector
 
 from clustersim.errors import DecisionError
 from clustersim.intervals import IntervalSet
@@ -14,6 +13,7 @@ from clustersim.sharing import allocatable
 from clustersim.workload.job import Job
 from clustersim.workload.profiles import Delay
 from clustersim.workload.stream import Workload
+from conftest import Collector
 
 GIB = 2**30
 

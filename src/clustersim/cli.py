@@ -141,12 +141,9 @@ def _say(args: argparse.Namespace, text: str) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from clustersim.platform.load import load_platform
-    from clustersim.platform.swf_header import platform_from_swf_header
     from clustersim.progress import ProgressSink
     from clustersim.runner import simulate
     from clustersim.scheduling.registry import create_policy, parse_policy_options
-    from clustersim.workload.load import load_workload, workload_format
 
     if args.config is not None:
         return _run_config(args)
@@ -188,7 +185,8 @@ def _run(args: argparse.Namespace) -> int:
         f"{result.wall_seconds:.2f} s of wall time",
     )
     if result.energy is not None:
-        _say(args, f"energy {result.energy.consumed_joules:.6g} J, {result.energy.nb_machine_switches} machine switches")
+        e = result.energy
+        _say(args, f"energy {e.consumed_joules:.6g} J, {e.nb_machine_switches} machine switches")
     if not args.no_gantt:
         from clustersim.plots.gantt import plot_gantt
 

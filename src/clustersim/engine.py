@@ -1,8 +1,9 @@
 """The event loop's clock: a heap of `(time, event class, sequence, payload)`.
 
-Rule for events at equal times: lower event class first (job ends, then nodes done switching on or off, then
-submissions, then requested calls), then insertion order. The simulation pops every event of an instant at once, so the decision process is asked
-once per instant, after all completions and submissions of that instant are applied.
+Rule for events at equal times: lower event class first (job ends, then nodes done switching on or off,
+then submissions, then requested calls), then insertion order. The simulation pops every event of an instant
+at once, so the decision process is asked once per instant, after all completions and submissions of that
+instant are applied.
 """
 
 from __future__ import annotations

@@ -17,7 +17,6 @@ from clustersim.intervals import IntervalSet
 from clustersim.nodes import NodeState, NodeTracker
 from clustersim.platform.model import Platform
 from clustersim.records.outcome import JobOutcome, OutcomeSink
-from clustersim.sharing import shortfall
 from clustersim.scheduling.decisions import (
     CallMeLater,
     Decision,
@@ -39,6 +38,7 @@ from clustersim.scheduling.events import (
     RequestedCall,
 )
 from clustersim.scheduling.interface import DecisionProcess
+from clustersim.sharing import shortfall
 from clustersim.state import ClusterState, ClusterView, RunningJob
 from clustersim.workload.job import Job, id_order
 from clustersim.workload.profiles import Delay

@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Protocol
 from types import MappingProxyType
+from typing import Protocol
 
 from clustersim.intervals import IntervalSet
 from clustersim.nodes import NodeState, NodeTracker

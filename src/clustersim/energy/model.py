@@ -101,7 +101,8 @@ def _sleep_states(
     for sleep, off, on in _triples(text, source, host):
         if max(sleep, off, on) >= len(wattages):
             raise InputError(source, f"host '{host}', property 'sleep_pstates': no power state {max(sleep, off, on)}")
-        states.append(SleepState(wattages[sleep][0], _transition(off, wattages, speeds), _transition(on, wattages, speeds)))
+        off_transition, on_transition = _transition(off, wattages, speeds), _transition(on, wattages, speeds)
+        states.append(SleepState(wattages[sleep][0], off_transition, on_transition))
     return tuple(states)
 
 

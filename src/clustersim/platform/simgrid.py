@@ -28,9 +28,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, NoReturn
 
+from clustersim.energy.model import from_batsim_properties
 from clustersim.errors import InputError
 from clustersim.platform.model import Node, Platform, Unit
-from clustersim.energy.model import from_batsim_properties
 from clustersim.quantities import parse_bytes, parse_speeds
 from clustersim.textfile import StrPath, open_binary
 
@@ -108,7 +108,9 @@ def _platform(hosts: list[_Host], source: str, order: str, name: str) -> Platfor
                 source, f"compute host '{host.name}' has speed {host.speed:g}; it must be > 0", line=host.line
             )
         power = from_batsim_properties(host.properties, host.speeds, host.speed, source, host.name)
-        nodes.append(Node(index, host.name, host.cores, host.speed, host.memory, properties=host.properties, power=power))
+        nodes.append(
+            Node(index, host.name, host.cores, host.speed, host.memory, properties=host.properties, power=power)
+        )
     return Platform(nodes, Unit.HOST, name=name)
 
 
