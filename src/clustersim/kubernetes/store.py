@@ -1,0 +1,120 @@
+"""The facade's object store: one global resourceVersion, objects by resource, and a log of watch events.
+
+Every write bumps the single resourceVersion and appends an event; watchers read the log after their version,
+so a watch started from a list's version misses nothing. The log keeps the last `history` events: older
+versions get 410 Gone, as from a real apiserver whose watch cache has moved on.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+Obj = dict[str, object]
+
+
+@dataclass
+class WatchEvent:
+    """One change: the object after it (`obj`) and before it (`old`, None for ADDED)."""
+
+    rv: int
+    resource: str
+    kind: str
+    obj: Obj
+    old: Obj | None
+    _lines: dict[str, bytes] = field(default_factory=dict)
+
+    def line(self, kind: str, obj: Obj | None = None) -> bytes:
+        """The JSON line of this event as type `kind` (cached: every watcher of the same view shares it)."""
+        cached = self._lines.get(kind)
+        if cached is None:
+            body = {"type": kind, "object": self.obj if obj is None else obj}
+            cached = self._lines[kind] = (json.dumps(body, separators=(",", ":")) + "\n").encode()
+        return cached
+
+
+class Gone(Exception):
+    """The requested resourceVersion is older than the oldest kept event."""
+
+
+def metadata(obj: Mapping[str, object]) -> dict[str, object]:
+    meta = obj.get("metadata")
+    assert isinstance(meta, dict)
+    return meta
+
+
+class Store:
+    """Objects keyed by (resource, namespace, name); thread-safe through one condition variable."""
+
+    def __init__(self, history: int = 200_000):
+        self.cond = threading.Condition()
+        self.rv = 1
+        self._objects: dict[str, dict[tuple[str, str], Obj]] = {}
+        self._log: deque[WatchEvent] = deque(maxlen=history)
+        self._uid = 0
+        self.closed = False
+
+    def oldest(self) -> int:
+        return self._log[0].rv - 1 if self._log else self.rv
+
+    def get(self, resource: str, namespace: str, name: str) -> Obj | None:
+        return self._objects.get(resource, {}).get((namespace, name))
+
+    def items(self, resource: str, namespace: str = "") -> list[Obj]:
+        objects = self._objects.get(resource, {})
+        if not namespace:
+            return list(objects.values())
+        return [obj for (ns, _), obj in objects.items() if ns == namespace]
+
+    def write(self, resource: str, kind: str, obj: Obj) -> Obj:
+        """Create or replace an object (ADDED or MODIFIED); stamps its uid and resourceVersion. Hold `cond`."""
+        meta = metadata(obj)
+        key = (str(meta.get("namespace", "")), str(meta["name"]))
+        objects = self._objects.setdefault(resource, {})
+        old = objects.get(key)
+        if old is None:
+            self._uid += 1
+            meta.setdefault("uid", f"00000000-0000-4000-8000-{self._uid:012d}")
+        self.rv += 1
+        meta["resourceVersion"] = str(self.rv)
+        objects[key] = obj
+        self._append(WatchEvent(self.rv, resource, kind if old is None else "MODIFIED", obj, old))
+        return obj
+
+    def remove(self, resource: str, namespace: str, name: str) -> Obj | None:
+        """Delete an object (DELETED event). Hold `cond`."""
+        old = self._objects.get(resource, {}).pop((namespace, name), None)
+        if old is None:
+            return None
+        self.rv += 1
+        gone = {**old, "metadata": {**metadata(old), "resourceVersion": str(self.rv)}}
+        self._append(WatchEvent(self.rv, resource, "DELETED", gone, old))
+        return gone
+
+    def _append(self, event: WatchEvent) -> None:
+        self._log.append(event)
+        self.cond.notify_all()
+
+    def events_after(self, rv: int, resource: str) -> list[WatchEvent]:
+        """Events of `resource` newer than `rv` (Gone if `rv` predates the log). Hold `cond`."""
+        if rv < self.oldest():
+            raise Gone(rv)
+        log = self._log
+        if not log or log[-1].rv <= rv:
+            return []
+        start = max(0, len(log) - (log[-1].rv - rv))
+        return [e for e in _slice(log, start) if e.resource == resource]
+
+
+def _slice(log: deque[WatchEvent], start: int) -> list[WatchEvent]:
+    """Events from index `start` (resourceVersions are consecutive, so index = rv offset)."""
+    if start == 0:
+        return list(log)
+    log.rotate(-start)
+    try:
+        return [log[i] for i in range(len(log) - start)]
+    finally:
+        log.rotate(start)
