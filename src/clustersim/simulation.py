@@ -10,12 +10,12 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from clustersim.energy.meter import EnergyMeter
-from clustersim.energy.model import SleepState, Transition
 from clustersim.engine import EventClass, EventQueue
 from clustersim.errors import DecisionError, InputError
 from clustersim.intervals import IntervalSet
-from clustersim.nodes import NodeState, NodeTracker
+from clustersim.nodes import NodeTracker
 from clustersim.platform.model import Platform
+from clustersim.power import PowerSwitcher
 from clustersim.records.outcome import JobOutcome, OutcomeSink
 from clustersim.scheduling.decisions import (
     CallMeLater,
@@ -33,7 +33,6 @@ from clustersim.scheduling.events import (
     FinalState,
     JobCompleted,
     JobSubmitted,
-    NodesSwitched,
     NoMoreJobs,
     RequestedCall,
 )
@@ -100,6 +99,7 @@ class Simulation:
         self._jobs: Iterator[Job] = iter(workload.jobs)
         self._lookahead: Job | None = None
         self._summary = RunSummary()
+        self._power = PowerSwitcher(self.state, self._queue, meter)
         self._appliers: dict[type, Callable[[Decision], None]] = {
             StartJob: self._start,  # type: ignore[dict-item]
             RejectJob: self._reject,  # type: ignore[dict-item]
@@ -107,8 +107,8 @@ class Simulation:
             CallMeLater: self._call_me_later,  # type: ignore[dict-item]
             SetJobMetadata: self._set_metadata,  # type: ignore[dict-item]
             SubmitJob: self._submit_job,  # type: ignore[dict-item]
-            SwitchOff: self._switch_off,  # type: ignore[dict-item]
-            SwitchOn: self._switch_on,  # type: ignore[dict-item]
+            SwitchOff: self._power.switch_off,  # type: ignore[dict-item]
+            SwitchOn: self._power.switch_on,  # type: ignore[dict-item]
         }
 
     def run(self) -> RunSummary:
@@ -158,7 +158,7 @@ class Simulation:
                     events.append(JobSubmitted(payload))
             elif kind is EventClass.NODE_SWITCHED:
                 assert isinstance(payload, tuple)
-                events.append(self._switched(*payload))
+                events.append(self._power.switched(*payload))
             else:
                 events.append(RequestedCall(self._queue.now))
         return events
@@ -372,71 +372,3 @@ class Simulation:
         if d.job_key not in self.state.pending and d.job_key not in self.state.running:
             raise DecisionError(d, f"job '{d.job_key}' is neither pending nor running")
         self._metadata[d.job_key] = d.metadata
-
-    # -- power -------------------------------------------------------------------------------------------
-
-    def _sleep_state(self, decision: Decision, node: int) -> SleepState:
-        nodes = self.state.nodes
-        if nodes is None:
-            raise DecisionError(decision, "power management is off for this run (no node states are kept)")
-        if not 0 <= node < len(self.platform.nodes):
-            raise DecisionError(decision, f"there is no node {node}")
-        power = self.platform.nodes[node].power
-        if power is None or power.sleep is None:
-            raise DecisionError(decision, f"node {node} ('{self.platform.nodes[node].name}') has no sleep state")
-        return power.sleep
-
-    def _switch_off(self, d: SwitchOff) -> None:
-        transitions = [self._sleep_state(d, node).switch_off for node in d.nodes]
-        nodes = self.state.nodes
-        assert nodes is not None
-        for node in d.nodes:
-            if nodes.state(node) is not NodeState.IDLE:
-                raise DecisionError(d, f"node {node} is {nodes.state(node).label}; only idle nodes can switch off")
-        self._switch(d.nodes, transitions, NodeState.SWITCHING_OFF, on=False)
-
-    def _switch_on(self, d: SwitchOn) -> None:
-        transitions = [self._sleep_state(d, node).switch_on for node in d.nodes]
-        nodes = self.state.nodes
-        assert nodes is not None
-        for node in d.nodes:
-            if nodes.state(node) is not NodeState.SLEEPING:
-                raise DecisionError(d, f"node {node} is {nodes.state(node).label}; only sleeping nodes can switch on")
-        self._switch(d.nodes, transitions, NodeState.SWITCHING_ON, on=True)
-
-    def _switch(self, switched: tuple[int, ...], transitions: list[Transition], state: NodeState, on: bool) -> None:
-        """Start transitions; nodes that take equally long finish together, as one event."""
-        nodes = self.state.nodes
-        assert nodes is not None
-        if len(set(switched)) != len(switched):
-            raise DecisionError(SwitchOn(switched) if on else SwitchOff(switched), "a node is listed twice")
-        now = self._queue.now
-        ending: dict[float, list[int]] = {}
-        for node, transition in zip(switched, transitions, strict=True):
-            old = nodes.move(node, state, now)
-            if not on:
-                self.state.free = self.state.free - nodes.units(node)
-            if self.meter is not None:
-                self.meter.node_changed(now, node, old, state)
-            ending.setdefault(now + transition.seconds, []).append(node)
-        if self.meter is not None and switched:
-            self.meter.nb_grouped_switches += 1
-            self.meter.states_changed(now)
-        for end, group in ending.items():
-            self._queue.push(end, EventClass.NODE_SWITCHED, (tuple(group), on))
-
-    def _switched(self, switched: tuple[int, ...], on: bool) -> NodesSwitched:
-        """Transitions are over: nodes are asleep, or on and idle with their units free."""
-        nodes = self.state.nodes
-        assert nodes is not None
-        now = self._queue.now
-        state = NodeState.IDLE if on else NodeState.SLEEPING
-        for node in switched:
-            old = nodes.move(node, state, now)
-            if on:
-                self.state.free = self.state.free | nodes.units(node)
-            if self.meter is not None:
-                self.meter.node_changed(now, node, old, state)
-        if self.meter is not None:
-            self.meter.states_changed(now)
-        return NodesSwitched(switched, on)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import threading
-from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -53,7 +52,8 @@ class Store:
         self.cond = threading.Condition()
         self.rv = 1
         self._objects: dict[str, dict[tuple[str, str], Obj]] = {}
-        self._log: deque[WatchEvent] = deque(maxlen=history)
+        self._log: list[WatchEvent] = []
+        self._history = history
         self._uid = 0
         self.closed = False
 
@@ -95,26 +95,21 @@ class Store:
         return gone
 
     def _append(self, event: WatchEvent) -> None:
-        self._log.append(event)
+        log = self._log
+        log.append(event)
+        if len(log) > 2 * self._history:
+            del log[: len(log) - self._history]
         self.cond.notify_all()
 
     def events_after(self, rv: int, resource: str) -> list[WatchEvent]:
-        """Events of `resource` newer than `rv` (Gone if `rv` predates the log). Hold `cond`."""
+        """Events of `resource` newer than `rv` (Gone if `rv` predates the log). Hold `cond`.
+
+        Every write appends exactly one event and bumps the version by one, so an event's index is its version
+        minus the first kept one.
+        """
         if rv < self.oldest():
             raise Gone(rv)
         log = self._log
         if not log or log[-1].rv <= rv:
             return []
-        start = max(0, len(log) - (log[-1].rv - rv))
-        return [e for e in _slice(log, start) if e.resource == resource]
-
-
-def _slice(log: deque[WatchEvent], start: int) -> list[WatchEvent]:
-    """Events from index `start` (resourceVersions are consecutive, so index = rv offset)."""
-    if start == 0:
-        return list(log)
-    log.rotate(-start)
-    try:
-        return [log[i] for i in range(len(log) - start)]
-    finally:
-        log.rotate(start)
+        return [e for e in log[rv + 1 - log[0].rv :] if e.resource == resource]
