@@ -23,7 +23,7 @@ from pathlib import Path
 
 from clustersim.slurm.compare import compare_files, plot, report, write_json
 from clustersim.slurm.conf import parse_slurm_conf
-from clustersim.slurm.replay import replay, simulate_replay, write_replay
+from clustersim.slurm.replay import log_times, replay, simulate_replay, write_replay
 from clustersim.workload.job import Job
 from clustersim.workload.profiles import Delay
 from clustersim.workload.swf import read_swf
@@ -143,6 +143,41 @@ def evaluate(directory: Path, name: str, speedup: float) -> dict[str, object]:
     return summary
 
 
+def refine_times(real_dir: Path, log: Path) -> int:
+    """Rewrite a replay's jobs.csv written in whole seconds with the millisecond times of slurmctld's log (what
+    `replay(precise=True)` now records directly); returns the number of jobs refined."""
+    import csv
+
+    times = log_times(log)
+    path = real_dir / "jobs.csv"
+    with open(path, newline="") as f:
+        reader = csv.DictReader(f)
+        fields = list(reader.fieldnames or [])
+        rows = list(reader)
+    origin = json.loads((real_dir / "replay.json").read_text())["origin_epoch"]
+    refined = 0
+    for row in rows:
+        meta = dict(item.partition("=")[::2] for item in row["metadata"].split(";") if "=" in item)
+        exact = times.get(int(meta.get("slurm_id", -1)), {})
+        if "times" in meta or not all(k in exact for k in ("submit", "start", "end")):
+            continue
+        submit, start, end = (exact[k] - origin for k in ("submit", "start", "end"))
+        if any(abs(math.floor(v) - float(row[c])) > 1 for v, c in
+               ((submit, "submission_time"), (start, "starting_time"), (end, "finish_time"))):
+            continue
+        row.update(submission_time=repr(submit), starting_time=repr(start), finish_time=repr(end),
+                   execution_time=repr(end - start), waiting_time=repr(start - submit),
+                   turnaround_time=repr(end - submit), stretch=repr((end - submit) / (end - start)),
+                   metadata=row["metadata"] + f";times=log;slurm_start={row['starting_time']};"
+                   f"slurm_end={row['finish_time']}")
+        refined += 1
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=fields, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    return refined
+
+
 def table(output: Path) -> str:
     """The docs' deviation table from the summaries of a validation directory (`--table`)."""
     lines = [
@@ -183,6 +218,9 @@ def main() -> int:
     if args.resimulate:
         for path in sorted(args.output.glob("*/x*/real1/replay.json")):
             directory = path.parents[1]
+            for number in (1, 2):
+                if (directory / f"real{number}").exists():
+                    refine_times(directory / f"real{number}", directory / f"cluster{number}" / "log" / "slurmctld.log")
             evaluate(directory, directory.parent.name, float(directory.name[1:]))
     if args.table or args.resimulate:
         print(table(args.output))

@@ -128,10 +128,14 @@ def _build_parser() -> argparse.ArgumentParser:
     policies = commands.add_parser("policies", help="list the built-in policies", description="List policies.")
     policies.set_defaults(handler=_policies)
     _add_architectures_command(commands)
+    _add_autoscale_command(commands)
     _add_campaign_commands(commands)
     from clustersim.slurm.commands import add_slurm_commands
 
     add_slurm_commands(commands)
+    from clustersim.kubernetes.commands import add_kubernetes_commands
+
+    add_kubernetes_commands(commands)
     return parser
 
 
@@ -443,6 +447,26 @@ def _add_architectures_command(commands: argparse._SubParsersAction[argparse.Arg
         return run_command(args)
 
     arch.set_defaults(handler=handler)
+
+
+def _add_autoscale_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`clustersim autoscale`: a deployment, its HPA and request traffic in the cluster (docs/autoscaling.md)."""
+    scale = commands.add_parser(
+        "autoscale", help="simulate the Horizontal Pod Autoscaler scaling a deployment under request traffic",
+        description="Run an autoscaling scenario (YAML); write timeseries.csv, jobs.csv, replicas.png and "
+        "latency.png. Without a scenario, runs the embedded example (a step in traffic on a small cluster).",
+    )
+    scale.add_argument("scenario", type=Path, nargs="?", help="scenario file; default: the embedded example")
+    scale.add_argument("-o", "--output", type=Path, default=Path("clustersim-autoscale"), help="output directory")
+    scale.add_argument("--no-figures", action="store_true", help="write CSV files only")
+    scale.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
+
+    def handler(args: argparse.Namespace) -> int:
+        from clustersim.autoscaling.command import run_command
+
+        return run_command(args, args.scenario or _example("autoscale.yaml"))
+
+    scale.set_defaults(handler=handler)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

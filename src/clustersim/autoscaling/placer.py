@@ -40,12 +40,15 @@ class FirstFitPods(Policy):
 
 
 def scheduler_for(name: str) -> Policy:
-    """`auto` is `kube` when that policy is registered, else first-fit; any other name is a registered policy."""
-    from clustersim.scheduling.registry import POLICIES, create_policy
+    """`auto` is `kube` when that policy can be imported, else first-fit; any other name is a registered policy."""
+    from clustersim.errors import UnknownNameError
+    from clustersim.scheduling.registry import create_policy
 
     if name == "first-fit":
         return FirstFitPods()
     if name == "auto":
-        create_policy("fcfs")  # imports the built-in policies, so the registry is complete
-        return create_policy("kube") if "kube" in POLICIES.names() else FirstFitPods()
+        try:
+            return create_policy("kube")
+        except (ImportError, UnknownNameError):
+            return FirstFitPods()
     return create_policy(name)

@@ -28,7 +28,7 @@ class Deployment:
     name: str = "web"
     replicas: int = 1
     cpu_request: int = 500
-    memory_request: int = 256 * 2**20
+    memory_request: int = 0
     capacity: int = 500
     """Millicores a replica spends on requests when busy (a burstable pod may exceed its request)."""
     startup_delay: float = 10.0
@@ -61,6 +61,8 @@ class Replica:
     deleted: float | None = None
     served: bool = False
     """Whether the serving model knows it (it was Ready at some point)."""
+    killed: bool = False
+    """Whether its KillJob was issued."""
 
     def status(self, cpu_request: int) -> PodStatus:
         """The pod as the HPA reads it."""

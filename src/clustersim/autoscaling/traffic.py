@@ -113,18 +113,20 @@ class Step(TrafficSource):
 
 
 class Ramp(TrafficSource):
-    """Poisson whose rate rises linearly from `base` to `peak` over `rise` s from `start`, then falls back over
-    `fall` s (default: `rise`)."""
+    """Poisson whose rate rises linearly from `base` to `peak` over `rise` s from `start`, stays there `hold` s,
+    then falls back to `base` over `fall` s (default: `rise`)."""
 
     name = "ramp"
 
-    def __init__(self, base: float, peak: float, start: float, rise: float, fall: float | None = None):
-        self.base, self.top, self.start, self.rise = base, peak, start, rise
+    def __init__(
+        self, base: float, peak: float, start: float, rise: float, fall: float | None = None, hold: float = 0.0
+    ):
+        self.base, self.top, self.start, self.rise, self.hold = base, peak, start, rise, hold
         self.fall = rise if fall is None else fall
 
     def rate(self, t: np.ndarray) -> np.ndarray:
         up = np.clip((t - self.start) / max(self.rise, 1e-12), 0.0, 1.0)
-        down = np.clip((t - self.start - self.rise) / max(self.fall, 1e-12), 0.0, 1.0)
+        down = np.clip((t - self.start - self.rise - self.hold) / max(self.fall, 1e-12), 0.0, 1.0)
         return self.base + (self.top - self.base) * (up - down)
 
     def peak(self) -> float:
@@ -234,8 +236,8 @@ TRAFFIC: dict[str, tuple[tuple[str, ...], tuple[str, ...], Factory]] = {
     "uniform": (("rate",), (), lambda o: Uniform(o["rate"])),
     "step": (("before", "after", "at"), (), lambda o: Step(o["before"], o["after"], o["at"])),
     "ramp": (
-        ("base", "peak", "start", "rise"), ("fall",),
-        lambda o: Ramp(o["base"], o["peak"], o["start"], o["rise"], o.get("fall")),
+        ("base", "peak", "start", "rise"), ("fall", "hold"),
+        lambda o: Ramp(o["base"], o["peak"], o["start"], o["rise"], o.get("fall"), o.get("hold", 0.0)),
     ),
     "sinusoidal": (
         ("mean", "amplitude", "period"), ("phase",),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import yaml
 
@@ -46,7 +46,7 @@ def parse_duration(value: object) -> float:
     except ValueError:
         parts = _DURATION.findall(text)
         if not parts or "".join(n + u for n, u in parts) != text:
-            raise ValueError(f"'{value}' is not a duration: expected e.g. 170s, 2m30s, 1h or a number of seconds")
+            raise ValueError(f"'{value}' is not a duration: expected e.g. 170s, 2m30s, 1h or seconds") from None
         return sum(float(n) * _UNITS[u] for n, u in parts)
     if number < 0:
         raise ValueError(f"'{value}' is negative: a duration is >= 0")
@@ -76,6 +76,14 @@ def _mapping(value: object, where: str, source: str) -> Mapping[str, object]:
     return value
 
 
+def _list(value: object, where: str, source: str) -> list[object]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise InputError(source, "expected a list", field=where)
+    return value
+
+
 def _strings(value: object, where: str, source: str) -> dict[str, str]:
     return {str(k): str(v) for k, v in _mapping(value, where, source).items()}
 
@@ -84,15 +92,15 @@ def _terms(affinity: Mapping[str, object], source: str, where: str) -> tuple[tup
     node_affinity = _mapping(affinity.get("nodeAffinity"), f"{where}.nodeAffinity", source)
     required = _mapping(node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution"), where, source)
     terms = []
-    for index, term in enumerate(required.get("nodeSelectorTerms") or []):
+    for index, term in enumerate(_list(required.get("nodeSelectorTerms"), where, source)):
         term_map = _mapping(term, f"{where}.nodeSelectorTerms[{index}]", source)
         requirements = []
-        for expression in term_map.get("matchExpressions") or []:
+        for expression in _list(term_map.get("matchExpressions"), where, source):
             expr = _mapping(expression, f"{where}.matchExpressions", source)
             operator = str(expr.get("operator", ""))
             if operator not in OPERATORS:
                 raise InputError(source, f"unknown operator '{operator}'; valid: {', '.join(OPERATORS)}", field=where)
-            values = tuple(str(v) for v in (expr.get("values") or []))  # type: ignore[attr-defined]
+            values = tuple(str(v) for v in _list(expr.get("values"), where, source))
             requirements.append(Requirement(str(expr.get("key", "")), operator, values))
         terms.append(tuple(requirements))
     return tuple(terms)
@@ -100,7 +108,7 @@ def _terms(affinity: Mapping[str, object], source: str, where: str) -> tuple[tup
 
 def _tolerations(value: object, source: str, where: str) -> tuple[Toleration, ...]:
     out = []
-    for index, entry in enumerate(value or []):  # type: ignore[attr-defined]
+    for index, entry in enumerate(_list(value, where, source)):
         t = _mapping(entry, f"{where}[{index}]", source)
         out.append(Toleration(str(t.get("key", "")), str(t.get("operator", "Equal")), str(t.get("value", "")),
                               str(t.get("effect", ""))))
@@ -166,7 +174,8 @@ class Manifests:
     """Pods of a Job beyond its parallelism, by Job name, released one per completion."""
 
 
-def _pod(document: Mapping[str, object], out: Manifests, schedule: Mapping[str, float], source: str, where: str) -> None:
+def _pod(document: Mapping[str, object], out: Manifests, schedule: Mapping[str, float], source: str,
+         where: str) -> None:
     metadata = _mapping(document.get("metadata"), f"{where}.metadata", source)
     template = pod_template(metadata, _mapping(document.get("spec"), f"{where}.spec", source), source, where)
     name = template.spec.name
@@ -176,7 +185,8 @@ def _pod(document: Mapping[str, object], out: Manifests, schedule: Mapping[str, 
     out.pods.append(make_pod(template.spec, template.request, template.duration, arrival))
 
 
-def _job(document: Mapping[str, object], out: Manifests, schedule: Mapping[str, float], source: str, where: str) -> None:
+def _job(document: Mapping[str, object], out: Manifests, schedule: Mapping[str, float], source: str,
+         where: str) -> None:
     metadata = _mapping(document.get("metadata"), f"{where}.metadata", source)
     spec = _mapping(document.get("spec"), f"{where}.spec", source)
     name = str(metadata.get("name") or "")
@@ -196,16 +206,12 @@ def _job(document: Mapping[str, object], out: Manifests, schedule: Mapping[str, 
         template_meta["name"] = f"{name}-{index}"
         template = pod_template(template_meta, _mapping(template_doc.get("spec"), "spec", source), source, where)
         labels = {**template.spec.labels, "job-name": name}
-        spec_i = PodSpec(**{**_fields(template.spec), "labels": labels})
-        pod = make_pod(spec_i, template.request, template.duration, arrival if arrival is not None else template.arrival,
-                       extra={"job-name": name})
+        spec_i = replace(template.spec, labels=labels)
+        when = arrival if arrival is not None else template.arrival
+        pod = make_pod(spec_i, template.request, template.duration, when, extra={"job-name": name})
         (out.pods if index < parallelism else held).append(pod)
     if held:
         out.held[name] = held
-
-
-def _fields(spec: PodSpec) -> dict[str, object]:
-    return {name: getattr(spec, name) for name in PodSpec.__slots__}  # type: ignore[attr-defined]
 
 
 def node_from_manifest(document: Mapping[str, object], index: int, source: str, where: str) -> Node:
@@ -220,8 +226,9 @@ def node_from_manifest(document: Mapping[str, object], index: int, source: str, 
     memory = vector.pop("memory", 0)
     gpus = vector.pop("nvidia.com/gpu", 0)
     properties = _strings(metadata.get("labels"), f"{where}.metadata.labels", source)
+    entries = [_mapping(t, f"{where}.spec.taints", source) for t in _list(spec.get("taints"), where, source)]
     taints = [Taint(str(t.get("key", "")), str(t.get("value", "")), str(t.get("effect", "NoSchedule")))
-              for t in (_mapping(t, f"{where}.spec.taints", source) for t in (spec.get("taints") or []))]  # type: ignore[attr-defined]
+              for t in entries]
     if taints:
         properties[TAINTS_PROPERTY] = format_taints(taints)
     return Node(index, str(metadata.get("name") or f"node{index}"), max(cpu // 1000, 1), 1.0, memory, gpus, vector,
@@ -261,7 +268,7 @@ def _expand(documents: list[object], source: str) -> Iterator[Mapping[str, objec
         if not isinstance(document, Mapping):
             raise InputError(source, "every YAML document must be a Kubernetes object (a mapping)")
         if document.get("kind") == "List" or str(document.get("kind", "")).endswith("List"):
-            yield from _expand(list(document.get("items") or []), source)  # type: ignore[call-overload]
+            yield from _expand(_list(document.get("items"), "items", source), source)
         else:
             yield document
 

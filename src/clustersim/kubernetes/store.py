@@ -26,12 +26,13 @@ class WatchEvent:
     old: Obj | None
     _lines: dict[str, bytes] = field(default_factory=dict)
 
-    def line(self, kind: str, obj: Obj | None = None) -> bytes:
+    def line(self, kind: str, obj: Obj | None = None, cache: str = "") -> bytes:
         """The JSON line of this event as type `kind` (cached: every watcher of the same view shares it)."""
-        cached = self._lines.get(kind)
+        key = cache or kind
+        cached = self._lines.get(key)
         if cached is None:
             body = {"type": kind, "object": self.obj if obj is None else obj}
-            cached = self._lines[kind] = (json.dumps(body, separators=(",", ":")) + "\n").encode()
+            cached = self._lines[key] = (json.dumps(body, separators=(",", ":")) + "\n").encode()
         return cached
 
 

@@ -151,8 +151,13 @@ def replay(
     timeout: float = 3600.0,
     install: bool = True,
     debug: str = "info",
+    precise: bool = True,
 ) -> ReplayResult:
-    """Run the jobs on a fresh loopback cluster at `speedup` and return Slurm's record of them."""
+    """Run the jobs on a fresh loopback cluster at `speedup` and return Slurm's record of them.
+
+    With `precise`, times are read to the millisecond from slurmctld's log (Slurm's records keep whole seconds,
+    also written in the metadata as slurm_start and slurm_end).
+    """
     ensure_installed(install=install)
     ordered = sorted(jobs, key=lambda j: (j.submit_time, id_order(j.id)))
     if not ordered:
@@ -190,11 +195,12 @@ def replay(
                 break
             time.sleep(0.2)
         records = parse_scontrol(cluster.run("scontrol", "show", "job", "-d", "-o"))
+        precise_times = log_times(workdir / "log" / "slurmctld.log") if precise else None
         primary = cluster.controller_started()
         if primary is None:
             primary = cluster.started_at.fake if cluster.started_at else sample.fake
         ctld_start = primary - origin
-    outcomes, unfinished, slip = _outcomes(records, names, conf, origin)
+    outcomes, unfinished, slip = _outcomes(records, names, conf, origin, precise_times)
     outcomes += [JobOutcome(job, FinalState.REJECTED, None, None, IntervalSet(), "rejected by sbatch")
                  for job in rejected]
     return ReplayResult(outcomes, speedup, origin, ctld_start, overhead, time.time() - started, slip, unfinished)
@@ -222,31 +228,35 @@ def _calibrate(cluster: LoopbackCluster, count: int = 8) -> float:
     return sum(spans) / len(spans) if spans else 0.0
 
 
-_LOG_START = re.compile(r"^\[([0-9T:.-]+)\] (?:sched: Allocate|sched/backfill: _start_job: Started) JobId=(\d+) ")
-_LOG_END = re.compile(r"^\[([0-9T:.-]+)\] _job_complete: JobId=(\d+) WEXITSTATUS")
+_LOG_EVENTS = (
+    ("submit", re.compile(r"^\[([0-9T:.-]+)\] _slurm_rpc_submit_batch_job: JobId=(\d+) ")),
+    ("start", re.compile(r"^\[([0-9T:.-]+)\] (?:sched: Allocate|sched/backfill: _start_job: Started) JobId=(\d+) ")),
+    ("end", re.compile(r"^\[([0-9T:.-]+)\] _job_complete: JobId=(\d+) WEXITSTATUS")),
+)
 
 
-def log_run_times(log: Path, job_ids: Sequence[int]) -> dict[int, float]:
-    """Run times (cluster seconds, millisecond precision) of jobs, from slurmctld's log at level info."""
-    wanted = set(job_ids)
-    starts: dict[int, float] = {}
-    spans: dict[int, float] = {}
+def log_times(log: Path) -> dict[int, dict[str, float]]:
+    """Submit, start and end times (cluster epoch seconds, millisecond precision) of every job, from slurmctld's
+    log at level info: Slurm's own records keep whole seconds only."""
+    times: dict[int, dict[str, float]] = {}
     try:
         with open(log, encoding="utf-8", errors="replace") as f:
             for line in f:
-                for pattern, is_start in ((_LOG_START, True), (_LOG_END, False)):
+                for event, pattern in _LOG_EVENTS:
                     match = pattern.match(line)
-                    if match is None or int(match.group(2)) not in wanted:
-                        continue
-                    stamp = _log_time(match.group(1))
-                    job = int(match.group(2))
-                    if is_start:
-                        starts[job] = stamp
-                    elif job in starts:
-                        spans[job] = stamp - starts[job]
+                    if match is not None:
+                        times.setdefault(int(match.group(2)), {}).setdefault(event, _log_time(match.group(1)))
+                        break
     except OSError:
         return {}
-    return spans
+    return times
+
+
+def log_run_times(log: Path, job_ids: Sequence[int]) -> dict[int, float]:
+    """Run times (cluster seconds, millisecond precision) of jobs, from slurmctld's log."""
+    times = log_times(log)
+    return {job: times[job]["end"] - times[job]["start"] for job in job_ids
+            if job in times and "start" in times[job] and "end" in times[job]}
 
 
 def _log_time(stamp: str) -> float:
@@ -255,8 +265,10 @@ def _log_time(stamp: str) -> float:
 
 
 def _outcomes(
-    records: list[SlurmRecord], names: dict[int, Job], conf: SlurmConf, origin: float
+    records: list[SlurmRecord], names: dict[int, Job], conf: SlurmConf, origin: float,
+    precise: dict[int, dict[str, float]] | None = None,
 ) -> tuple[list[JobOutcome], list[str], float]:
+    """Slurm's records as outcomes; with `precise` (log times), sub-second times where they agree with them."""
     offsets: dict[str, int] = {}
     total = 0
     for node in conf.nodes:
@@ -273,15 +285,24 @@ def _outcomes(
         if state is None or record.start is None or record.end is None or record.submit is None:
             unfinished.append(job.id)
             continue
-        submit = record.submit - origin
-        slip = max(slip, abs(submit - job.submit_time))
-        start, end = record.start - origin, record.end - origin
-        observed = replace(job, submit_time=float(submit), profile=Delay(float(end - start)))
+        submit, start, end = float(record.submit), float(record.start), float(record.end)
+        source = "scontrol"
+        exact = (precise or {}).get(record.job_id, {})
+        if all(key in exact for key in ("submit", "start", "end")) and all(
+            abs(math.floor(exact[key]) - whole) <= 1 for key, whole in (("submit", submit), ("start", start),
+                                                                         ("end", end))
+        ):
+            submit, start, end = exact["submit"], exact["start"], exact["end"]
+            source = "log"
+        submit, start, end = submit - origin, start - origin, end - origin
+        slip = max(slip, abs(math.floor(submit) - job.submit_time))
+        observed = replace(job, submit_time=submit, profile=Delay(end - start))
         units = IntervalSet.from_ids(offsets[node] + cpu for node, ids in record.cpus.items() for cpu in ids)
         eligible = "" if record.eligible is None else f"{record.eligible - origin:g}"
         metadata = (f"slurm_id={record.job_id};partition={record.partition};eligible={eligible};"
-                    f"trace_submit={job.submit_time:g}")
-        outcomes.append(JobOutcome(observed, state, float(start), float(end), units, metadata))
+                    f"trace_submit={job.submit_time:g};times={source};"
+                    f"slurm_start={record.start - origin:g};slurm_end={record.end - origin:g}")
+        outcomes.append(JobOutcome(observed, state, start, end, units, metadata))
     outcomes.sort(key=lambda o: id_order(o.job.id))
     return outcomes, unfinished, slip
 

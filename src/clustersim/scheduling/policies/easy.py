@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
+from itertools import islice
 from dataclasses import dataclass
 from operator import attrgetter
 
 from clustersim.intervals import IntervalSet
 from clustersim.scheduling.decisions import Decision, StartJob
-from clustersim.scheduling.events import Event
+from clustersim.scheduling.events import Event, JobSubmitted, NoMoreJobs, RequestedCall
 from clustersim.scheduling.policy import Policy
 from clustersim.scheduling.registry import POLICIES
 from clustersim.state import ClusterView
@@ -50,28 +51,44 @@ def reserve(nb_res: int, view: ClusterView) -> Reservation:
     return Reservation(start, IntervalSet(list(free.intervals) + freed).lowest(nb_res))
 
 
+_UNCHANGING = (JobSubmitted, RequestedCall, NoMoreJobs)
+"""Events after which the head's reservation stays what it was (no job ended, no node changed state)."""
+
+
 @POLICIES.register("easy")
 class Easy(Policy):
-    """EASY backfilling: one reservation for the head of the queue, lowest ids first."""
+    """EASY backfilling: one reservation for the head of the queue, lowest ids first.
+
+    The reservation is kept between calls while the head is the same and only submissions or calls happened:
+    backfilled jobs never change it (they end before it, or use units it does not need).
+    """
+
+    def __init__(self) -> None:
+        self._reservation: tuple[str, Reservation] | None = None
 
     def schedule(self, now: float, events: Sequence[Event], view: ClusterView) -> Iterator[Decision]:
-        queue = list(view.pending.values())
-        position = 0
-        for job in queue:
+        if not all(isinstance(e, _UNCHANGING) for e in events):
+            self._reservation = None
+        pending = view.pending
+        while pending:
+            head = next(iter(pending.values()))
             free = view.free
-            if job.nb_res > len(free):
+            if head.nb_res > len(free):
                 break
-            yield StartJob(job.key, free.lowest(job.nb_res))
-            position += 1
-        if position == len(queue):
-            return
+            yield StartJob(head.key, free.lowest(head.nb_res))
         free = view.free
-        if not free:
-            return  # nothing can backfill
-        reservation = reserve(queue[position].nb_res, view)
+        if not pending or not free:
+            return  # nothing left, or nothing can backfill: no need to look at the queue
+        queue = list(pending.values())
+        head = queue[0]
+        if self._reservation is not None and self._reservation[0] == head.key:
+            reservation = self._reservation[1]
+        else:
+            reservation = reserve(head.nb_res, view)
+            self._reservation = (head.key, reservation)
         outside = free - reservation.resources
         nb_free, nb_outside = len(free), len(outside)
-        for job in queue[position + 1 :]:
+        for job in islice(queue, 1, None):
             nb_res = job.nb_res
             if nb_res > nb_free:
                 continue

@@ -55,7 +55,8 @@ class SchedulingQueue:
         self._unschedulable.pop(key, None)
 
     def backoff_end(self, attempts: _Attempts) -> float:
-        return attempts.last + min(self.initial_backoff * 2 ** (attempts.count - 1), self.max_backoff)
+        backoff: float = self.initial_backoff * 2.0 ** (attempts.count - 1)
+        return attempts.last + min(backoff, self.max_backoff)
 
     def cluster_changed(self, now: float) -> float | None:
         """Move unschedulable pods to active (or backoff); the earliest backoff end still to come, if any."""

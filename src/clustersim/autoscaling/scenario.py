@@ -1,0 +1,285 @@
+"""The autoscaling scenario file (YAML): deployment, traffic, metrics, HPA, cluster, run settings.
+
+Every key is checked: a misspelt key fails naming the file, the field and the valid keys. See
+docs/autoscaling.md for the format; `src/clustersim/examples/autoscale.yaml` is a complete example.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from clustersim.autoscaling.hpa import (
+    DEFAULT_SCALE_DOWN,
+    DEFAULT_SCALE_UP,
+    HpaSpec,
+    MetricKind,
+    ScalingPolicy,
+    ScalingRules,
+    SelectPolicy,
+)
+from clustersim.autoscaling.metrics import MetricsConfig
+from clustersim.autoscaling.replicas import Deployment
+from clustersim.autoscaling.routers import ROUTERS
+from clustersim.autoscaling.serving import DISTRIBUTIONS, Work
+from clustersim.autoscaling.traffic import TRAFFIC, TrafficSource, create_traffic, read_replay, traffic_names
+from clustersim.errors import InputError
+from clustersim.platform.cluster_file import parse_cluster, read_cluster_file
+from clustersim.platform.model import Platform
+from clustersim.quantities import parse_bytes, parse_millicores
+from clustersim.validate import Checker, child, item
+
+TOP_KEYS = ("name", "duration", "seed", "mode", "fluid_step", "output_interval", "deployment", "traffic",
+            "metrics", "hpa", "cluster")
+DEPLOYMENT_KEYS = ("name", "replicas", "requests", "capacity", "startup_delay", "readiness_delay",
+                   "termination_delay", "startup_cpu", "work", "work_distribution", "timeout", "router")
+HPA_KEYS = ("min_replicas", "max_replicas", "metric", "target", "tolerance", "sync_period",
+            "cpu_initialization_period", "initial_readiness_delay", "behavior")
+RULES_KEYS = ("stabilization_window", "select_policy", "policies")
+POLICY_KEYS = ("type", "value", "period")
+CLUSTER_KEYS = ("file", "name", "unit", "nodes", "scheduler", "workload")
+BACKGROUND_KEYS = ("count", "cpu", "memory", "start", "duration")
+MODES = ("per-request", "aggregate")
+
+
+@dataclass(frozen=True, slots=True)
+class Background:
+    """Other pods on the cluster: `count` pods of these requests from `start`, for `duration` seconds."""
+
+    count: int
+    cpu: int
+    memory: int
+    start: float
+    duration: float
+
+
+@dataclass
+class Scenario:
+    name: str
+    duration: float
+    seed: int
+    mode: str
+    fluid_step: float
+    output_interval: float
+    deployment: Deployment
+    work: Work
+    timeout: float
+    router: str
+    traffic: TrafficSource
+    metrics: MetricsConfig
+    hpa: HpaSpec | None
+    platform: Platform
+    scheduler: str
+    background: list[Background] = field(default_factory=list)
+
+
+def load_scenario(path: Path | str) -> Scenario:
+    """Read a scenario file; relative paths in it (cluster file, replay trace) are relative to it."""
+    source = str(path)
+    try:
+        document = yaml.safe_load(Path(path).read_text())
+    except yaml.YAMLError as error:
+        raise InputError(source, f"invalid YAML: {error}") from None
+    except OSError as error:
+        raise InputError(source, f"cannot read the scenario: {error}") from None
+    return parse_scenario(document, source=source, base=Path(path).parent)
+
+
+def parse_scenario(document: object, *, source: str = "<memory>", base: Path = Path(".")) -> Scenario:
+    check = Checker(source)
+    top = check.mapping(document, "")
+    check.known_keys(top, "", TOP_KEYS)
+    duration = check.number(check.required(top, "duration", ""), "duration", 0, above=True)
+    mode = top.get("mode", "per-request")
+    if mode not in MODES:
+        check.expected("mode", f"one of {', '.join(MODES)}", mode)
+    deployment, work, timeout, router = _deployment(check.mapping(check.required(top, "deployment", ""),
+                                                                  "deployment"), check)
+    hpa_value = top.get("hpa")
+    return Scenario(
+        name=check.string(top.get("name", "autoscale"), "name"),
+        duration=duration,
+        seed=check.integer(top.get("seed", 0), "seed", 0),
+        mode=str(mode),
+        fluid_step=check.number(top.get("fluid_step", 1.0), "fluid_step", 0, above=True),
+        output_interval=check.number(top.get("output_interval", 10.0), "output_interval", 0, above=True),
+        deployment=deployment,
+        work=work,
+        timeout=timeout,
+        router=router,
+        traffic=_traffic(check.required(top, "traffic", ""), check, base),
+        metrics=_metrics(top.get("metrics", {}), check),
+        hpa=None if hpa_value is None else _hpa(check.mapping(hpa_value, "hpa"), check, deployment),
+        platform=_platform(check.mapping(check.required(top, "cluster", ""), "cluster"), check, base),
+        scheduler=str(check.mapping(top["cluster"], "cluster").get("scheduler", "auto")),
+        background=_background(check.mapping(top["cluster"], "cluster").get("workload", []), check),
+    )
+
+
+def _millicores(value: object, field: str, check: Checker) -> int:
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        check.expected(field, "a cpu quantity such as 500m or 2", value)
+    try:
+        return parse_millicores(value)
+    except ValueError as error:
+        check.fail(field, str(error))
+
+
+def _bytes(value: object, field: str, check: Checker) -> int:
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        check.expected(field, "a memory quantity such as 256Mi", value)
+    try:
+        return parse_bytes(value)
+    except ValueError as error:
+        check.fail(field, str(error))
+
+
+def _deployment(spec: Mapping[str, object], check: Checker) -> tuple[Deployment, Work, float, str]:
+    check.known_keys(spec, "deployment", DEPLOYMENT_KEYS)
+    requests = check.mapping(spec.get("requests", {}), "deployment.requests")
+    check.known_keys(requests, "deployment.requests", ("cpu", "memory"))
+    cpu = _millicores(requests.get("cpu", "500m"), "deployment.requests.cpu", check)
+    if cpu <= 0:
+        check.expected("deployment.requests.cpu", "a cpu request > 0", requests.get("cpu"))
+    capacity = _millicores(spec["capacity"], "deployment.capacity", check) if "capacity" in spec else cpu
+    if capacity <= 0:
+        check.expected("deployment.capacity", "a capacity > 0", spec.get("capacity"))
+
+    def seconds(key: str, default: float) -> float:
+        return check.number(spec.get(key, default), f"deployment.{key}", 0)
+
+    deployment = Deployment(
+        name=check.string(spec.get("name", "web"), "deployment.name"),
+        replicas=check.integer(spec.get("replicas", 1), "deployment.replicas", 1),
+        cpu_request=cpu,
+        memory_request=_bytes(requests.get("memory", 0), "deployment.requests.memory", check),
+        capacity=capacity,
+        startup_delay=seconds("startup_delay", 10.0),
+        readiness_delay=seconds("readiness_delay", 5.0),
+        termination_delay=seconds("termination_delay", 30.0),
+        startup_cpu=_millicores(spec.get("startup_cpu", 0), "deployment.startup_cpu", check),
+    )
+    distribution = spec.get("work_distribution", "exponential")
+    if distribution not in DISTRIBUTIONS:
+        check.expected("deployment.work_distribution", f"one of {', '.join(DISTRIBUTIONS)}", distribution)
+    work = Work(check.number(spec.get("work", 0.05), "deployment.work", 0, above=True), str(distribution))
+    timeout_value = spec.get("timeout")
+    timeout = math.inf if timeout_value is None else check.number(timeout_value, "deployment.timeout", 0, True)
+    router = spec.get("router", "round-robin")
+    if router not in ROUTERS:
+        check.expected("deployment.router", f"one of {', '.join(ROUTERS)}", router)
+    return deployment, work, timeout, str(router)
+
+
+def _traffic(value: object, check: Checker, base: Path) -> TrafficSource:
+    spec = check.mapping(value, "traffic")
+    pattern = check.string(check.required(spec, "pattern", "traffic"), "traffic.pattern")
+    if pattern == "replay":
+        check.known_keys(spec, "traffic", ("pattern", "file"))
+        path = Path(check.string(check.required(spec, "file", "traffic"), "traffic.file"))
+        return read_replay(path if path.is_absolute() else base / path, check.source)
+    if pattern not in TRAFFIC:
+        check.expected("traffic.pattern", f"one of {', '.join(traffic_names())}", pattern)
+    required, optional, _ = TRAFFIC[pattern]
+    check.known_keys(spec, "traffic", ("pattern", *required, *optional))
+    options = {key: check.number(check.required(spec, key, "traffic"), f"traffic.{key}", 0) for key in required}
+    for key in optional:
+        if key in spec:
+            options[key] = check.number(spec[key], f"traffic.{key}")
+    if pattern == "sinusoidal" and options["period"] <= 0:
+        check.expected("traffic.period", "a period > 0", spec["period"])
+    return create_traffic(pattern, options)
+
+
+def _metrics(value: object, check: Checker) -> MetricsConfig:
+    spec = check.mapping(value, "metrics")
+    check.known_keys(spec, "metrics", ("tick", "lag"))
+    return MetricsConfig(
+        tick=check.number(spec.get("tick", 10.0), "metrics.tick", 0, above=True),
+        lag=check.number(spec.get("lag", 4.0), "metrics.lag", 0),
+    )
+
+
+def _rules(value: object, field: str, check: Checker, default: ScalingRules) -> ScalingRules:
+    spec = check.mapping(value, field)
+    check.known_keys(spec, field, RULES_KEYS)
+    window = check.number(spec.get("stabilization_window", default.stabilization_window),
+                          child(field, "stabilization_window"), 0)
+    select_text = spec.get("select_policy", default.select.value)
+    selects = {s.value: s for s in SelectPolicy}
+    if select_text not in selects:
+        check.expected(child(field, "select_policy"), f"one of {', '.join(selects)}", select_text)
+    policies = default.policies
+    if "policies" in spec:
+        entries = check.sequence(spec["policies"], child(field, "policies"))
+        parsed = []
+        for index, entry in enumerate(entries):
+            where = item(child(field, "policies"), index)
+            policy = check.mapping(entry, where)
+            check.known_keys(policy, where, POLICY_KEYS)
+            kind = policy.get("type")
+            if kind not in ("Pods", "Percent"):
+                check.expected(child(where, "type"), "Pods or Percent", kind)
+            parsed.append(ScalingPolicy(
+                str(kind), check.integer(check.required(policy, "value", where), child(where, "value"), 1),
+                check.number(check.required(policy, "period", where), child(where, "period"), 0, above=True),
+            ))
+        policies = tuple(parsed)
+    return ScalingRules(window, policies, selects[str(select_text)])
+
+
+def _hpa(spec: Mapping[str, object], check: Checker, deployment: Deployment) -> HpaSpec:
+    check.known_keys(spec, "hpa", HPA_KEYS)
+    metric_text = spec.get("metric", "cpu")
+    kinds = {k.value: k for k in MetricKind}
+    if metric_text not in kinds:
+        check.expected("hpa.metric", f"one of {', '.join(kinds)}", metric_text)
+    minimum = check.integer(spec.get("min_replicas", 1), "hpa.min_replicas", 1)
+    maximum = check.integer(spec.get("max_replicas", 10), "hpa.max_replicas", minimum)
+    behavior = check.mapping(spec.get("behavior", {}), "hpa.behavior")
+    check.known_keys(behavior, "hpa.behavior", ("scale_up", "scale_down"))
+    return HpaSpec(
+        min_replicas=minimum,
+        max_replicas=maximum,
+        metric=kinds[str(metric_text)],
+        target=check.number(spec.get("target", 80), "hpa.target", 0, above=True),
+        tolerance=check.number(spec.get("tolerance", 0.1), "hpa.tolerance", 0),
+        sync_period=check.number(spec.get("sync_period", 15.0), "hpa.sync_period", 0, above=True),
+        cpu_initialization_period=check.number(spec.get("cpu_initialization_period", 300.0),
+                                               "hpa.cpu_initialization_period", 0),
+        initial_readiness_delay=check.number(spec.get("initial_readiness_delay", 30.0),
+                                             "hpa.initial_readiness_delay", 0),
+        scale_up=_rules(behavior.get("scale_up", {}), "hpa.behavior.scale_up", check, DEFAULT_SCALE_UP),
+        scale_down=_rules(behavior.get("scale_down", {}), "hpa.behavior.scale_down", check, DEFAULT_SCALE_DOWN),
+    )
+
+
+def _platform(spec: Mapping[str, object], check: Checker, base: Path) -> Platform:
+    check.known_keys(spec, "cluster", CLUSTER_KEYS)
+    if "file" in spec:
+        path = Path(check.string(spec["file"], "cluster.file"))
+        return read_cluster_file(path if path.is_absolute() else base / path)
+    inline = {k: v for k, v in spec.items() if k in ("name", "unit", "nodes")}
+    if "nodes" not in inline:
+        check.fail("cluster", "missing key 'nodes' (or 'file': a cluster description)")
+    return parse_cluster(inline, source=f"{check.source} (cluster)")
+
+
+def _background(value: object, check: Checker) -> list[Background]:
+    groups = []
+    for index, entry in enumerate(check.sequence(value, "cluster.workload")):
+        where = item("cluster.workload", index)
+        spec = check.mapping(entry, where)
+        check.known_keys(spec, where, BACKGROUND_KEYS)
+        groups.append(Background(
+            count=check.integer(spec.get("count", 1), child(where, "count"), 1),
+            cpu=_millicores(check.required(spec, "cpu", where), child(where, "cpu"), check),
+            memory=_bytes(spec.get("memory", 0), child(where, "memory"), check),
+            start=check.number(spec.get("start", 0.0), child(where, "start"), 0),
+            duration=check.number(check.required(spec, "duration", where), child(where, "duration"), 0, True),
+        ))
+    return groups

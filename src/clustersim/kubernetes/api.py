@@ -1,0 +1,482 @@
+"""The HTTP side of the facade: Kubernetes REST paths, routed by a table of (method, shape) to handlers.
+
+Stdlib only (ThreadingHTTPServer, HTTP/1.1 keep-alive, TCP_NODELAY: without it every keep-alive request waits
+~40 ms for delayed ACKs). Watches are chunked JSON-lines streams held open on their own thread.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import socket
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+from clustersim.errors import InputError
+from clustersim.kubernetes.facade import Action, ApiError, KubeFacade
+from clustersim.kubernetes.manifests import pod_template
+from clustersim.kubernetes.objects import timestamp
+from clustersim.kubernetes.resources import (
+    BY_PATH,
+    ResourceType,
+    api_group,
+    api_groups,
+    api_versions,
+    resource_list,
+    version_info,
+)
+from clustersim.kubernetes.selectors import SelectorError, parse_field_selector, parse_label_selector
+from clustersim.kubernetes.store import Gone, Obj, Store, WatchEvent, metadata
+from clustersim.kubernetes.tables import table
+
+_PATH = re.compile(
+    r"^/(?:api/(?P<core>v1)|apis/(?P<group>[^/]+)/(?P<version>[^/]+))"
+    r"(?:/namespaces/(?P<ns>[^/]+))?/(?P<plural>[^/]+)(?:/(?P<name>[^/]+))?(?:/(?P<sub>[^/]+))?$"
+)
+WATCH_TIMEOUT = 1800.0
+BOOKMARK_EVERY = 5.0
+
+
+@dataclass
+class Request:
+    """A parsed REST request on a resource path."""
+
+    method: str
+    resource: ResourceType
+    namespace: str
+    name: str
+    query: dict[str, str]
+    body: Obj
+    table: bool
+    write: Callable[[bytes], None] = lambda data: None
+    start: Callable[[], None] = lambda: None
+
+
+class Response(Exception):
+    """Raised by handlers to answer with a status and a JSON body."""
+
+    def __init__(self, code: int, body: object):
+        self.code = code
+        self.body = body
+
+
+def status(code: int, reason: str, message: str) -> Obj:
+    return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": message,
+            "reason": reason, "code": code}
+
+
+class Api:
+    """The REST handlers over the store and the facade."""
+
+    def __init__(self, store: Store, facade: KubeFacade):
+        self.store = store
+        self.facade = facade
+        self._generated = 0
+        generic: dict[tuple[str, str], Callable[[Request], tuple[int, object] | None]] = {
+            ("GET", "collection"): self.list_or_watch,
+            ("POST", "collection"): self.create,
+            ("DELETE", "collection"): self.delete_collection,
+            ("GET", "object"): self.get,
+            ("PUT", "object"): self.update,
+            ("PATCH", "object"): self.patch,
+            ("DELETE", "object"): self.delete,
+        }
+        self.routes = generic
+        self.overrides: dict[tuple[str, str, str], Callable[[Request], tuple[int, object] | None]] = {
+            ("pods", "POST", "collection"): self.create_pod,
+            ("pods", "DELETE", "object"): self.delete_pod,
+            ("pods", "POST", "binding"): self.bind,
+            ("bindings", "POST", "collection"): self.bind_legacy,
+            ("pods", "PATCH", "status"): self.patch_pod_status,
+            ("pods", "PUT", "status"): self.patch_pod_status,
+            ("pods", "GET", "status"): self.get,
+        }
+        self.fixed: dict[str, Callable[[], object | None]] = {
+            "/version": version_info,
+            "/api": api_versions,
+            "/apis": api_groups,
+            "/healthz": lambda: "ok",
+            "/livez": lambda: "ok",
+            "/readyz": lambda: "ok",
+        }
+
+    # -- plumbing ----------------------------------------------------------------------------------------
+
+    def route(self, method: str, path: str, query: dict[str, str], body: Obj, accept: str,
+              writer: Callable[[bytes], None], start_stream: Callable[[], None]) -> tuple[int, object] | None:
+        fixed = self.fixed.get(path.rstrip("/") or "/")
+        if fixed is not None and method == "GET":
+            return 200, fixed()
+        discovery = self._discovery(path)
+        if discovery is not None and method == "GET":
+            return 200, discovery
+        match = _PATH.match(path)
+        if match is None:
+            return 404, status(404, "NotFound", f"the server could not find the requested resource ({path})")
+        group_version = match["core"] or f"{match['group']}/{match['version']}"
+        plural = match["plural"]
+        name = match["name"] or ""
+        if plural == "bindings" and group_version == "v1":
+            resource = BY_PATH[("v1", "pods")]
+            key = "bindings"
+        else:
+            found = BY_PATH.get((group_version, plural))
+            if found is None:
+                return 404, status(404, "NotFound", f"the server could not find the requested resource ({path})")
+            resource, key = found, plural
+        shape = "collection" if not name else (match["sub"] or "object")
+        handler = self.overrides.get((key, method, shape)) or (
+            self.routes.get((method, shape)) if shape in ("collection", "object") else None)
+        if handler is None:
+            return 405, status(405, "MethodNotAllowed", f"{method} is not supported on {path}")
+        request = Request(method, resource, match["ns"] or "", name, query, body, "as=Table" in accept, writer,
+                          start_stream)
+        return handler(request)
+
+    def _discovery(self, path: str) -> object | None:
+        parts = path.strip("/").split("/")
+        if parts[0] == "api" and len(parts) == 2:
+            return resource_list(parts[1])
+        if parts[0] == "apis" and len(parts) == 2:
+            return api_group(parts[1])
+        if parts[0] == "apis" and len(parts) == 3:
+            return resource_list(f"{parts[1]}/{parts[2]}")
+        return None
+
+    def _selectors(self, request: Request) -> tuple[Callable[[Obj], bool], Callable[[Obj], bool]]:
+        try:
+            fields = parse_field_selector(request.query.get("fieldSelector", ""))
+            labels = parse_label_selector(request.query.get("labelSelector", ""))
+        except SelectorError as error:
+            raise Response(400, status(400, "BadRequest", str(error))) from None
+        return fields, labels
+
+    # -- generic verbs -----------------------------------------------------------------------------------
+
+    def list_or_watch(self, request: Request) -> tuple[int, object] | None:
+        if request.query.get("watch") in ("true", "1"):
+            self.watch(request)
+            return None
+        fields, labels = self._selectors(request)
+        with self.store.cond:
+            items = [o for o in self.store.items(request.resource.key, request.namespace)
+                     if fields(o) and labels(o)]
+            rv = self.store.rv
+        if request.table:
+            return 200, table(request.resource.kind, items, rv, self.facade.now())
+        kind = request.resource
+        return 200, {"kind": f"{kind.kind}List", "apiVersion": kind.group_version,
+                     "metadata": {"resourceVersion": str(rv)}, "items": items}
+
+    def get(self, request: Request) -> tuple[int, object]:
+        with self.store.cond:
+            obj = self.store.get(request.resource.key, request.namespace, request.name)
+            rv = self.store.rv
+        if obj is None:
+            return 404, status(404, "NotFound", f"{request.resource.plural} \"{request.name}\" not found")
+        if request.table:
+            return 200, table(request.resource.kind, [obj], rv, self.facade.now())
+        return 200, obj
+
+    def create(self, request: Request) -> tuple[int, object]:
+        obj = dict(request.body)
+        meta = dict(obj.get("metadata") or {})  # type: ignore[call-overload]
+        if not meta.get("name"):
+            if not meta.get("generateName"):
+                return 422, status(422, "Invalid", "metadata.name: Required value")
+            self._generated += 1
+            meta["name"] = f"{meta['generateName']}{self._generated:05d}"
+        if request.resource.namespaced:
+            meta["namespace"] = request.namespace or meta.get("namespace") or "default"
+        meta.setdefault("creationTimestamp", timestamp(self.facade.now()))
+        obj["metadata"] = meta
+        obj.setdefault("kind", request.resource.kind)
+        obj.setdefault("apiVersion", request.resource.group_version)
+        with self.store.cond:
+            if self.store.get(request.resource.key, str(meta.get("namespace", "")), str(meta["name"])) is not None:
+                return 409, status(409, "AlreadyExists", f"{request.resource.plural} \"{meta['name']}\" already exists")
+            return 201, self.store.write(request.resource.key, "ADDED", obj)
+
+    def update(self, request: Request) -> tuple[int, object]:
+        with self.store.cond:
+            current = self.store.get(request.resource.key, request.namespace, request.name)
+            if current is None:
+                return 404, status(404, "NotFound", f"{request.resource.plural} \"{request.name}\" not found")
+            meta = dict(request.body.get("metadata") or {})  # type: ignore[call-overload]
+            wanted = meta.get("resourceVersion")
+            if wanted and wanted != metadata(current).get("resourceVersion"):
+                return 409, status(409, "Conflict", f"Operation cannot be fulfilled on {request.resource.plural} "
+                                   f"\"{request.name}\": the object has been modified; please apply your changes "
+                                   "to the latest version and try again")
+            meta.update({k: metadata(current)[k] for k in ("uid", "creationTimestamp", "namespace")
+                         if k in metadata(current)})
+            return 200, self.store.write(request.resource.key, "MODIFIED", {**request.body, "metadata": meta})
+
+    def patch(self, request: Request) -> tuple[int, object]:
+        with self.store.cond:
+            current = self.store.get(request.resource.key, request.namespace, request.name)
+            if current is None:
+                return 404, status(404, "NotFound", f"{request.resource.plural} \"{request.name}\" not found")
+            return 200, self.store.write(request.resource.key, "MODIFIED", _merge(current, request.body))
+
+    def delete(self, request: Request) -> tuple[int, object]:
+        with self.store.cond:
+            gone = self.store.remove(request.resource.key, request.namespace, request.name)
+        if gone is None:
+            return 404, status(404, "NotFound", f"{request.resource.plural} \"{request.name}\" not found")
+        return 200, gone
+
+    def delete_collection(self, request: Request) -> tuple[int, object]:
+        with self.store.cond:
+            for obj in self.store.items(request.resource.key, request.namespace):
+                self.store.remove(request.resource.key, str(metadata(obj).get("namespace", "")),
+                                  str(metadata(obj)["name"]))
+        return 200, {"kind": "Status", "apiVersion": "v1", "status": "Success", "metadata": {}}
+
+    # -- pods: through the simulation --------------------------------------------------------------------
+
+    def _run(self, action: Action, code: int) -> tuple[int, object]:
+        try:
+            return code, self.facade.submit(action)
+        except ApiError as error:
+            return error.code, status(error.code, error.reason, error.message)
+
+    def create_pod(self, request: Request) -> tuple[int, object]:
+        body = request.body
+        meta = dict(body.get("metadata") or {})  # type: ignore[call-overload]
+        meta["namespace"] = request.namespace or meta.get("namespace") or "default"
+        if not meta.get("name") and meta.get("generateName"):
+            self._generated += 1
+            meta["name"] = f"{meta['generateName']}{self._generated:05d}"
+        try:
+            template = pod_template(meta, dict(body.get("spec") or {}), "request body", "pod")  # type: ignore[call-overload]
+        except InputError as error:
+            return 422, status(422, "Invalid", str(error))
+        if not template.spec.name:
+            return 422, status(422, "Invalid", "metadata.name: Required value")
+        action = self.facade.create_pod(template.spec.namespace, template.spec, template.request, template.duration)
+        return self._run(action, 201)
+
+    def delete_pod(self, request: Request) -> tuple[int, object]:
+        return self._run(self.facade.delete_pod(request.namespace, request.name), 200)
+
+    def bind(self, request: Request) -> tuple[int, object]:
+        target = request.body.get("target")
+        if not isinstance(target, Mapping) or not target.get("name"):
+            return 422, status(422, "Invalid", "target.name: Required value")
+        return self._bound(self._run(self.facade.bind(request.namespace, request.name, str(target["name"])), 201))
+
+    def bind_legacy(self, request: Request) -> tuple[int, object]:
+        meta = request.body.get("metadata")
+        name = str(meta.get("name", "")) if isinstance(meta, Mapping) else ""
+        return self.bind(Request(request.method, request.resource, request.namespace, name, request.query,
+                                 request.body, False, request.write, request.start))
+
+    def _bound(self, answer: tuple[int, object]) -> tuple[int, object]:
+        code, _ = answer
+        if code != 201:
+            return answer
+        return 201, {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}
+
+    def patch_pod_status(self, request: Request) -> tuple[int, object]:
+        return self._run(self.facade.patch_status(request.namespace, request.name, request.body), 200)
+
+    # -- watch -------------------------------------------------------------------------------------------
+
+    def watch(self, request: Request) -> None:
+        fields, labels = self._selectors(request)
+        rv_text = request.query.get("resourceVersion", "")
+        store, resource = self.store, request.resource
+        lines: list[bytes] = []
+        with store.cond:
+            if rv_text in ("", "0"):
+                rv = store.rv
+                lines = [_line("ADDED", o) for o in store.items(resource.key, request.namespace)
+                         if fields(o) and labels(o)]
+            else:
+                try:
+                    rv = int(rv_text)
+                except ValueError:
+                    raise Response(400, status(400, "BadRequest", f"invalid resourceVersion '{rv_text}'")) from None
+                if rv < store.oldest():
+                    raise Response(410, status(410, "Expired", f"too old resource version: {rv} ({store.oldest()})"))
+        timeout = min(float(request.query.get("timeoutSeconds", WATCH_TIMEOUT)), WATCH_TIMEOUT)
+        bookmarks = request.query.get("allowWatchBookmarks") == "true"
+        deadline = time.monotonic() + timeout
+        next_bookmark = time.monotonic() + BOOKMARK_EVERY
+        request.start()
+        write = request.write
+        if lines:
+            write(b"".join(lines))
+        while True:
+            with store.cond:
+                while True:
+                    if store.closed:
+                        return
+                    try:
+                        events = store.events_after(rv, resource.key)
+                    except Gone:
+                        write(_line("ERROR", status(410, "Expired", f"too old resource version: {rv}")))
+                        return
+                    rv = store.rv
+                    lines = [line for e in events if (line := _view(e, request, fields, labels))]
+                    left = deadline - time.monotonic()
+                    if lines or left <= 0 or (bookmarks and time.monotonic() >= next_bookmark):
+                        break
+                    store.cond.wait(min(left, BOOKMARK_EVERY))
+            if bookmarks and (not lines or time.monotonic() >= next_bookmark):
+                lines.append(_line("BOOKMARK", {"kind": resource.kind, "apiVersion": resource.group_version,
+                                                "metadata": {"resourceVersion": str(rv)}}))
+                next_bookmark = time.monotonic() + BOOKMARK_EVERY
+            write(b"".join(lines))
+            if deadline - time.monotonic() <= 0:
+                return
+
+
+def _line(kind: str, obj: object) -> bytes:
+    return (json.dumps({"type": kind, "object": obj}, separators=(",", ":")) + "\n").encode()
+
+
+def _view(event: WatchEvent, request: Request, fields: Callable[[Obj], bool], labels: Callable[[Obj], bool]) -> bytes:
+    """The event as this watcher sees it: a change across its selector is an ADDED or a DELETED."""
+    now_in = _matches(request, event.obj, fields, labels) if event.kind != "DELETED" else False
+    before = event.old
+    was_in = before is not None and _matches(request, before, fields, labels)
+    if event.kind == "DELETED":
+        return event.line("DELETED") if was_in else b""
+    if now_in and (was_in or event.kind == "ADDED"):
+        return event.line(event.kind)
+    if now_in:
+        return event.line("ADDED")
+    if was_in:
+        assert before is not None
+        gone = {**before, "metadata": {**metadata(before), "resourceVersion": str(event.rv)}}
+        return event.line("DELETED", gone, cache="left")
+    return b""
+
+
+def _matches(request: Request, obj: Obj, fields: Callable[[Obj], bool], labels: Callable[[Obj], bool]) -> bool:
+    if request.namespace and metadata(obj).get("namespace") != request.namespace:
+        return False
+    return fields(obj) and labels(obj)
+
+
+def _merge(current: Mapping[str, object], patch: Mapping[str, object]) -> Obj:
+    """JSON merge patch (strategic merge without list keys): mappings merge, None deletes, the rest replaces."""
+    merged = dict(current)
+    for key, value in patch.items():
+        if key.startswith("$"):
+            continue
+        if value is None:
+            merged.pop(key, None)
+        elif isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
+            merged[key] = _merge(merged[key], value)  # type: ignore[arg-type]
+        else:
+            merged[key] = value
+    return merged
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def setup(self) -> None:
+        super().setup()
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def log_message(self, format: str, *args: object) -> None:
+        """Quiet: a scheduler makes thousands of requests."""
+
+    def _handle(self) -> None:
+        url = urlsplit(self.path)
+        query = {k: v[-1] for k, v in parse_qs(url.query).items()}
+        length = int(self.headers.get("Content-Length") or 0)
+        body: Obj = {}
+        if length:
+            try:
+                decoded = json.loads(self.rfile.read(length))
+            except ValueError:
+                self._send(415, status(415, "UnsupportedMediaType", "the body must be JSON "
+                                       "(run kube-scheduler with --kube-api-content-type=application/json)"))
+                return
+            body = decoded if isinstance(decoded, dict) else {"items": decoded}
+        streaming = [False]
+
+        def start() -> None:
+            streaming[0] = True
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+
+        def write(data: bytes) -> None:
+            if data:  # an empty chunk would end the stream
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+
+        try:
+            answer = self.server.api.route(self.command, url.path, query, body, self.headers.get("Accept", ""),
+                                           write, start)
+        except Response as response:
+            if streaming[0]:
+                return
+            answer = (response.code, response.body)
+        except (BrokenPipeError, ConnectionResetError):
+            return
+        if answer is None:
+            with contextlib.suppress(OSError):
+                self.wfile.write(b"0\r\n\r\n")
+            self.close_connection = True
+            return
+        self._send(*answer)
+
+    def _send(self, code: int, body: object) -> None:
+        data = body.encode() if isinstance(body, str) else json.dumps(body, separators=(",", ":")).encode()
+        head = (f"HTTP/1.1 {code} {self.responses.get(code, ('',))[0]}\r\nContent-Type: "
+                f"{'text/plain' if isinstance(body, str) else 'application/json'}\r\n"
+                f"Content-Length: {len(data)}\r\n\r\n").encode()
+        self.wfile.write(head + data)
+
+    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _handle
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+    request_queue_size = 256
+
+    def __init__(self, address: tuple[str, int], api: Api):
+        super().__init__(address, _Handler)
+        self.api = api
+
+
+class ApiServer:
+    """The facade's HTTP server on its own thread; `port` is the bound port (0 asks the OS for one)."""
+
+    def __init__(self, store: Store, facade: KubeFacade, host: str = "127.0.0.1", port: int = 8001):
+        self.api = Api(store, facade)
+        self._server = _Server((host, port), self.api)
+        self.host = host
+        self.port: int = self._server.server_address[1]
+        self._thread = threading.Thread(target=self._server.serve_forever, name="k8s-api", daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    def start(self) -> ApiServer:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        store = self.api.store
+        with store.cond:
+            store.closed = True
+            store.cond.notify_all()
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(5)

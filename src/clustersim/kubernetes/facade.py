@@ -1,0 +1,382 @@
+"""The Kubernetes facade as a decision process: the core's events become API objects, bindings StartJobs.
+
+The simulation thread runs `decide`; HTTP threads turn writes that touch the cluster (bindings, pod status
+reports, pod creation and deletion) into `Command`s the simulation thread executes inside `decide`, so every
+change goes through the core (the facade keeps no copy of the cluster's truth: free resources are read from the
+core's view). Read-only requests are served from the store without waiting.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from clustersim.intervals import IntervalSet
+from clustersim.kubernetes.objects import namespace_object, node_object, pod_object, timestamp
+from clustersim.kubernetes.pods import PodSpec, make_pod, pod_spec
+from clustersim.kubernetes.store import Obj, Store, metadata
+from clustersim.kubernetes.timecontrol import DeadlockError, TimeControl
+from clustersim.platform.model import Platform
+from clustersim.scheduling.decisions import CallMeLater, Decision, KillJob, RejectJob, StartJob, SubmitJob
+from clustersim.scheduling.events import Event, FinalState, JobCompleted, JobSubmitted, NoMoreJobs
+from clustersim.scheduling.policies.kube.framework import PodInfo
+from clustersim.scheduling.policies.kube.policy import KubePolicy, _signature
+from clustersim.sharing import shortfall
+from clustersim.state import ClusterView
+from clustersim.workload.job import Job
+
+
+class ApiError(Exception):
+    """A request refused the Kubernetes way: HTTP code, reason (NotFound, Conflict...), message."""
+
+    def __init__(self, code: int, reason: str, message: str):
+        super().__init__(message)
+        self.code = code
+        self.reason = reason
+        self.message = message
+
+
+Action = Callable[[ClusterView | None], Iterator[Decision]]
+
+
+@dataclass
+class Command:
+    """A cluster-changing request, executed by the simulation thread; `result` is the response object."""
+
+    action: Action
+    done: threading.Event = field(default_factory=threading.Event)
+    result: Obj | None = None
+    error: ApiError | None = None
+
+
+_FINAL_PHASE = {FinalState.COMPLETED_SUCCESSFULLY: "Succeeded"}
+
+
+class KubeFacade:
+    """A DecisionProcess whose decisions come from an external Kubernetes scheduler through the store."""
+
+    def __init__(self, platform: Platform, store: Store, control: TimeControl | None = None):
+        self.platform = platform
+        self.store = store
+        self.control = control or TimeControl()
+        self.commands: queue.Queue[Command] = queue.Queue()
+        self._nodes = {node.name: node for node in platform.nodes}
+        self._keys: dict[tuple[str, str], str] = {}
+        self._names: dict[str, tuple[str, str]] = {}
+        self._reported: dict[str, int] = {}
+        self._deleted: set[str] = set()
+        self._epoch = 0
+        self._now = 0.0
+        self._step = self.control.base_timestep
+        self._no_more_jobs = False
+        self._last_progress = time.monotonic()
+        self._filters = KubePolicy(percentage_of_nodes_to_score=100)
+        self._finished = threading.Event()
+        self._lock = threading.Lock()
+        self.nb_bindings = 0
+        self._last_result: Obj = {}
+
+    # -- the decision process ----------------------------------------------------------------------------
+
+    def begin(self, view: ClusterView) -> None:
+        self._filters.begin(view)
+        with self.store.cond:
+            for name in ("default", "kube-system", "kube-public", "kube-node-lease"):
+                self.store.write("namespaces", "ADDED", namespace_object(name))
+            for node in self.platform.nodes:
+                self.store.write("nodes", "ADDED", node_object(node))
+
+    def now(self) -> float:
+        return self._now
+
+    def decide(self, now: float, events: Sequence[Event], view: ClusterView) -> Iterator[Decision]:
+        self._now = now
+        self._publish(now, events)
+        control = self.control
+        start = time.monotonic()
+        bound_before = self.nb_bindings
+        settled = False
+        while True:
+            settled = self._settled(view)
+            elapsed = time.monotonic() - start
+            if settled and elapsed >= control.min_delay:
+                break
+            if not settled and control.timeout and elapsed >= control.timeout:
+                break
+            if not settled:
+                self._check_deadlock(view)
+            wait = control.min_delay - elapsed if settled else 0.05
+            if not settled and control.timeout:
+                wait = min(wait, control.timeout - elapsed)
+            try:
+                command = self.commands.get(timeout=max(wait, 0.0005))
+            except queue.Empty:
+                continue
+            yield from self._execute(command, view)
+            while not self.commands.empty():  # a burst of requests: take them all before re-checking
+                yield from self._execute(self.commands.get_nowait(), view)
+        if self.nb_bindings > bound_before:
+            self._step = control.base_timestep
+        busy = bool(view.pending) or bool(view.running)
+        if view.pending and not settled:
+            yield CallMeLater(now + self._step)
+            self._step = min(self._step * control.backoff_multiplier, control.max_timestep)
+        elif busy and not control.fast_forward:
+            yield CallMeLater(now + self._step)
+
+    def end(self, view: ClusterView) -> None:
+        """The run is over: later requests are served without the core (bindings are refused)."""
+        with self._lock:
+            self._finished.set()
+            while not self.commands.empty():
+                for _ in self._execute(self.commands.get_nowait(), None):
+                    pass
+
+    @property
+    def finished(self) -> bool:
+        return self._finished.is_set()
+
+    # -- commands from the API ---------------------------------------------------------------------------
+
+    def submit(self, action: Action, timeout: float = 60.0) -> Obj:
+        """Run `action` on the simulation thread (or here, once the run is over) and return its result."""
+        command = Command(action)
+        with self._lock:
+            if self._finished.is_set():
+                for _ in self._execute(command, None):
+                    pass
+            else:
+                self.commands.put(command)
+        if not command.done.wait(timeout):
+            raise ApiError(504, "Timeout", "the simulation did not handle the request in time")
+        if command.error is not None:
+            raise command.error
+        assert command.result is not None
+        return command.result
+
+    def _execute(self, command: Command, view: ClusterView | None) -> Iterator[Decision]:
+        self._last_result = {}
+        try:
+            yield from command.action(view)
+            command.result = self._last_result
+        except ApiError as error:
+            command.error = error
+        finally:
+            command.done.set()
+
+    def bind(self, namespace: str, name: str, node_name: str) -> Action:
+        """POST pods/{name}/binding: the core starts the pod on the node, or the binding is refused."""
+
+        def action(view: ClusterView | None) -> Iterator[Decision]:
+            key, pod = self._pod(namespace, name)
+            if view is None:
+                raise ApiError(409, "Conflict", "the simulation is over: no pod can be bound")
+            job = view.pending.get(key)
+            if job is None or job.request is None:
+                spec = pod.get("spec")
+                assigned = str(spec.get("nodeName", "")) if isinstance(spec, Mapping) else ""
+                raise ApiError(409, "Conflict", f"pod {name} is already assigned to node \"{assigned}\"")
+            node = self._nodes.get(node_name)
+            if node is None:
+                raise ApiError(404, "NotFound", f"nodes \"{node_name}\" not found")
+            unit = self.platform.units_of(node.id).intervals[0][0]
+            if view.shared.pods(node.id) == 0 and unit not in view.free:
+                raise ApiError(409, "Conflict", f"node {node_name} is held by an exclusive job or is off")
+            missing = shortfall(view.shared.free(node.id), {**job.request, "pods": 1})
+            if missing:
+                raise ApiError(422, "Invalid", f"pod {namespace}/{name} does not fit node {node_name}: "
+                               f"insufficient {', '.join(missing)}")
+            yield StartJob(key, IntervalSet.from_ids([unit]))
+            self.nb_bindings += 1
+            self._last_progress = time.monotonic()
+            self._reported.pop(key, None)
+            self._last_result = self._bound(pod, node_name)
+
+        return action
+
+    def _bound(self, pod: Obj, node_name: str) -> Obj:
+        now = timestamp(self._now)
+        spec = dict(pod["spec"])  # type: ignore[call-overload]
+        spec["nodeName"] = node_name
+        conditions = [
+            {"type": kind, "status": "True", "lastProbeTime": None, "lastTransitionTime": now}
+            for kind in ("Initialized", "Ready", "ContainersReady", "PodScheduled")
+        ]
+        old = pod.get("status")
+        qos = old.get("qosClass", "Burstable") if isinstance(old, Mapping) else "Burstable"
+        status = {"phase": "Running", "conditions": conditions, "hostIP": "10.0.0.1", "podIP": "10.1.0.1",
+                  "startTime": now, "qosClass": qos}
+        new = {**pod, "spec": spec, "status": status, "metadata": dict(metadata(pod))}
+        with self.store.cond:
+            return self.store.write("pods", "MODIFIED", new)
+
+    def patch_status(self, namespace: str, name: str, patch: Mapping[str, object]) -> Action:
+        """PATCH pods/{name}/status: conditions merged by type; PodScheduled=False reports the pod unschedulable."""
+
+        def action(view: ClusterView | None) -> Iterator[Decision]:
+            key, pod = self._pod(namespace, name)
+            status = dict(pod.get("status") or {})  # type: ignore[call-overload]
+            changes = patch.get("status")
+            if isinstance(changes, Mapping):
+                for field_name, value in changes.items():
+                    if field_name.startswith("$"):
+                        continue
+                    if field_name == "conditions" and isinstance(value, list):
+                        status["conditions"] = _merge_conditions(status.get("conditions") or [], value)
+                    elif value is None:
+                        status.pop(field_name, None)
+                    else:
+                        status[field_name] = value
+                conditions = changes.get("conditions")
+                for condition in conditions if isinstance(conditions, list) else []:
+                    if (isinstance(condition, Mapping) and condition.get("type") == "PodScheduled"
+                            and condition.get("status") == "False"):
+                        self._reported[key] = self._epoch
+                        self._last_progress = time.monotonic()
+            with self.store.cond:
+                self._last_result = self.store.write("pods", "MODIFIED", {**pod, "status": status,
+                                                                          "metadata": dict(metadata(pod))})
+            return
+            yield
+
+        return action
+
+    def create_pod(self, namespace: str, spec: PodSpec, request: Mapping[str, int], duration: float) -> Action:
+        """POST pods: a new pod submitted now (a SubmitJob), visible at once."""
+
+        def action(view: ClusterView | None) -> Iterator[Decision]:
+            if (namespace, spec.name) in self._keys:
+                raise ApiError(409, "AlreadyExists", f"pods \"{spec.name}\" already exists")
+            if view is None:
+                raise ApiError(409, "Conflict", "the simulation is over: no pod can be created")
+            job = make_pod(spec, request, duration, self._now, job_id=f"{namespace}.{spec.name}", workload="api")
+            yield SubmitJob(job)
+            self._last_result = self._added(job, self._now)
+
+        return action
+
+    def delete_pod(self, namespace: str, name: str) -> Action:
+        """DELETE pods/{name}: a pending pod is rejected, a running one killed; the object goes at once."""
+
+        def action(view: ClusterView | None) -> Iterator[Decision]:
+            key, pod = self._pod(namespace, name)
+            if view is not None and key in view.pending:
+                yield RejectJob(key)
+            elif view is not None and key in view.running:
+                self._deleted.add(key)
+                yield KillJob(key)
+            with self.store.cond:
+                gone = self.store.remove("pods", namespace, name)
+            self._keys.pop((namespace, name), None)
+            self._reported.pop(key, None)
+            self._last_result = gone or pod
+
+        return action
+
+    # -- publication -------------------------------------------------------------------------------------
+
+    def _publish(self, now: float, events: Sequence[Event]) -> None:
+        changed = False
+        for event in events:
+            if isinstance(event, JobSubmitted):
+                if event.job.key not in self._names:
+                    self._added(event.job, now)
+                    changed = True
+            elif isinstance(event, JobCompleted):
+                changed = True
+                self._completed(event.job, event.state, now)
+            elif isinstance(event, NoMoreJobs):
+                self._no_more_jobs = True
+        if changed:
+            self._epoch += 1
+
+    def _added(self, job: Job, now: float) -> Obj:
+        spec = pod_spec(job)
+        name = (spec.namespace, spec.name)
+        if name in self._keys:
+            raise ApiError(409, "AlreadyExists", f"two pods are named {spec.namespace}/{spec.name}")
+        self._keys[name] = job.key
+        self._names[job.key] = name
+        with self.store.cond:
+            return self.store.write("pods", "ADDED", pod_object(job, spec, now))
+
+    def _completed(self, job: Job, state: FinalState, now: float) -> None:
+        name = self._names.pop(job.key, None)
+        if name is None or job.key in self._deleted:
+            self._deleted.discard(job.key)
+            return
+        self._keys.pop(name, None)
+        with self.store.cond:
+            pod = self.store.get("pods", *name)
+            if pod is None:
+                return
+            phase = _FINAL_PHASE.get(state, "Failed")
+            status = dict(pod["status"])  # type: ignore[call-overload]
+            status["phase"] = phase
+            status["conditions"] = [dict(c, status="False") if c["type"] in ("Ready", "ContainersReady") else c
+                                    for c in status.get("conditions", [])]
+            status["containerStatuses"] = [{"name": "main", "ready": False, "restartCount": 0, "image": "",
+                                            "imageID": "", "state": {"terminated": {
+                                                "exitCode": 0 if phase == "Succeeded" else 1,
+                                                "reason": "Completed" if phase == "Succeeded" else "Error",
+                                                "finishedAt": timestamp(now)}}}]
+            self.store.write("pods", "MODIFIED", {**pod, "status": status, "metadata": dict(metadata(pod))})
+
+    def _pod(self, namespace: str, name: str) -> tuple[str, Obj]:
+        with self.store.cond:
+            pod = self.store.get("pods", namespace, name)
+        if pod is None:
+            raise ApiError(404, "NotFound", f"pods \"{name}\" not found")
+        key = self._keys.get((namespace, name), "")
+        return key, pod
+
+    # -- time control ------------------------------------------------------------------------------------
+
+    def _settled(self, view: ClusterView) -> bool:
+        """Every pending pod is reported since the last change, or reported before and fits no node now."""
+        epoch = self._epoch
+        fits: dict[tuple[object, ...], bool] = {}
+        for key, job in view.pending.items():
+            reported = self._reported.get(key)
+            if reported is None:
+                return False
+            if reported == epoch or job.request is None:
+                continue
+            pod = PodInfo(key, job.request, pod_spec(job), job.submit_time, 0)
+            signature = _signature(pod)
+            fit = fits.get(signature)
+            if fit is None:
+                fit = fits[signature] = self._filters.place(pod, view)[0] is not None
+            if fit:
+                return False
+        return True
+
+    def _check_deadlock(self, view: ClusterView) -> None:
+        idle = time.monotonic() - self._last_progress
+        if self.control.deadlock_timeout and idle > self.control.deadlock_timeout and not view.running:
+            raise DeadlockError(
+                f"deadlock at t={self._now:g}: {len(view.pending)} pod(s) pending, none running, and the scheduler "
+                f"has neither bound nor reported a pod for {self.control.deadlock_timeout:g} s of wall time "
+                f"(is a scheduler running with the pods' schedulerName?)"
+            )
+
+    def explain(self) -> str:
+        return f"{self.nb_bindings} bindings"
+
+
+def _merge_conditions(current: Iterable[object], updates: Iterable[object]) -> list[object]:
+    """Strategic merge of `status.conditions`: by `type`, updated fields win, new types appended."""
+    merged: list[dict[str, object]] = [dict(c) for c in current if isinstance(c, Mapping)]
+    for update in updates:
+        if not isinstance(update, Mapping):
+            continue
+        for condition in merged:
+            if condition.get("type") == update.get("type"):
+                condition.update({k: v for k, v in update.items() if not str(k).startswith("$")})
+                break
+        else:
+            merged.append({k: v for k, v in update.items() if not str(k).startswith("$")})
+    return list(merged)

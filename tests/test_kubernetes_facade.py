@@ -1,0 +1,265 @@
+"""The API facade driven by real clients: the official Python client, a scheduler built on it, and kubectl."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import subprocess
+import sys
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+kubernetes = pytest.importorskip("kubernetes", reason="the official Python client is in the [dev] extra")
+from kubernetes import client, config, watch  # noqa: E402
+
+from clustersim.kubernetes import (  # noqa: E402
+    KubeSession,
+    PodWorkload,
+    TimeControl,
+    batkube_platform,
+    batkube_pods,
+)
+from clustersim.kubernetes.client_scheduler import ClientScheduler  # noqa: E402
+from clustersim.kubernetes.records import PodsCsvWriter  # noqa: E402
+from clustersim.runner import simulate  # noqa: E402
+from clustersim.scheduling.registry import create_policy  # noqa: E402
+from clustersim.workload.stream import Workload  # noqa: E402
+
+SCHEDULER_RESOURCES = [
+    "/api/v1/pods", "/api/v1/nodes", "/api/v1/namespaces", "/api/v1/persistentvolumes",
+    "/api/v1/persistentvolumeclaims", "/api/v1/services", "/api/v1/replicationcontrollers",
+    "/apis/storage.k8s.io/v1/storageclasses", "/apis/storage.k8s.io/v1/csinodes", "/apis/storage.k8s.io/v1/csidrivers",
+    "/apis/storage.k8s.io/v1/csistoragecapacities", "/apis/apps/v1/replicasets", "/apis/apps/v1/statefulsets",
+    "/apis/policy/v1/poddisruptionbudgets",
+]
+
+
+def session_for(tmp_path: Path, kind: str = "burst", count: int = 200, nodes: int = 16, **control: float) -> KubeSession:
+    pods = PodWorkload(Workload.from_jobs(batkube_pods(kind, count=count)))
+    timing = TimeControl(**{"deadlock_timeout": 20.0, **control})  # type: ignore[arg-type]
+    return KubeSession(batkube_platform(nodes=nodes), pods, tmp_path / "out", timing, port=0)
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[KubeSession, client.CoreV1Api]]:
+    """A facade with 4 pods on 2 nodes and no scheduler yet; stopped afterwards."""
+    session = session_for(tmp_path, count=4, nodes=2).start()
+    try:
+        api_client = config.new_client_from_config(str(session.kubeconfig))
+        yield session, client.CoreV1Api(api_client)
+    finally:
+        session.stop()
+
+
+def get(url: str) -> tuple[int, dict]:  # type: ignore[type-arg]
+    try:
+        with urllib.request.urlopen(url, timeout=10) as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+def run_client_scheduler(session: KubeSession) -> tuple[list[dict[str, str]], ClientScheduler]:
+    scheduler = ClientScheduler(config.new_client_from_config(str(session.kubeconfig)))
+    thread = threading.Thread(target=scheduler.run, daemon=True)
+    session.start()
+    thread.start()
+    try:
+        session.wait(120)
+    finally:
+        scheduler.stop.set()
+        session.stop()
+        thread.join(10)
+    with open(session.output / "pods.csv") as f:
+        return list(csv.DictReader(f)), scheduler
+
+
+def builtin_pods_csv(tmp_path: Path, kind: str) -> list[dict[str, str]]:
+    platform = batkube_platform()
+    out = tmp_path / f"builtin-{kind}.csv"
+    simulate(platform, Workload.from_jobs(batkube_pods(kind)), create_policy("kube"),
+             extra_sinks=[PodsCsvWriter(out, platform)])
+    with open(out) as f:
+        return list(csv.DictReader(f))
+
+
+def summary(rows: list[dict[str, str]]) -> tuple[float, float]:
+    makespan = max(float(r["finish_time"]) for r in rows)
+    return makespan, sum(float(r["waiting_time"]) for r in rows) / len(rows)
+
+
+# -- the API surface ---------------------------------------------------------------------------------------
+
+
+def test_every_resource_kube_scheduler_informs_on_lists_with_one_global_version(served) -> None:  # type: ignore[no-untyped-def]
+    session, _ = served
+    versions = set()
+    for path in SCHEDULER_RESOURCES:
+        code, body = get(session.url + path + "?limit=500&resourceVersion=0")
+        assert code == 200, path
+        versions.add(body["metadata"]["resourceVersion"])
+    assert len(versions) == 1
+    assert get(session.url + "/apis/events.k8s.io/v1")[0] == 200
+    assert get(session.url + "/apis/coordination.k8s.io/v1")[1]["resources"][0]["name"] == "leases"
+
+
+def test_python_client_lists_creates_binds_and_a_second_binding_is_409(served) -> None:  # type: ignore[no-untyped-def]
+    session, v1 = served
+    assert [n.metadata.name for n in v1.list_node().items] == ["node0", "node1"]
+    pending = v1.list_namespaced_pod("default").items
+    assert [p.metadata.name for p in pending] == ["pod-0", "pod-1", "pod-2", "pod-3"]
+    assert pending[0].metadata.creation_timestamp.year == 2000  # simulated time
+    body = client.V1Binding(metadata=client.V1ObjectMeta(name="pod-0"), target=client.V1ObjectReference(name="node0"))
+    v1.create_namespaced_pod_binding("pod-0", "default", body, _preload_content=False)
+    bound = v1.read_namespaced_pod("pod-0", "default")
+    assert bound.spec.node_name == "node0"
+    assert {c.type: c.status for c in bound.status.conditions}["PodScheduled"] == "True"
+    with pytest.raises(client.ApiException) as again:
+        v1.create_namespaced_pod_binding("pod-0", "default", body, _preload_content=False)
+    assert again.value.status == 409
+    # node0 has one cpu, taken: a second pod there is refused by the core's check, never applied.
+    other = client.V1Binding(metadata=client.V1ObjectMeta(name="pod-1"), target=client.V1ObjectReference(name="node0"))
+    with pytest.raises(client.ApiException) as over:
+        v1.create_namespaced_pod_binding("pod-1", "default", other, _preload_content=False)
+    assert over.value.status == 422 and "insufficient cpu" in over.value.body
+    assert v1.read_namespaced_pod("pod-1", "default").spec.node_name is None
+    created = v1.create_namespaced_pod("default", {
+        "metadata": {"name": "extra", "annotations": {"clustersim.io/duration": "5s"}},
+        "spec": {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "250m"}}}]}})
+    assert created.status.phase == "Pending"
+
+
+def test_watch_streams_changes_and_selector_transitions_as_deleted(served) -> None:  # type: ignore[no-untyped-def]
+    session, v1 = served
+    listing = v1.list_pod_for_all_namespaces(field_selector="status.phase!=Succeeded,status.phase!=Failed")
+    seen: list[tuple[str, str]] = []
+
+    def follow() -> None:
+        stream = watch.Watch()
+        for event in stream.stream(v1.list_pod_for_all_namespaces, resource_version=listing.metadata.resource_version,
+                                   field_selector="status.phase!=Succeeded,status.phase!=Failed", timeout_seconds=20):
+            seen.append((event["type"], event["object"].metadata.name))
+            if len(seen) == 2:
+                stream.stop()
+
+    follower = threading.Thread(target=follow)
+    follower.start()
+    for name in ("pod-0", "pod-1", "pod-2", "pod-3"):  # bind all four (2 nodes x 1 cpu: only two fit at first)
+        try:
+            v1.create_namespaced_pod_binding(name, "default", client.V1Binding(
+                metadata=client.V1ObjectMeta(name=name),
+                target=client.V1ObjectReference(name=f"node{int(name[-1]) % 2}")), _preload_content=False)
+        except client.ApiException:
+            pass
+    follower.join(30)
+    assert seen[:2] == [("MODIFIED", "pod-0"), ("MODIFIED", "pod-1")]
+    code, body = get(session.url + "/api/v1/pods?watch=true&resourceVersion=-5")
+    assert code == 400 or code == 410
+
+
+def test_too_old_resource_version_is_410_gone(tmp_path: Path) -> None:
+    from clustersim.kubernetes.store import Store
+
+    session = session_for(tmp_path, count=4, nodes=2)
+    session.store = Store(history=2)  # a tiny watch cache
+    session.server.api.store = session.store
+    session.facade.store = session.store
+    session.start()
+    try:
+        while len(get(session.url + "/api/v1/nodes")[1]["items"]) < 2:  # the run has published its nodes
+            pass
+        code, body = get(session.url + "/api/v1/nodes?watch=true&resourceVersion=1")
+        assert (code, body["reason"]) == (410, "Expired")
+    finally:
+        session.stop()
+
+
+# -- a whole workload through the facade -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["burst", "spaced"])
+def test_python_client_scheduler_reproduces_batkube_exactly_and_agrees_with_the_builtin(tmp_path: Path,
+                                                                                        kind: str) -> None:
+    rows, scheduler = run_client_scheduler(session_for(tmp_path, kind))
+    ideal = {"burst": (2210.0, 979.2), "spaced": (2280.0, 57.6)}[kind]  # hand-computed in test_kubernetes_policy
+    assert summary(rows) == ideal
+    assert scheduler.nb_bound == 200
+    builtin = builtin_pods_csv(tmp_path, kind)
+    key = ("name", "node", "starting_time", "finish_time")
+    assert sorted(tuple(r[k] for k in key) for r in rows) == sorted(tuple(r[k] for k in key) for r in builtin)
+
+
+def test_repeated_runs_give_the_same_schedule(tmp_path: Path) -> None:
+    first, _ = run_client_scheduler(session_for(tmp_path / "a", "spaced", count=40))
+    second, _ = run_client_scheduler(session_for(tmp_path / "b", "spaced", count=40))
+    assert first == second
+
+
+def test_no_scheduler_ends_in_a_clear_deadlock(tmp_path: Path) -> None:
+    from clustersim.kubernetes import DeadlockError
+
+    session = session_for(tmp_path, count=2, nodes=1, deadlock_timeout=0.5).start()
+    try:
+        with pytest.raises(DeadlockError, match="schedulerName"):
+            session.wait(30)
+    finally:
+        session.stop()
+
+
+def test_serve_k8s_command_exits_8_on_deadlock(tmp_path: Path) -> None:
+    workload = tmp_path / "w.yaml"
+    workload.write_text("kind: Pod\nmetadata: {name: p, annotations: {clustersim.io/duration: 10s}}\n"
+                        "spec: {containers: [{name: c, resources: {requests: {cpu: 1}}}]}\n")
+    platform = tmp_path / "p.yaml"
+    platform.write_text("nodes: [{count: 1, cores: 1, memory: 1Gi}]\n")
+    done = subprocess.run([sys.executable, "-m", "clustersim.cli", "serve-k8s", "-p", str(platform), "-w",
+                           str(workload), "-o", str(tmp_path / "out"), "--port", "0", "--deadlock-timeout", "0.5"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 8, done.stderr
+    assert "deadlock at t=0" in done.stderr
+
+
+# -- kubectl -----------------------------------------------------------------------------------------------
+
+
+def _kubectl() -> str:
+    found = shutil.which("kubectl")
+    if found is None:
+        subprocess.run(["apt-get", "install", "-y", "kubernetes-client"], capture_output=True, timeout=600)
+        found = shutil.which("kubectl")
+    if found is None:
+        pytest.skip("kubectl is missing and `apt-get install -y kubernetes-client` could not install it")
+    return found
+
+
+def test_kubectl_get_describe_create_delete(served, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    session, v1 = served
+    kubectl = _kubectl()
+
+    def run(*args: str) -> str:
+        done = subprocess.run([kubectl, "--kubeconfig", str(session.kubeconfig), *args], capture_output=True,
+                              text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    nodes = run("get", "nodes")
+    assert "node0" in nodes and "Ready" in nodes
+    v1.create_namespaced_pod_binding("pod-0", "default", client.V1Binding(
+        metadata=client.V1ObjectMeta(name="pod-0"), target=client.V1ObjectReference(name="node1")),
+        _preload_content=False)
+    wide = run("get", "pods", "-o", "wide")
+    assert any(line.split()[0] == "pod-0" and "Running" in line and "node1" in line for line in wide.splitlines())
+    assert "Node:" in run("describe", "pod", "pod-0")
+    manifest = tmp_path / "pod.yaml"
+    manifest.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: made, annotations: {clustersim.io/duration: 9s}}\n"
+                        "spec: {containers: [{name: c, image: x, resources: {requests: {cpu: 100m}}}]}\n")
+    assert "created" in run("create", "-f", str(manifest), "--validate=false")
+    assert "made" in run("get", "pods")
+    assert "deleted" in run("delete", "pod", "made")
+    assert "made" not in run("get", "pods")
