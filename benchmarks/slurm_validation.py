@@ -161,7 +161,7 @@ def refine_times(real_dir: Path, log: Path) -> int:
         exact = times.get(int(meta.get("slurm_id", -1)), {})
         if "times" in meta or not all(k in exact for k in ("submit", "start", "end")):
             continue
-        submit, start, end = (exact[k] - origin for k in ("submit", "start", "end"))
+        submit, start, end = (round(exact[k] - origin, 3) for k in ("submit", "start", "end"))
         if any(abs(math.floor(v) - float(row[c])) > 1 for v, c in
                ((submit, "submission_time"), (start, "starting_time"), (end, "finish_time"))):
             continue

@@ -92,7 +92,8 @@ def test_job_parallelism_releases_held_pods_on_completion(tmp_path: Path) -> Non
 
     (tmp_path / "w.yaml").write_text(MANIFESTS)
     pods = load_pod_workload(tmp_path / "w.yaml")
-    platform = Platform([Node(i, f"n{i}", cores=8, memory=8 * 2**30, gpus=1, properties={"disk": "ssd"}) for i in range(2)])
+    platform = Platform([Node(i, f"n{i}", cores=8, memory=8 * 2**30, gpus=1, properties={"disk": "ssd"})
+                         for i in range(2)])
     from conftest import Collector
 
     collector = Collector()

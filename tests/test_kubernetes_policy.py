@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from conftest import Collector
 
 from clustersim.kubernetes import PodSpec, Requirement, Taint, Toleration, batkube_platform, batkube_pods, make_pod
 from clustersim.kubernetes.nodes import TAINTS_PROPERTY, format_taints, parse_taints
@@ -12,6 +11,7 @@ from clustersim.runner import simulate
 from clustersim.scheduling.policies.kube import nodes_to_find
 from clustersim.scheduling.registry import create_policy
 from clustersim.workload.stream import Workload
+from conftest import Collector
 
 GIB = 2**30
 

@@ -356,6 +356,7 @@ class ObservedEasy(Easy):
     """EASY, recording the head's reservation (computed with `reserve`) at every call it is the blocked head."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.reservations: dict[str, list[tuple[float, float]]] = defaultdict(list)
         """(time of the call, reserved start) of each job, each time it was the head and did not fit."""
 

@@ -57,6 +57,8 @@ class Store:
         self._history = history
         self._uid = 0
         self.closed = False
+        self.watchers = 0
+        """Open watch streams (they pace themselves by it)."""
 
     def oldest(self) -> int:
         return self._log[0].rv - 1 if self._log else self.rv

@@ -294,7 +294,7 @@ def _outcomes(
         ):
             submit, start, end = exact["submit"], exact["start"], exact["end"]
             source = "log"
-        submit, start, end = submit - origin, start - origin, end - origin
+        submit, start, end = (round(t - origin, 3) for t in (submit, start, end))
         slip = max(slip, abs(math.floor(submit) - job.submit_time))
         observed = replace(job, submit_time=submit, profile=Delay(end - start))
         units = IntervalSet.from_ids(offsets[node] + cpu for node, ids in record.cpus.items() for cpu in ids)
