@@ -22,6 +22,7 @@ from clustersim.autoscaling.hpa import (
     ScalingRules,
     SelectPolicy,
 )
+from clustersim.autoscaling.manifest import deployment_defaults
 from clustersim.autoscaling.metrics import MetricsConfig
 from clustersim.autoscaling.replicas import Deployment
 from clustersim.autoscaling.routers import ROUTERS
@@ -35,7 +36,7 @@ from clustersim.validate import Checker, child, item
 
 TOP_KEYS = ("name", "duration", "seed", "mode", "fluid_step", "output_interval", "deployment", "traffic",
             "metrics", "hpa", "cluster")
-DEPLOYMENT_KEYS = ("name", "replicas", "requests", "capacity", "startup_delay", "readiness_delay",
+DEPLOYMENT_KEYS = ("manifest", "name", "replicas", "requests", "capacity", "startup_delay", "readiness_delay",
                    "termination_delay", "startup_cpu", "work", "work_distribution", "timeout", "router")
 HPA_KEYS = ("min_replicas", "max_replicas", "metric", "target", "tolerance", "sync_period",
             "cpu_initialization_period", "initial_readiness_delay", "behavior")
@@ -97,8 +98,12 @@ def parse_scenario(document: object, *, source: str = "<memory>", base: Path = P
     mode = top.get("mode", "per-request")
     if mode not in MODES:
         check.expected("mode", f"one of {', '.join(MODES)}", mode)
-    deployment, work, timeout, router = _deployment(check.mapping(check.required(top, "deployment", ""),
-                                                                  "deployment"), check)
+    deployment_spec = check.mapping(check.required(top, "deployment", ""), "deployment")
+    if "manifest" in deployment_spec:
+        manifest = check.string(deployment_spec["manifest"], "deployment.manifest")
+        given = {key: value for key, value in deployment_spec.items() if key != "manifest"}
+        deployment_spec = {**deployment_defaults(base / manifest), **given}
+    deployment, work, timeout, router = _deployment(deployment_spec, check)
     hpa_value = top.get("hpa")
     return Scenario(
         name=check.string(top.get("name", "autoscale"), "name"),
