@@ -8,7 +8,7 @@ answers 0..100 for a node that passed every filter. Plugins hold no cluster stat
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from clustersim.kubernetes.pods import PodSpec, Taint
@@ -31,15 +31,16 @@ class PodInfo:
     created: float
     seq: int
 
-    @property
-    def scoring_request(self) -> dict[str, int]:
-        """Requests with kube-scheduler's non-zero defaults for cpu and memory, used by score plugins only."""
+    scoring_request: dict[str, int] = field(init=False)
+    """Requests with kube-scheduler's non-zero defaults for cpu and memory, used by score plugins only."""
+
+    def __post_init__(self) -> None:
         request = dict(self.request)
         if not request.get("cpu"):
             request["cpu"] = DEFAULT_MILLI_CPU_REQUEST
         if not request.get("memory"):
             request["memory"] = DEFAULT_MEMORY_REQUEST
-        return request
+        self.scoring_request = request
 
 
 @dataclass(slots=True)
