@@ -92,6 +92,7 @@ class Simulation:
         if meter is not None and nodes is None:
             nodes = meter.tracker
         self.state = ClusterState(platform, nodes)
+        self.state.meter = meter
         self.view = ClusterView(self.state)
         self._queue: EventQueue[Payload] = EventQueue()
         self._executions: dict[str, _Execution] = {}

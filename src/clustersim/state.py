@@ -50,6 +50,13 @@ class NodesView(Protocol):
     def units(self, node: int) -> IntervalSet: ...
 
 
+class EnergyReading(Protocol):
+    """What the view reads of the energy meter: joules since t=0, integrated up to the current instant."""
+
+    @property
+    def energy(self) -> float: ...
+
+
 class SharedView(Protocol):
     """The read-only part of the nodes shared by pods."""
 
@@ -65,12 +72,13 @@ class ClusterState:
     power management is on (it costs time on every job start and end).
     """
 
-    __slots__ = ("free", "nodes", "now", "pending", "platform", "running", "shared")
+    __slots__ = ("free", "meter", "nodes", "now", "pending", "platform", "running", "shared")
 
     def __init__(self, platform: Platform, nodes: NodeTracker | None = None):
         self.platform = platform
         self.nodes = nodes
         self.shared = SharedNodes(platform)
+        self.meter: EnergyReading | None = None
         self.now = 0.0
         self.free: IntervalSet = platform.all_resources
         self.pending: dict[str, Job] = {}
@@ -100,6 +108,12 @@ class ClusterView:
     def free(self) -> IntervalSet:
         """The allocation units no running job holds, on nodes that are on."""
         return self._state.free
+
+    @property
+    def consumed_energy(self) -> float | None:
+        """Joules consumed by the platform since t=0 (None when energy is not accounted for)."""
+        meter = self._state.meter
+        return None if meter is None else meter.energy
 
     @property
     def shared(self) -> SharedView:

@@ -11,12 +11,20 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from clustersim.kubernetes.store import Obj, WatchEvent, metadata
+if TYPE_CHECKING:
+    from clustersim.kubernetes.store import WatchEvent
 
-Match = Callable[[Obj], bool]
+Match = Callable[[dict[str, object]], bool]
+
+
+def _meta(obj: Mapping[str, object]) -> dict[str, object]:
+    meta = obj.get("metadata")
+    assert isinstance(meta, dict)
+    return meta
 
 
 def encode(kind: str, obj: object) -> bytes:
@@ -50,8 +58,8 @@ class Feed:
     def end(self) -> int:
         return self.base + len(self.lines)
 
-    def matches(self, obj: Obj) -> bool:
-        if self.namespace and metadata(obj).get("namespace") != self.namespace:
+    def matches(self, obj: dict[str, object]) -> bool:
+        if self.namespace and _meta(obj).get("namespace") != self.namespace:
             return False
         return self.fields(obj) and self.labels(obj)
 
@@ -68,7 +76,7 @@ class Feed:
             return event.line("ADDED")
         if was_in:
             assert before is not None
-            gone = {**before, "metadata": {**metadata(before), "resourceVersion": str(event.rv)}}
+            gone = {**before, "metadata": {**_meta(before), "resourceVersion": str(event.rv)}}
             return event.line("DELETED", gone, cache="left")
         return b""
 

@@ -22,6 +22,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from clustersim.errors import DecisionError, InputError
+from clustersim.intervals import IntervalSet
+from clustersim.nodes import NodeState
 from clustersim.protocols.batsim import messages as m
 from clustersim.protocols.batsim.connection import Connection
 from clustersim.protocols.batsim.errors import ProtocolError
@@ -34,8 +36,18 @@ from clustersim.scheduling.decisions import (
     SetJobMetadata,
     StartJob,
     SubmitJob,
+    SwitchOff,
+    SwitchOn,
 )
-from clustersim.scheduling.events import Event, FinalState, JobCompleted, JobSubmitted, NoMoreJobs, RequestedCall
+from clustersim.scheduling.events import (
+    Event,
+    FinalState,
+    JobCompleted,
+    JobSubmitted,
+    NodesSwitched,
+    NoMoreJobs,
+    RequestedCall,
+)
 from clustersim.state import ClusterView
 from clustersim.workload.batsim_json import parse_batsim_workload
 from clustersim.workload.profiles import Profile
@@ -112,7 +124,10 @@ class ExternalScheduler:
             JobCompleted: self._job_completed,  # type: ignore[dict-item]
             RequestedCall: self._requested_call,  # type: ignore[dict-item]
             NoMoreJobs: self._no_more_jobs,  # type: ignore[dict-item]
+            NodesSwitched: self._nodes_switched,  # type: ignore[dict-item]
         }
+        self._requested_states: dict[int, str] = {}
+        """Node -> the power state a SET_RESOURCE_STATE asked for, until its transition is over."""
         self._incoming: dict[str, Callable[[m.WireEvent, float], Iterable[Decision]]] = {
             "EXECUTE_JOB": self._execute_job,
             "REJECT_JOB": self._reject_job,
@@ -338,19 +353,60 @@ class ExternalScheduler:
         )
 
     def _set_resource_state(self, event: m.WireEvent, now: float) -> Iterable[Decision]:
-        """Recorded and acknowledged at once: there is no energy model to switch machines in yet."""
+        """Switch machines into a sleep power state or back to computing.
+
+        With power management on (`--energy`), a sleep state (from the host's `sleep_pstates`; "1" for nodes of
+        a cluster file) switches idle nodes off and any other state switches sleeping nodes on; the change is
+        acknowledged (RESOURCE_STATE_CHANGED) when the transition is over. Without it, the state is only
+        recorded and acknowledged at once.
+        """
         resources = event.resources("resources")
         state = event.string("state")
         if not state.strip().lstrip("-").isdigit():
             event.fail(f"'state' must be a power state number such as \"1\", got {state!r}")
-        nb_resources = self._current_view().platform.nb_resources
+        view = self._current_view()
+        nb_resources = view.platform.nb_resources
         if resources.max() >= nb_resources:
-            event.fail(f"resources {resources - self._current_view().platform.all_resources} do not exist "
+            event.fail(f"resources {resources - view.platform.all_resources} do not exist "
                        f"(the platform has 0-{nb_resources - 1})")
         for resource in resources:
             self.resource_states[resource] = state
-        self._held.append(m.resource_state_changed(now, resources, state))
-        return ()
+        nodes = view.nodes
+        if nodes is None:
+            self._held.append(m.resource_state_changed(now, resources, state))
+            return ()
+        targets = sorted({view.platform.node_of(r).id for r in resources})
+        for node in targets:
+            if not view.platform.units_of(node).issubset(resources):
+                event.fail(f"resources must cover whole machines: node {node} has units {view.platform.units_of(node)}")
+        sleep = [n for n in targets if state.strip() in _sleep_pstates(view, n)]
+        wake = [n for n in targets if n not in sleep]
+        to_switch_off = [n for n in sleep if nodes.state(n) is not NodeState.SLEEPING]
+        to_switch_on = [n for n in wake if nodes.state(n) in (NodeState.SLEEPING, NodeState.SWITCHING_OFF)]
+        settled = [n for n in targets if n not in to_switch_off and n not in to_switch_on]
+        if settled:
+            units = IntervalSet([(u, u) for n in settled for u in view.platform.units_of(n)])
+            self._held.append(m.resource_state_changed(now, units, state))
+        for node in to_switch_off + to_switch_on:
+            self._requested_states[node] = state
+        decisions: list[Decision] = []
+        if to_switch_off:
+            decisions.append(SwitchOff(tuple(to_switch_off)))
+        if to_switch_on:
+            decisions.append(SwitchOn(tuple(to_switch_on)))
+        return decisions
+
+    def _nodes_switched(self, event: NodesSwitched, now: float) -> None:
+        """A transition the scheduler asked for is over: RESOURCE_STATE_CHANGED, one per requested state."""
+        view = self._current_view()
+        by_state: dict[str, list[int]] = {}
+        for node in event.nodes:
+            state = self._requested_states.pop(node, None)
+            if state is not None:
+                by_state.setdefault(state, []).append(node)
+        for state, switched in by_state.items():
+            units = IntervalSet([(u, u) for n in switched for u in view.platform.units_of(n)])
+            self._held.append(m.resource_state_changed(now, units, state))
 
     def _check_registration(self, event: m.WireEvent) -> None:
         if not self.options.dynamic_jobs:
@@ -412,14 +468,15 @@ class ExternalScheduler:
         return ()
 
     def _query(self, event: m.WireEvent, now: float) -> Iterable[Decision]:
-        """Only `consumed_energy` exists; without an energy model it is answered with -1 (unknown)."""
+        """Only `consumed_energy` exists: joules since t=0, or -1 (unknown) without energy accounting."""
         requests = event.mapping("requests")
         if not requests:
             event.fail("'requests' is empty")
         for name in requests:
             if name != "consumed_energy":
                 event.fail(f"unknown QUERY '{name}'; clustersim answers consumed_energy")
-            self._held.append(m.answer(now, {"consumed_energy": ENERGY_UNKNOWN}))
+            energy = self._current_view().consumed_energy
+            self._held.append(m.answer(now, {"consumed_energy": ENERGY_UNKNOWN if energy is None else energy}))
         return ()
 
     def _answer(self, event: m.WireEvent, now: float) -> Iterable[Decision]:
@@ -433,3 +490,11 @@ class ExternalScheduler:
     def nb_messages(self) -> int:
         """Messages exchanged so far (each request with its answer counts once)."""
         return self.connection.nb_exchanges if self.connection is not None else 0
+
+
+def _sleep_pstates(view: ClusterView, node: int) -> set[str]:
+    """The power state numbers that put a node to sleep: Batsim's `sleep_pstates` (sleep:off:on triples)."""
+    text = view.platform.nodes[node].properties.get("sleep_pstates")
+    if not text:
+        return {"1"}
+    return {part.split(":")[0].strip() for part in text.split(",")}
