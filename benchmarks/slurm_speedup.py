@@ -5,9 +5,12 @@
    K; each run is compared with the first K=1 run.
 2. `--simulation`: how much faster than real time the `slurm` policy simulates, on the seed Slurm simulator's
    set-up (3000 jobs of 30 s to 1 h over two days, 1000 nodes of 4 CPUs; the seed reports about 31x).
+3. `--repeat N`: the CI validation (tests/test_slurm_validation.py) N times at K=10: simulated vs real for each
+   run, and every pair of real runs (Slurm's own spread): the figures behind the test's bounds.
 
     python benchmarks/slurm_speedup.py --accelerations 1 5 10 20 50 --output /tmp/slurm-speedup
     python benchmarks/slurm_speedup.py --simulation
+    python benchmarks/slurm_speedup.py --repeat 6 --output /tmp/slurm-repeat
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from clustersim.runner import simulate
 from clustersim.scheduling.registry import create_policy
 from clustersim.slurm.compare import compare_files, report, write_json
 from clustersim.slurm.conf import parse_slurm_conf, platform_from_conf
-from clustersim.slurm.replay import replay, write_replay
+from clustersim.slurm.replay import replay, simulate_replay, write_replay
 from clustersim.workload.job import Job
 from clustersim.workload.profiles import Delay
 from clustersim.workload.stream import Workload
@@ -79,16 +82,36 @@ def simulation_speed() -> None:
     }, indent=2))
 
 
+def repeat(count: int, output: Path, speedup: float = 10.0) -> None:
+    conf = parse_slurm_conf(CONF, source="slurm.conf")
+    for i in range(count):
+        directory = output / f"run{i}"
+        result = replay(trace(), conf, directory / "cluster", speedup=speedup)
+        write_replay(result, directory / "real")
+        simulate_replay(directory / "real" / "jobs.csv", conf, result.ctld_start, directory / "simulated",
+                        clock_origin=result.origin)
+        print(f"run {i}: simulated vs real", flush=True)
+        print(report(compare_files(directory / "real" / "jobs.csv", directory / "simulated" / "jobs.csv")))
+    for i in range(count):
+        for j in range(i + 1, count):
+            print(f"real run {j} vs real run {i}")
+            print(report(compare_files(output / f"run{i}" / "real" / "jobs.csv",
+                                       output / f"run{j}" / "real" / "jobs.csv")))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--accelerations", nargs="*", type=float)
     parser.add_argument("--simulation", action="store_true")
+    parser.add_argument("--repeat", type=int, default=0)
     parser.add_argument("--output", type=Path, default=Path("slurm-speedup"))
     args = parser.parse_args()
     if args.accelerations:
         accelerations(args.accelerations, args.output)
     if args.simulation:
         simulation_speed()
+    if args.repeat:
+        repeat(args.repeat, args.output)
     return 0
 
 

@@ -178,6 +178,44 @@ def refine_times(real_dir: Path, log: Path) -> int:
     return refined
 
 
+def figure(output: Path, path: Path) -> None:
+    """Real vs simulated start times of every scenario, one panel each (the docs' figure)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from clustersim.slurm.compare import read_schedule
+
+    directories = sorted(p.parents[1] for p in output.glob("*/x*/simulated/jobs.csv"))
+    columns = 3
+    rows = max(1, math.ceil(len(directories) / columns))
+    fig, axes = plt.subplots(rows, columns, figsize=(4 * columns, 3.6 * rows), squeeze=False)
+    for ax in axes.flat[len(directories):]:
+        ax.axis("off")
+    for ax, directory in zip(axes.flat, directories, strict=False):
+        real = read_schedule(directory / "real1" / "jobs.csv")
+        sim = read_schedule(directory / "simulated" / "jobs.csv")
+        other = read_schedule(directory / "real2" / "jobs.csv") if (directory / "real2").exists() else {}
+        common = sorted(set(real) & set(sim))
+        top = max([real[j].start for j in common] + [sim[j].start for j in common] + [1.0])
+        ax.plot([0, top], [0, top], color="grey", linewidth=0.7)
+        if other:
+            both = sorted(set(real) & set(other))
+            ax.scatter([real[j].start for j in both], [other[j].start for j in both], s=14, marker="x",
+                       color="tab:orange", label="real run 2")
+        ax.scatter([real[j].start for j in common], [sim[j].start for j in common], s=9, color="tab:blue",
+                   label="simulated")
+        ax.set_title(directory.parent.name, fontsize=9)
+        ax.set_xlabel("real run 1 start (s)", fontsize=8)
+        ax.set_ylabel("start (s)", fontsize=8)
+        ax.tick_params(labelsize=7)
+    axes.flat[0].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
 def table(output: Path) -> str:
     """The docs' deviation table from the summaries of a validation directory (`--table`)."""
     lines = [
@@ -212,6 +250,7 @@ def main() -> int:
     parser.add_argument("--speedups", nargs="*", type=float, default=[10.0])
     parser.add_argument("--runs", type=int, default=2, help="real runs per scenario (2 gives the spread)")
     parser.add_argument("--table", action="store_true", help="only print the table of an existing --output")
+    parser.add_argument("--figure", type=Path, help="draw real vs simulated starts of every scenario (PNG)")
     parser.add_argument("--resimulate", action="store_true",
                         help="simulate and compare again the real runs already in --output (no Slurm needed)")
     args = parser.parse_args()
@@ -222,7 +261,9 @@ def main() -> int:
                 if (directory / f"real{number}").exists():
                     refine_times(directory / f"real{number}", directory / f"cluster{number}" / "log" / "slurmctld.log")
             evaluate(directory, directory.parent.name, float(directory.name[1:]))
-    if args.table or args.resimulate:
+    if args.figure is not None:
+        figure(args.output, args.figure)
+    if args.table or args.resimulate or args.figure is not None:
         print(table(args.output))
         return 0
     chosen = [s for s in scenarios() if not args.scenarios or s[0] in args.scenarios]

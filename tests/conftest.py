@@ -5,6 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import pytest
+from hypothesis import settings
+
+# Hypothesis draws the same examples on every machine, so a CI run is reproducible.
+settings.register_profile("clustersim", derandomize=True, database=None, deadline=None)
+settings.load_profile("clustersim")
 
 from clustersim.platform.model import Node, Platform
 from clustersim.records.outcome import JobOutcome

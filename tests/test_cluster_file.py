@@ -201,3 +201,8 @@ def test_random_yaml_text_is_read_or_refused_with_an_input_error(tmp_path: Path,
     path.write_text(text)
     with contextlib.suppress(InputError):
         read_cluster_file(path)
+
+
+def test_a_platform_too_large_to_simulate_is_refused_not_built() -> None:
+    assert "more than 1000000 nodes" in str(error_of({"nodes": [{"count": 10**12}]}))
+    assert "more than 10000000 cores" in str(error_of({"nodes": [{"count": 1000, "cores": 10**9}]}))

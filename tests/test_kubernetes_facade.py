@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -53,10 +54,18 @@ def served(tmp_path: Path) -> Iterator[tuple[KubeSession, client.CoreV1Api]]:
     """A facade with 4 pods on 2 nodes and no scheduler yet; stopped afterwards."""
     session = session_for(tmp_path, count=4, nodes=2).start()
     try:
+        published(session, 4)
         api_client = config.new_client_from_config(str(session.kubeconfig))
         yield session, client.CoreV1Api(api_client)
     finally:
         session.stop()
+
+
+def published(session: KubeSession, pods: int) -> None:
+    """Wait until the simulation thread has published its pods (it starts concurrently with the server)."""
+    deadline = time.monotonic() + 10
+    while len(get(session.url + "/api/v1/pods")[1]["items"]) < pods and time.monotonic() < deadline:
+        time.sleep(0.01)
 
 
 def get(url: str) -> tuple[int, dict]:  # type: ignore[type-arg]

@@ -50,3 +50,8 @@ def test_cores_per_node_needs_maxnodes_dividing_maxprocs() -> None:
 def test_speed_must_be_positive() -> None:
     with pytest.raises(ValueError, match="speed"):
         platform_from_swf_header({"MaxProcs": "4"}, speed=0)
+
+
+def test_a_header_too_large_to_simulate_is_refused_not_built() -> None:
+    with pytest.raises(InputError, match="MaxProcs 1000000000000 is more processors than clustersim simulates"):
+        platform_from_swf_header({"MaxProcs": "1000000000000"})

@@ -312,8 +312,7 @@ class Api:
             if rv:
                 lines = [line for e in store.events_after(rv, resource.key) if (line := feed.view(e))]
             else:
-                lines = [encode("ADDED", o) for o in store.items(resource.key, request.namespace)
-                         if fields(o) and labels(o)]
+                lines = store.added_lines(resource.key, request.namespace, lambda o: fields(o) and labels(o))
             watcher = Watcher(feed.end)
         timeout = min(float(request.query.get("timeoutSeconds", WATCH_TIMEOUT)), WATCH_TIMEOUT)
         bookmarks = request.query.get("allowWatchBookmarks") == "true"

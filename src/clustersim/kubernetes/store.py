@@ -57,6 +57,8 @@ class Store:
         self._feeds: dict[str, dict[tuple[str, str, str], Feed]] = {}
         self.rv = 1
         self._objects: dict[str, dict[tuple[str, str], Obj]] = {}
+        self._latest: dict[str, dict[tuple[str, str], WatchEvent]] = {}
+        """The event that wrote each current object: its cached line serves every watch's initial ADDED."""
         self._log: list[WatchEvent] = []
         self._history = history
         self._uid = 0
@@ -105,6 +107,11 @@ class Store:
             return list(objects.values())
         return [obj for (ns, _), obj in objects.items() if ns == namespace]
 
+    def added_lines(self, resource: str, namespace: str, match: Match) -> list[bytes]:
+        """The current objects as ADDED watch lines, encoded once and shared by every watch that starts. Hold `cond`."""
+        return [event.line("ADDED") for (ns, _), event in self._latest.get(resource, {}).items()
+                if (not namespace or ns == namespace) and match(event.obj)]
+
     def write(self, resource: str, kind: str, obj: Obj) -> Obj:
         """Create or replace an object (ADDED or MODIFIED); stamps its uid and resourceVersion. Hold `cond`."""
         meta = metadata(obj)
@@ -117,7 +124,9 @@ class Store:
         self.rv += 1
         meta["resourceVersion"] = str(self.rv)
         objects[key] = obj
-        self._append(WatchEvent(self.rv, resource, kind if old is None else "MODIFIED", obj, old))
+        event = WatchEvent(self.rv, resource, kind if old is None else "MODIFIED", obj, old)
+        self._latest.setdefault(resource, {})[key] = event
+        self._append(event)
         return obj
 
     def remove(self, resource: str, namespace: str, name: str) -> Obj | None:
@@ -125,6 +134,7 @@ class Store:
         old = self._objects.get(resource, {}).pop((namespace, name), None)
         if old is None:
             return None
+        self._latest[resource].pop((namespace, name), None)
         self.rv += 1
         gone = {**old, "metadata": {**metadata(old), "resourceVersion": str(self.rv)}}
         self._append(WatchEvent(self.rv, resource, "DELETED", gone, old))

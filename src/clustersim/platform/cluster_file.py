@@ -29,7 +29,7 @@ import yaml
 
 from clustersim.energy.model import PowerModel, SleepState, Transition
 from clustersim.errors import InputError
-from clustersim.platform.model import Node, Platform, Unit
+from clustersim.platform.model import MAX_NODES, MAX_UNITS, Node, Platform, Unit
 from clustersim.quantities import parse_bytes, parse_speed
 from clustersim.textfile import StrPath, open_text
 from clustersim.validate import Checker, child, describe, item
@@ -83,10 +83,14 @@ def _group(
     spec = check.mapping(group, field)
     check.known_keys(spec, field, GROUP_KEYS)
     count = check.integer(spec.get("count", 1), child(field, "count"), 1)
+    if first_id + count > MAX_NODES:
+        check.fail(child(field, "count"), f"the platform would have more than {MAX_NODES} nodes")
     prefix = spec.get("prefix", "node")
     if not isinstance(prefix, str):
         check.expected(child(field, "prefix"), "a string", prefix)
     cores = check.integer(spec.get("cores", 1), child(field, "cores"), 1)
+    if count * cores > MAX_UNITS:
+        check.fail(child(field, "cores"), f"{count} nodes of {cores} cores are more than {MAX_UNITS} cores")
     speed = _speed(spec.get("speed", 1.0), child(field, "speed"), check)
     memory = _bytes(spec.get("memory", 0), child(field, "memory"), check)
     gpus = check.integer(spec.get("gpus", 0), child(field, "gpus"), 0)

@@ -14,6 +14,11 @@ from enum import Enum
 from clustersim.energy.model import PowerModel
 from clustersim.intervals import IntervalSet
 
+MAX_NODES = 1_000_000
+"""Readers refuse larger platforms: a typo such as `count: 1e12` must give an error, not exhaust memory."""
+MAX_UNITS = 10_000_000
+"""Allocation units (hosts or cores) a platform may have, for the same reason."""
+
 
 class Unit(Enum):
     """What one requested resource is: a whole host or one core."""

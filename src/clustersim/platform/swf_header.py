@@ -10,7 +10,7 @@ import math
 from collections.abc import Mapping
 
 from clustersim.errors import InputError
-from clustersim.platform.model import Node, Platform, Unit
+from clustersim.platform.model import MAX_NODES, MAX_UNITS, Node, Platform, Unit
 
 
 def platform_from_swf_header(
@@ -24,6 +24,9 @@ def platform_from_swf_header(
     if not (math.isfinite(speed) and speed > 0):
         raise ValueError(f"speed must be a positive number of flop/s, got {speed}")
     procs = _header_count(header, "MaxProcs", source)
+    if procs > (MAX_UNITS if cores_per_node else MAX_NODES):
+        raise InputError(source, f"MaxProcs {procs} is more processors than clustersim simulates "
+                         f"({MAX_NODES} hosts, {MAX_UNITS} cores); give a platform file (--platform)", field="MaxProcs")
     if not cores_per_node:
         nodes = [Node(i, f"host{i}", speed=speed) for i in range(procs)]
         return Platform(nodes, Unit.HOST, name="swf")
