@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
-from itertools import islice
 from dataclasses import dataclass
+from itertools import islice
 from operator import attrgetter
 
 from clustersim.intervals import IntervalSet
