@@ -7,10 +7,6 @@ from dataclasses import dataclass, field
 import pytest
 from hypothesis import settings
 
-# Hypothesis draws the same examples on every machine, so a CI run is reproducible.
-settings.register_profile("clustersim", derandomize=True, database=None, deadline=None)
-settings.load_profile("clustersim")
-
 from clustersim.platform.model import Node, Platform
 from clustersim.records.outcome import JobOutcome
 from clustersim.runner import simulate
@@ -18,6 +14,10 @@ from clustersim.scheduling.registry import create_policy
 from clustersim.workload.job import Job
 from clustersim.workload.profiles import Delay
 from clustersim.workload.stream import Workload
+
+# Hypothesis draws the same examples on every machine, so a CI run is reproducible.
+settings.register_profile("clustersim", derandomize=True, database=None, deadline=None)
+settings.load_profile("clustersim")
 
 
 def hosts(count: int) -> Platform:
