@@ -119,7 +119,7 @@ class _ProfileTable:
         return self._register(job.profile, job.profile_name)
 
     def _register(self, profile: Profile, wanted: str) -> str:
-        wanted = wanted or _default_name(profile)
+        wanted = wanted or default_profile_name(profile)
         holder = self._by_name.get(wanted)
         if holder == profile:
             return wanted
@@ -165,7 +165,8 @@ class _ProfileTable:
         }
 
 
-def _default_name(profile: Profile) -> str:
+def default_profile_name(profile: Profile) -> str:
+    """The name clustersim's converters give a profile that has none (`delay<seconds>` for delays)."""
     if isinstance(profile, Delay):
         return delay_name(float(profile.seconds))
     if isinstance(profile, ParallelHomogeneous):

@@ -20,9 +20,9 @@ from clustersim.intervals import IntervalSet
 from clustersim.platform.model import Platform, Unit
 from clustersim.protocols.batsim.errors import ProtocolError
 from clustersim.scheduling.events import FinalState
+from clustersim.workload.batsim_writer import default_profile_name
 from clustersim.workload.job import Job
 from clustersim.workload.profiles import Composed, Delay, Parallel, ParallelHomogeneous, Profile
-from clustersim.workload.swf import delay_name
 
 JsonObject = dict[str, Any]
 
@@ -56,16 +56,6 @@ def number(value: float) -> int | float:
 def profile_name(job: Job) -> str:
     """The job's profile name, or the name clustersim's converters give its profile when it has none."""
     return job.profile_name or default_profile_name(job.profile)
-
-
-def default_profile_name(profile: Profile) -> str:
-    if isinstance(profile, Delay):
-        return delay_name(float(profile.seconds))
-    if isinstance(profile, ParallelHomogeneous):
-        return "parallel_homogeneous"
-    if isinstance(profile, Parallel):
-        return "parallel"
-    return "composed"
 
 
 def job_description(job: Job) -> JsonObject:
