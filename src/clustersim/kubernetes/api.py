@@ -81,6 +81,8 @@ class Api:
     def __init__(self, store: Store, facade: KubeFacade):
         self.store = store
         self.facade = facade
+        self.bookmark_every = BOOKMARK_EVERY
+        """Seconds between BOOKMARKs on a watch that asked for them (tests shorten it)."""
         self._generated = 0
         generic: dict[tuple[str, str], Callable[[Request], tuple[int, object] | None]] = {
             ("GET", "collection"): self.list_or_watch,
@@ -328,7 +330,7 @@ class Api:
     def _stream(self, request: Request, feed: Feed, watcher: Watcher, deadline: float, bookmarks: bool) -> None:
         """Write what the feed gained since the last write, in one chunk; sleep on the watcher's own event."""
         store, resource, write = self.store, request.resource, request.write
-        next_bookmark = time.monotonic() + BOOKMARK_EVERY
+        next_bookmark = time.monotonic() + self.bookmark_every
         last_write = 0.0
         while True:
             pause = last_write + LINGER_PER_WATCHER * store.watchers - time.monotonic()
@@ -355,7 +357,7 @@ class Api:
             if bookmark:
                 lines.append(encode("BOOKMARK", {"kind": resource.kind, "apiVersion": resource.group_version,
                                                  "metadata": {"resourceVersion": str(rv)}}))
-                next_bookmark = now + BOOKMARK_EVERY
+                next_bookmark = now + self.bookmark_every
             write(b"".join(lines))
             last_write = time.monotonic()
             if last_write >= deadline:

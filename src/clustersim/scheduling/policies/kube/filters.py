@@ -10,6 +10,9 @@ class NodeUnschedulable:
 
     name = "NodeUnschedulable"
 
+    def applies(self, pod: PodInfo) -> bool:
+        return True
+
     def filter(self, pod: PodInfo, node: NodeInfo) -> str | None:
         return None if node.available else "node(s) were unschedulable"
 
@@ -18,6 +21,9 @@ class NodeName:
     """A pod that names a node (`spec.nodeName`) fits only that node."""
 
     name = "NodeName"
+
+    def applies(self, pod: PodInfo) -> bool:
+        return bool(pod.spec.node_name)
 
     def filter(self, pod: PodInfo, node: NodeInfo) -> str | None:
         wanted = pod.spec.node_name
@@ -28,6 +34,9 @@ class TaintToleration:
     """NoSchedule and NoExecute taints repel pods that do not tolerate them; PreferNoSchedule does not filter."""
 
     name = "TaintToleration"
+
+    def applies(self, pod: PodInfo) -> bool:
+        return True
 
     def filter(self, pod: PodInfo, node: NodeInfo) -> str | None:
         tolerations = pod.spec.tolerations
@@ -44,6 +53,9 @@ class NodeAffinity:
 
     name = "NodeAffinity"
 
+    def applies(self, pod: PodInfo) -> bool:
+        return bool(pod.spec.node_selector or pod.spec.required_terms)
+
     def filter(self, pod: PodInfo, node: NodeInfo) -> str | None:
         spec, labels = pod.spec, node.labels
         if any(labels.get(key) != value for key, value in spec.node_selector.items()):
@@ -59,6 +71,9 @@ class NodePodCount:
 
     name = "NodePodCount"
 
+    def applies(self, pod: PodInfo) -> bool:
+        return True
+
     def filter(self, pod: PodInfo, node: NodeInfo) -> str | None:
         return None if node.free.get("pods", 0) >= 1 else "Too many pods"
 
@@ -67,6 +82,9 @@ class NodeResourcesFit:
     """Every requested resource (cpu, memory, gpus, extended) fits what the node has left."""
 
     name = "NodeResourcesFit"
+
+    def applies(self, pod: PodInfo) -> bool:
+        return True
 
     def filter(self, pod: PodInfo, node: NodeInfo) -> str | None:
         free = node.free

@@ -61,6 +61,10 @@ class NodeInfo:
 class FilterPlugin(Protocol):
     name: str
 
+    def applies(self, pod: PodInfo) -> bool:
+        """False when the filter cannot fail for this pod whatever the node (its calls are skipped)."""
+        ...
+
     def filter(self, pod: PodInfo, node: NodeInfo) -> str | None:
         """None if the pod may go on the node, else why not (kube-scheduler's message)."""
         ...
@@ -68,6 +72,9 @@ class FilterPlugin(Protocol):
 
 class ScorePlugin(Protocol):
     name: str
+    resources: Mapping[str, int]
+    """The resources whose allocatable, free and requested amounts are all the score depends on (so the policy
+    may reuse a score computed for the same amounts)."""
 
     def score(self, pod: PodInfo, node: NodeInfo) -> int:
         """0..100, higher is better."""

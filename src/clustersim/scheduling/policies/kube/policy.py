@@ -8,6 +8,7 @@ docs/kubernetes.md.
 
 from __future__ import annotations
 
+import bisect
 import random
 from collections.abc import Iterator, Sequence
 
@@ -66,6 +67,12 @@ class KubePolicy(Policy):
             (BalancedAllocation(), int(balanced_weight)),
         ]
         self.percentage = int(percentage_of_nodes_to_score)
+        self._score_resources = tuple(sorted({r for plugin, _ in self.scores for r in plugin.resources}))
+        self._memo: dict[tuple[int, ...], int] = {}
+        self._free_intervals: tuple[tuple[int, int], ...] = ()
+        self._free_starts: list[int] = []
+        """Weighted total score by (allocatable, free, requested) amounts of `_score_resources`: nodes alike and
+        nodes that did not change since they were last scored are not scored again."""
         self._rng = random.Random(int(seed)) if seed not in (None, "") else None
         self.queue = SchedulingQueue(float(initial_backoff), float(max_backoff))
         self._nodes: list[NodeInfo] = []
@@ -143,6 +150,7 @@ class KubePolicy(Policy):
         total = len(nodes)
         wanted = nodes_to_find(total, self.percentage)
         shared, free_units = view.shared, view.free
+        filters = [plugin for plugin in self.filters if plugin.applies(pod)]  # constraints the pod does not have
         feasible: list[NodeInfo] = []
         reasons: dict[str, int] = {}
         start = self._start_index
@@ -150,9 +158,10 @@ class KubePolicy(Policy):
         for offset in range(total):
             node = nodes[(start + offset) % total]
             processed += 1
-            node.free = shared.free(node.index)
-            node.available = shared.pods(node.index) > 0 or node.unit in free_units
-            for plugin in self.filters:
+            index = node.index
+            node.free = shared.free(index)
+            node.available = shared.pods(index) > 0 or self._unit_free(free_units, node.unit)
+            for plugin in filters:
                 why = plugin.filter(pod, node)
                 if why is not None:
                     reasons[why] = reasons.get(why, 0) + 1
@@ -169,12 +178,35 @@ class KubePolicy(Policy):
             return feasible[0], ""
         return self._select(pod, feasible), ""
 
+    def _unit_free(self, free_units: IntervalSet, unit: int) -> bool:
+        """`unit in free_units` by bisection (IntervalSet's own test is linear in its intervals)."""
+        intervals = free_units.intervals
+        if intervals is not self._free_intervals:
+            self._free_intervals = intervals
+            self._free_starts = [lo for lo, _ in intervals]
+        i = bisect.bisect_right(self._free_starts, unit) - 1
+        return i >= 0 and unit <= intervals[i][1]
+
     def _select(self, pod: PodInfo, feasible: list[NodeInfo]) -> NodeInfo:
         best: NodeInfo | None = None
         best_score = -1
         ties = 0
+        memo, resources = self._memo, self._score_resources
+        if len(memo) > 1_000_000:
+            memo.clear()
+        requested = tuple(pod.scoring_request.get(r, 0) for r in resources)
+        pair = len(resources) == 2  # the default (cpu, memory): a key without generator overhead
+        first, second = (resources[0], resources[1]) if pair else ("", "")
         for node in feasible:
-            score = sum(plugin.score(pod, node) * weight for plugin, weight in self.scores if weight)
+            allocatable, free = node.allocatable, node.free
+            if pair:
+                key = (*requested, allocatable.get(first, 0), allocatable.get(second, 0), free.get(first, 0),
+                       free.get(second, 0))
+            else:
+                key = (*requested, *(allocatable.get(r, 0) for r in resources), *(free.get(r, 0) for r in resources))
+            score = memo.get(key)
+            if score is None:
+                score = memo[key] = sum(plugin.score(pod, node) * weight for plugin, weight in self.scores if weight)
             if score > best_score:
                 best, best_score, ties = node, score, 1
             elif score == best_score:
