@@ -209,10 +209,10 @@ class Slurm(Policy):
         if full or (tick is not None and now >= tick - _EPS):
             self._last_sched = now
             self._request = None
-            yield from self._main_pass(now, view, full=full)
+            yield from self._main_pass(now, full=full)
         due = self._bf_due()
         if self._backfill and due is not None and now >= due - _EPS:
-            yield from self._backfill_cycle(now, view)
+            yield from self._backfill_cycle(now)
         yield from self._wake_up(now)
 
     def _submit(self, job: Job, now: float) -> Decision | None:
@@ -271,12 +271,14 @@ class Slurm(Policy):
         jobs.sort(key=lambda j: (-j.partition.conf.priority_tier, -j.priority, j.submit, j.job_id))
         return jobs
 
-    def _main_pass(self, now: float, view: ClusterView, full: bool) -> Iterator[Decision]:
+    def _main_pass(self, now: float, full: bool) -> Iterator[Decision]:
+        """`_schedule`: start jobs in priority order; a job that does not fit closes its partition's nodes."""
         free = self._free
         avail = self._up
         failed: set[int] = set()
         depth = 0
         limit = self._timing.queue_depth
+        skipped = False
         for info in self._queue():
             if not full:
                 if depth > limit:
@@ -284,6 +286,7 @@ class Slurm(Policy):
                 depth += 1
             part = info.partition
             if part.index in failed or not part.conf.up:
+                skipped = True  # Slurm sets the job's reason to Priority: an update
                 continue
             allocation = select_cpus(info.cpus, part.nodes & avail, free)
             if allocation is None:
@@ -291,7 +294,7 @@ class Slurm(Policy):
                 avail &= ~part.nodes
                 continue
             yield self._start(info, allocation, now)
-        if self._pending:
+        if skipped:
             self._note_work(now)
         if full and not self._running and self._pending:
             self._stuck = True
@@ -318,7 +321,8 @@ class Slurm(Policy):
 
     # -- the backfill scheduler ----------------------------------------------------------------------
 
-    def _backfill_cycle(self, now: float, view: ClusterView) -> Iterator[Decision]:
+    def _backfill_cycle(self, now: float) -> Iterator[Decision]:
+        """`_attempt_backfill` on the runnable queue (clustersim.slurm.backfill)."""
         self._last_bf = now
         queue = self._queue()
         candidates = [
@@ -339,8 +343,9 @@ class Slurm(Policy):
             yield self._start(by_key[candidate.key], allocation, now)
         # Slurm compares update times with the cycle's in whole seconds (`>=`): a change in the same second as
         # the cycle, even just before it, is work for the next cycle.
+        # A cycle that only plans reservations changes nothing Slurm counts as an update: only starts do.
         same_second = self._second(self._last_update) >= self._second(now)
-        self._bf_work_at = now if queue or started or same_second else None
+        self._bf_work_at = now if started or same_second else None
         if queue and not started and not self._running:
             self._stuck = True
 
@@ -402,7 +407,10 @@ class Slurm(Policy):
                                  tick - max(self._last_calc, info.start))
             fairshare.update_factors()
             for info in self._pending.values():
-                info.priority = plugin.recalculate(info.factors, tick)
+                priority = plugin.recalculate(info.factors, tick)
+                if priority != info.priority:
+                    info.priority = priority
+                    self._note_work(tick)
             self._last_calc = tick
             self._next_calc = tick + self._timing.calc_period
 
