@@ -19,7 +19,6 @@ from urllib.parse import parse_qs, urlsplit
 
 from clustersim.errors import InputError
 from clustersim.kubernetes.facade import Action, ApiError, KubeFacade
-from clustersim.kubernetes.feeds import Feed, Watcher, encode
 from clustersim.kubernetes.manifests import pod_template
 from clustersim.kubernetes.objects import timestamp
 from clustersim.kubernetes.resources import (
@@ -32,7 +31,7 @@ from clustersim.kubernetes.resources import (
     version_info,
 )
 from clustersim.kubernetes.selectors import SelectorError, parse_field_selector, parse_label_selector
-from clustersim.kubernetes.store import Obj, Store, metadata
+from clustersim.kubernetes.store import Gone, Obj, Store, WatchEvent, metadata
 from clustersim.kubernetes.tables import table
 
 _PATH = re.compile(
@@ -81,8 +80,6 @@ class Api:
     def __init__(self, store: Store, facade: KubeFacade):
         self.store = store
         self.facade = facade
-        self.bookmark_every = BOOKMARK_EVERY
-        """Seconds between BOOKMARKs on a watch that asked for them (tests shorten it)."""
         self._generated = 0
         generic: dict[tuple[str, str], Callable[[Request], tuple[int, object] | None]] = {
             ("GET", "collection"): self.list_or_watch,
@@ -296,72 +293,96 @@ class Api:
     # -- watch -------------------------------------------------------------------------------------------
 
     def watch(self, request: Request) -> None:
-        """Catch up from the log (or the current objects), then follow the view's shared feed."""
         fields, labels = self._selectors(request)
         rv_text = request.query.get("resourceVersion", "")
         store, resource = self.store, request.resource
-        selectors = (request.query.get("fieldSelector", ""), request.query.get("labelSelector", ""))
-        rv = 0
-        if rv_text not in ("", "0"):
-            try:
-                rv = int(rv_text)
-            except ValueError:
-                raise Response(400, status(400, "BadRequest", f"invalid resourceVersion '{rv_text}'")) from None
+        lines: list[bytes] = []
         with store.cond:
-            if rv and rv < store.oldest():
-                raise Response(410, status(410, "Expired", f"too old resource version: {rv} ({store.oldest()})"))
-            feed = store.feed(resource.key, request.namespace, selectors, fields, labels)
-            if rv:
-                lines = [line for e in store.events_after(rv, resource.key) if (line := feed.view(e))]
+            if rv_text in ("", "0"):
+                rv = store.rv
+                lines = [_line("ADDED", o) for o in store.items(resource.key, request.namespace)
+                         if fields(o) and labels(o)]
             else:
-                lines = store.added_lines(resource.key, request.namespace, lambda o: fields(o) and labels(o))
-            watcher = Watcher(feed.end)
+                try:
+                    rv = int(rv_text)
+                except ValueError:
+                    raise Response(400, status(400, "BadRequest", f"invalid resourceVersion '{rv_text}'")) from None
+                if rv < store.oldest():
+                    raise Response(410, status(410, "Expired", f"too old resource version: {rv} ({store.oldest()})"))
         timeout = min(float(request.query.get("timeoutSeconds", WATCH_TIMEOUT)), WATCH_TIMEOUT)
         bookmarks = request.query.get("allowWatchBookmarks") == "true"
+        deadline = time.monotonic() + timeout
+        request.start()
+        if lines:
+            request.write(b"".join(lines))
+        with store.cond:
+            store.watchers += 1
         try:
-            request.start()
-            if lines:
-                request.write(b"".join(lines))
-            self._stream(request, feed, watcher, time.monotonic() + timeout, bookmarks)
+            self._stream(request, rv, fields, labels, deadline, bookmarks)
         finally:
             with store.cond:
-                store.unfeed(resource.key, feed, watcher)
+                store.watchers -= 1
 
-    def _stream(self, request: Request, feed: Feed, watcher: Watcher, deadline: float, bookmarks: bool) -> None:
-        """Write what the feed gained since the last write, in one chunk; sleep on the watcher's own event."""
+    def _stream(self, request: Request, rv: int, fields: Callable[[Obj], bool], labels: Callable[[Obj], bool],
+                deadline: float, bookmarks: bool) -> None:
         store, resource, write = self.store, request.resource, request.write
-        next_bookmark = time.monotonic() + self.bookmark_every
+        next_bookmark = time.monotonic() + BOOKMARK_EVERY
         last_write = 0.0
         while True:
-            pause = last_write + LINGER_PER_WATCHER * store.watchers - time.monotonic()
-            if pause > 0:
-                time.sleep(pause)  # under load: let events gather (outside the lock), one write carries them all
+            linger = LINGER_PER_WATCHER * store.watchers
+            if time.monotonic() - last_write < linger:
+                time.sleep(linger)  # under load: let events gather (outside the lock), one write carries them all
             with store.cond:
-                if store.closed:
-                    return
-                lines = feed.take(watcher)
-                rv = store.rv
-            if lines is None:
-                write(encode("ERROR", status(410, "Expired", "too old resource version: the watch fell behind")))
-                return
-            now = time.monotonic()
-            bookmark = bookmarks and now >= next_bookmark
-            if not lines and not bookmark:
-                if now >= deadline:
-                    return
-                wait = deadline - now
-                if bookmarks:
-                    wait = min(wait, next_bookmark - now)
-                watcher.wake.wait(wait)
-                continue
-            if bookmark:
-                lines.append(encode("BOOKMARK", {"kind": resource.kind, "apiVersion": resource.group_version,
-                                                 "metadata": {"resourceVersion": str(rv)}}))
-                next_bookmark = now + self.bookmark_every
+                while True:
+                    if store.closed:
+                        return
+                    try:
+                        events = store.events_after(rv, resource.key)
+                    except Gone:
+                        write(_line("ERROR", status(410, "Expired", f"too old resource version: {rv}")))
+                        return
+                    rv = store.rv
+                    lines = [line for e in events if (line := _view(e, request, fields, labels))]
+                    left = deadline - time.monotonic()
+                    if lines or left <= 0 or (bookmarks and time.monotonic() >= next_bookmark):
+                        break
+                    store.cond.wait(min(left, BOOKMARK_EVERY))
+            if bookmarks and (not lines or time.monotonic() >= next_bookmark):
+                lines.append(_line("BOOKMARK", {"kind": resource.kind, "apiVersion": resource.group_version,
+                                                "metadata": {"resourceVersion": str(rv)}}))
+                next_bookmark = time.monotonic() + BOOKMARK_EVERY
             write(b"".join(lines))
             last_write = time.monotonic()
-            if last_write >= deadline:
+            if deadline - time.monotonic() <= 0:
                 return
+
+
+def _line(kind: str, obj: object) -> bytes:
+    return (json.dumps({"type": kind, "object": obj}, separators=(",", ":")) + "\n").encode()
+
+
+def _view(event: WatchEvent, request: Request, fields: Callable[[Obj], bool], labels: Callable[[Obj], bool]) -> bytes:
+    """The event as this watcher sees it: a change across its selector is an ADDED or a DELETED."""
+    now_in = _matches(request, event.obj, fields, labels) if event.kind != "DELETED" else False
+    before = event.old
+    was_in = before is not None and _matches(request, before, fields, labels)
+    if event.kind == "DELETED":
+        return event.line("DELETED") if was_in else b""
+    if now_in and (was_in or event.kind == "ADDED"):
+        return event.line(event.kind)
+    if now_in:
+        return event.line("ADDED")
+    if was_in:
+        assert before is not None
+        gone = {**before, "metadata": {**metadata(before), "resourceVersion": str(event.rv)}}
+        return event.line("DELETED", gone, cache="left")
+    return b""
+
+
+def _matches(request: Request, obj: Obj, fields: Callable[[Obj], bool], labels: Callable[[Obj], bool]) -> bool:
+    if request.namespace and metadata(obj).get("namespace") != request.namespace:
+        return False
+    return fields(obj) and labels(obj)
 
 
 def _merge(current: Mapping[str, object], patch: Mapping[str, object]) -> Obj:
@@ -471,7 +492,10 @@ class ApiServer:
         return self
 
     def stop(self) -> None:
-        self.api.store.close()
+        store = self.api.store
+        with store.cond:
+            store.closed = True
+            store.cond.notify_all()
         self._server.shutdown()
         self._server.server_close()
         self._thread.join(5)

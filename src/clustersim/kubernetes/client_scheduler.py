@@ -69,32 +69,46 @@ class ClientScheduler:
         self.v1: Any = client.CoreV1Api(self.api)
         self._nodes: list[_Node] = []
         self._pods: dict[tuple[str, str], _Pod] = {}
+        self._by_name: dict[str, _Node] = {}
 
     def run(self) -> None:
+        """List, then watch from the list's version; relist when the server says the version is gone (410),
+        as Kubernetes informers do."""
+        version = self._relist()
+        while not self.stop.is_set():
+            stream: Any = watch.Watch()  # type: ignore[no-untyped-call]
+            try:
+                for event in stream.stream(self.v1.list_pod_for_all_namespaces, field_selector=PHASE_SELECTOR,
+                                           resource_version=version, timeout_seconds=5):
+                    pod = event["object"]
+                    version = pod.metadata.resource_version
+                    if event["type"] == "DELETED":
+                        self._remove(pod, self._by_name)
+                    else:
+                        self._add(pod, self._by_name)
+                    self._schedule(self._by_name)
+                    if self.stop.is_set():
+                        stream.stop()
+                        break
+            except client.ApiException as error:
+                if error.status != 410:
+                    raise
+                version = self._relist()
+
+    def _relist(self) -> str:
+        """Rebuild what the scheduler knows from fresh lists of nodes and pods; returns the list's version."""
+        self._nodes = []
+        self._pods = {}
         for item in self.v1.list_node().items:
             allocatable = item.status.allocatable or {}
             self._nodes.append(_Node(item.metadata.name, parse_millicores(allocatable.get("cpu", "0")),
                                      parse_bytes(allocatable.get("memory", "0")), int(allocatable.get("pods", "110"))))
-        by_name = {node.name: node for node in self._nodes}
+        self._by_name = {node.name: node for node in self._nodes}
         listing = self.v1.list_pod_for_all_namespaces(field_selector=PHASE_SELECTOR)
         for pod in listing.items:
-            self._add(pod, by_name)
-        version = listing.metadata.resource_version
-        self._schedule(by_name)
-        while not self.stop.is_set():
-            stream: Any = watch.Watch()  # type: ignore[no-untyped-call]
-            for event in stream.stream(self.v1.list_pod_for_all_namespaces, field_selector=PHASE_SELECTOR,
-                                       resource_version=version, timeout_seconds=5):
-                pod = event["object"]
-                version = pod.metadata.resource_version
-                if event["type"] == "DELETED":
-                    self._remove(pod, by_name)
-                else:
-                    self._add(pod, by_name)
-                self._schedule(by_name)
-                if self.stop.is_set():
-                    stream.stop()
-                    break
+            self._add(pod, self._by_name)
+        self._schedule(self._by_name)
+        return str(listing.metadata.resource_version)
 
     def _add(self, pod: Any, nodes: dict[str, _Node]) -> None:
         key = (pod.metadata.namespace, pod.metadata.name)
