@@ -469,31 +469,30 @@ def _add_autoscale_command(commands: argparse._SubParsersAction[argparse.Argumen
     scale.set_defaults(handler=handler)
 
 
+_KEPT = "; outputs written so far are kept"
+_ERRORS: tuple[tuple[type[BaseException] | tuple[type[BaseException], ...], int, str], ...] = (
+    ((InputError, UnknownNameError, OSError), EXIT_BAD_INPUT, ""),
+    (DecisionError, EXIT_REFUSED_DECISION, ""),
+    (NoAnswerError, EXIT_NO_ANSWER, _KEPT),
+    (ProtocolError, EXIT_PROTOCOL, _KEPT),
+    (ClusterSimError, EXIT_INTERNAL, ""),
+)
+"""Errors a user can cause, most specific first: the exit code each gives and what the message adds."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _build_parser().parse_args(argv)
     try:
         code: int = args.handler(args)
         return code
-    except (InputError, UnknownNameError) as error:
-        print(f"clustersim: error: {error}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except DecisionError as error:
-        print(f"clustersim: error: {error}", file=sys.stderr)
-        return EXIT_REFUSED_DECISION
-    except NoAnswerError as error:
-        print(f"clustersim: error: {error}; outputs written so far are kept", file=sys.stderr)
-        return EXIT_NO_ANSWER
-    except ProtocolError as error:
-        print(f"clustersim: error: {error}; outputs written so far are kept", file=sys.stderr)
-        return EXIT_PROTOCOL
-    except ClusterSimError as error:
-        print(f"clustersim: error: {error}", file=sys.stderr)
-        return EXIT_INTERNAL
-    except OSError as error:
-        print(f"clustersim: error: {error}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+    except (ClusterSimError, OSError) as error:
+        for kinds, exit_code, suffix in _ERRORS:
+            if isinstance(error, kinds):
+                print(f"clustersim: error: {error}{suffix}", file=sys.stderr)
+                return exit_code
+        raise  # unreachable: ClusterSimError closes the table
     except KeyboardInterrupt:
-        print("clustersim: interrupted; outputs written so far are kept", file=sys.stderr)
+        print(f"clustersim: interrupted{_KEPT}", file=sys.stderr)
         return EXIT_INTERRUPTED
 
 
