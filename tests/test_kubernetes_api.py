@@ -1,5 +1,5 @@
 """The facade's API beyond pods and bindings, through real clients: events, leases, label-selector watches,
-BOOKMARKs, list limits, and `serve-k8s --keep-serving`."""
+BOOKMARKs, list pagination, and `serve-k8s --keep-serving`."""
 
 from __future__ import annotations
 
@@ -134,12 +134,38 @@ def test_bookmarks_come_only_when_asked_and_carry_the_current_version(api) -> No
     assert plain == []  # nothing changed and no bookmark was asked for
 
 
-def test_list_limit_returns_everything_without_a_continue_token(api) -> None:  # type: ignore[no-untyped-def]
+def test_list_pages_come_from_one_snapshot_with_continue_tokens(api) -> None:  # type: ignore[no-untyped-def]
     _, api_client = api
     v1 = client.CoreV1Api(api_client)
-    page = v1.list_pod_for_all_namespaces(limit=2)  # kube-scheduler's reflectors list with limit=500
-    assert len(page.items) == 4
-    assert page.metadata._continue is None  # so the client knows the list is complete
+    first = v1.list_namespaced_pod("default", limit=3)
+    assert [p.metadata.name for p in first.items] == ["pod-0", "pod-1", "pod-2"]
+    assert first.metadata.remaining_item_count == 1 and first.metadata._continue
+    v1.create_namespaced_pod("default", client.V1Pod(
+        metadata=client.V1ObjectMeta(name="late", annotations={"clustersim.io/duration": "5s"}),
+        spec=client.V1PodSpec(containers=[client.V1Container(name="c", image="x")])))
+    rest = v1.list_namespaced_pod("default", limit=3, _continue=first.metadata._continue)
+    assert [p.metadata.name for p in rest.items] == ["pod-3"]  # the snapshot: the pod created since is not in it
+    assert rest.metadata.resource_version == first.metadata.resource_version and rest.metadata._continue is None
+    assert len(v1.list_namespaced_pod("default", limit=3, _continue=None).items) == 3
+    # kube-scheduler's reflectors list at resourceVersion=0 with limit=500: served whole, as from the watch cache.
+    assert len(v1.list_namespaced_pod("default", limit=2, resource_version="0").items) == 5
+
+
+def test_bad_and_expired_continue_tokens(api) -> None:  # type: ignore[no-untyped-def]
+    session, api_client = api
+    v1 = client.CoreV1Api(api_client)
+    session.server.api.pages.keep = 1
+    stale = v1.list_namespaced_pod("default", limit=1).metadata._continue
+    v1.list_namespaced_pod("default", limit=1)  # a newer snapshot pushes the first one out
+    with pytest.raises(client.ApiException) as expired:
+        v1.list_namespaced_pod("default", limit=1, _continue=stale)
+    assert (expired.value.status, json.loads(expired.value.body)["reason"]) == (410, "Expired")
+    with pytest.raises(client.ApiException) as bad:
+        v1.list_namespaced_pod("default", limit=1, _continue="not-a-token")
+    assert bad.value.status == 400
+    with pytest.raises(client.ApiException) as negative:
+        v1.list_namespaced_pod("default", limit=-1)
+    assert negative.value.status == 400
 
 
 def test_serve_k8s_keep_serving_stays_up_after_the_run_until_interrupted(tmp_path: Path) -> None:

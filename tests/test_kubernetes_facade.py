@@ -76,13 +76,31 @@ def get(url: str) -> tuple[int, dict]:  # type: ignore[type-arg]
         return error.code, json.loads(error.read())
 
 
-def run_client_scheduler(session: KubeSession) -> tuple[list[dict[str, str]], ClientScheduler]:
+def run_client_scheduler(session: KubeSession, late: float = 0.0) -> tuple[list[dict[str, str]], ClientScheduler]:
+    """Run the Python-client scheduler (`late` seconds after the session) against the session; fails at once,
+    with its error, if the scheduler dies."""
     scheduler = ClientScheduler(config.new_client_from_config(str(session.kubeconfig)))
-    thread = threading.Thread(target=scheduler.run, daemon=True)
+    died: list[BaseException] = []
+
+    def schedule() -> None:
+        try:
+            scheduler.run()
+        except BaseException as error:
+            died.append(error)
+
+    thread = threading.Thread(target=schedule, daemon=True)
     session.start()
+    time.sleep(late)
     thread.start()
     try:
-        session.wait(120)
+        deadline = time.monotonic() + 120
+        while True:
+            with contextlib.suppress(TimeoutError):
+                session.wait(0.2)
+                break
+            if died:
+                raise AssertionError("the client scheduler died") from died[0]
+            assert time.monotonic() < deadline, "the simulation is still running after 120 s"
     finally:
         scheduler.stop.set()
         session.stop()
@@ -91,10 +109,10 @@ def run_client_scheduler(session: KubeSession) -> tuple[list[dict[str, str]], Cl
         return list(csv.DictReader(f)), scheduler
 
 
-def builtin_pods_csv(tmp_path: Path, kind: str) -> list[dict[str, str]]:
+def builtin_pods_csv(tmp_path: Path, kind: str, count: int = 200) -> list[dict[str, str]]:
     platform = batkube_platform()
     out = tmp_path / f"builtin-{kind}.csv"
-    simulate(platform, Workload.from_jobs(batkube_pods(kind)), create_policy("kube"),
+    simulate(platform, Workload.from_jobs(batkube_pods(kind, count=count)), create_policy("kube"),
              extra_sinks=[PodsCsvWriter(out, platform)])
     with open(out) as f:
         return list(csv.DictReader(f))
@@ -172,33 +190,37 @@ def test_watch_streams_changes_and_selector_transitions_as_deleted(served) -> No
 
 
 def test_too_old_resource_version_is_410_gone(tmp_path: Path) -> None:
-    from clustersim.kubernetes.store import Store
-
-    session = session_for(tmp_path, count=4, nodes=2)
-    session.store = Store(history=2)  # a tiny watch cache
-    session.server.api.store = session.store
-    session.facade.store = session.store
-    session.start()
+    pods = PodWorkload(Workload.from_jobs(batkube_pods("burst", count=4)))
+    session = KubeSession(batkube_platform(nodes=2), pods, tmp_path, port=0, watch_history=2).start()
     try:
-        while len(get(session.url + "/api/v1/nodes")[1]["items"]) < 2:  # the run has published its nodes
-            pass
         code, body = get(session.url + "/api/v1/nodes?watch=true&resourceVersion=1")
         assert (code, body["reason"]) == (410, "Expired")
     finally:
         session.stop()
 
 
+def test_a_connection_stays_usable_after_its_watch_ends(served) -> None:  # type: ignore[no-untyped-def]
+    """Clients pool connections: one that carried a finished watch carries the next request (a binding, which
+    urllib3 does not retry), as with a real apiserver. Closing it silently once killed the client scheduler."""
+    import http.client
+
+    session, _ = served
+    connection = http.client.HTTPConnection("127.0.0.1", session.server.port, timeout=10)
+    connection.request("GET", "/api/v1/nodes?watch=true&resourceVersion=0&timeoutSeconds=1")
+    answer = connection.getresponse()
+    assert [json.loads(line)["type"] for line in answer.read().splitlines()] == ["ADDED", "ADDED"]
+    assert not answer.will_close
+    binding = json.dumps({"target": {"kind": "Node", "name": "node0"}})
+    connection.request("POST", "/api/v1/namespaces/default/pods/pod-0/binding", binding,
+                       {"Content-Type": "application/json"})
+    answer = connection.getresponse()
+    assert (answer.status, json.loads(answer.read())["status"]) == (201, "Success")
+    connection.close()
+
+
 # -- a whole workload through the facade -------------------------------------------------------------------
 
 
-CLIENT_SCHEDULER_RACE = pytest.mark.xfail(
-    strict=False,
-    reason="known race, not yet understood: about one run in two or three of the Python-client scheduler through "
-    "the facade leaves the simulation running past its 120 s wait under load (issue 4 stays open for it)",
-)
-
-
-@CLIENT_SCHEDULER_RACE
 @pytest.mark.parametrize("kind", ["burst", "spaced"])
 def test_python_client_scheduler_reproduces_batkube_exactly_and_agrees_with_the_builtin(tmp_path: Path,
                                                                                         kind: str) -> None:
@@ -211,11 +233,28 @@ def test_python_client_scheduler_reproduces_batkube_exactly_and_agrees_with_the_
     assert sorted(tuple(r[k] for k in key) for r in rows) == sorted(tuple(r[k] for k in key) for r in builtin)
 
 
-@CLIENT_SCHEDULER_RACE
 def test_repeated_runs_give_the_same_schedule(tmp_path: Path) -> None:
     first, _ = run_client_scheduler(session_for(tmp_path / "a", "spaced", count=40))
     second, _ = run_client_scheduler(session_for(tmp_path / "b", "spaced", count=40))
     assert first == second
+
+
+def test_nodes_are_served_before_the_simulation_starts(tmp_path: Path) -> None:
+    """A scheduler lists nodes once, first thing: they must all be there however late the simulation starts."""
+    session = session_for(tmp_path, count=4, nodes=3)
+    session.server.start()
+    try:
+        assert [n["metadata"]["name"] for n in get(session.url + "/api/v1/nodes")[1]["items"]] == [
+            "node0", "node1", "node2"]
+    finally:
+        session.stop()
+
+
+def test_time_waits_for_a_scheduler_to_watch_pods(tmp_path: Path) -> None:
+    """Time does not run on timeouts before the scheduler is up: a scheduler started late gets the same schedule."""
+    session = session_for(tmp_path, "burst", count=40, timeout=0.1)
+    rows, _ = run_client_scheduler(session, late=1.0)
+    assert summary(rows) == summary(builtin_pods_csv(tmp_path, "burst", count=40))
 
 
 def test_no_scheduler_ends_in_a_clear_deadlock(tmp_path: Path) -> None:
@@ -277,6 +316,7 @@ def test_kubectl_get_describe_create_delete(served, tmp_path: Path) -> None:  # 
     manifest.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: made, annotations: {clustersim.io/duration: 9s}}\n"
                         "spec: {containers: [{name: c, image: x, resources: {requests: {cpu: 100m}}}]}\n")
     assert "created" in run("create", "-f", str(manifest), "--validate=false")
-    assert "made" in run("get", "pods")
+    paged = run("get", "pods", "--chunk-size=2", "--no-headers")  # three pages of Table rows
+    assert sorted(line.split()[0] for line in paged.splitlines()) == ["made", "pod-0", "pod-1", "pod-2", "pod-3"]
     assert "deleted" in run("delete", "pod", "made")
     assert "made" not in run("get", "pods")

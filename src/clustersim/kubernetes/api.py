@@ -19,8 +19,10 @@ from urllib.parse import parse_qs, urlsplit
 
 from clustersim.errors import InputError
 from clustersim.kubernetes.facade import Action, ApiError, KubeFacade
+from clustersim.kubernetes.feeds import Feed, Watcher, encode
 from clustersim.kubernetes.manifests import pod_template
 from clustersim.kubernetes.objects import timestamp
+from clustersim.kubernetes.pages import InvalidToken, ListPages
 from clustersim.kubernetes.resources import (
     BY_PATH,
     ResourceType,
@@ -31,7 +33,7 @@ from clustersim.kubernetes.resources import (
     version_info,
 )
 from clustersim.kubernetes.selectors import SelectorError, parse_field_selector, parse_label_selector
-from clustersim.kubernetes.store import Gone, Obj, Store, WatchEvent, metadata
+from clustersim.kubernetes.store import Obj, Store, metadata
 from clustersim.kubernetes.tables import table
 
 _PATH = re.compile(
@@ -80,7 +82,10 @@ class Api:
     def __init__(self, store: Store, facade: KubeFacade):
         self.store = store
         self.facade = facade
+        self.bookmark_every = BOOKMARK_EVERY
+        """Seconds between BOOKMARKs on a watch that asked for them (tests shorten it)."""
         self._generated = 0
+        self.pages = ListPages()
         generic: dict[tuple[str, str], Callable[[Request], tuple[int, object] | None]] = {
             ("GET", "collection"): self.list_or_watch,
             ("POST", "collection"): self.create,
@@ -167,15 +172,32 @@ class Api:
             self.watch(request)
             return None
         fields, labels = self._selectors(request)
+        query = request.query
+        limit_text = query.get("limit", "0")
+        if not limit_text.isdigit():
+            raise Response(400, status(400, "BadRequest", f"limit must be a non-negative integer, not '{limit_text}'"))
+        limit = int(limit_text) or 1 << 62
         with self.store.cond:
-            items = [o for o in self.store.items(request.resource.key, request.namespace)
-                     if fields(o) and labels(o)]
-            rv = self.store.rv
+            try:
+                if query.get("continue"):
+                    page = self.pages.next(query["continue"], limit)
+                else:
+                    items = [o for o in self.store.items(request.resource.key, request.namespace)
+                             if fields(o) and labels(o)]
+                    # A list at resourceVersion=0 is served whole from the watch cache, as by kube-apiserver v1.26.
+                    page = self.pages.first(items, self.store.rv, len(items) if query.get("resourceVersion") == "0"
+                                            else limit)
+            except InvalidToken as error:
+                code, reason = (410, "Expired") if error.expired else (400, "BadRequest")
+                raise Response(code, status(code, reason, str(error))) from None
+        meta: Obj = {"resourceVersion": str(page.rv)}
+        if page.token:
+            meta.update({"continue": page.token, "remainingItemCount": page.remaining})
         if request.table:
-            return 200, table(request.resource.kind, items, rv, self.facade.now())
+            return 200, {**table(request.resource.kind, page.items, page.rv, self.facade.now()), "metadata": meta}
         kind = request.resource
-        return 200, {"kind": f"{kind.kind}List", "apiVersion": kind.group_version,
-                     "metadata": {"resourceVersion": str(rv)}, "items": items}
+        return 200, {"kind": f"{kind.kind}List", "apiVersion": kind.group_version, "metadata": meta,
+                     "items": page.items}
 
     def get(self, request: Request) -> tuple[int, object]:
         with self.store.cond:
@@ -293,96 +315,72 @@ class Api:
     # -- watch -------------------------------------------------------------------------------------------
 
     def watch(self, request: Request) -> None:
+        """Catch up from the log (or the current objects), then follow the view's shared feed."""
         fields, labels = self._selectors(request)
         rv_text = request.query.get("resourceVersion", "")
         store, resource = self.store, request.resource
-        lines: list[bytes] = []
+        selectors = (request.query.get("fieldSelector", ""), request.query.get("labelSelector", ""))
+        rv = 0
+        if rv_text not in ("", "0"):
+            try:
+                rv = int(rv_text)
+            except ValueError:
+                raise Response(400, status(400, "BadRequest", f"invalid resourceVersion '{rv_text}'")) from None
         with store.cond:
-            if rv_text in ("", "0"):
-                rv = store.rv
-                lines = [_line("ADDED", o) for o in store.items(resource.key, request.namespace)
-                         if fields(o) and labels(o)]
+            if rv and rv < store.oldest():
+                raise Response(410, status(410, "Expired", f"too old resource version: {rv} ({store.oldest()})"))
+            feed = store.feed(resource.key, request.namespace, selectors, fields, labels)
+            if rv:
+                lines = [line for e in store.events_after(rv, resource.key) if (line := feed.view(e))]
             else:
-                try:
-                    rv = int(rv_text)
-                except ValueError:
-                    raise Response(400, status(400, "BadRequest", f"invalid resourceVersion '{rv_text}'")) from None
-                if rv < store.oldest():
-                    raise Response(410, status(410, "Expired", f"too old resource version: {rv} ({store.oldest()})"))
+                lines = store.added_lines(resource.key, request.namespace, lambda o: fields(o) and labels(o))
+            watcher = Watcher(feed.end)
         timeout = min(float(request.query.get("timeoutSeconds", WATCH_TIMEOUT)), WATCH_TIMEOUT)
         bookmarks = request.query.get("allowWatchBookmarks") == "true"
-        deadline = time.monotonic() + timeout
-        request.start()
-        if lines:
-            request.write(b"".join(lines))
-        with store.cond:
-            store.watchers += 1
         try:
-            self._stream(request, rv, fields, labels, deadline, bookmarks)
+            request.start()
+            if lines:
+                request.write(b"".join(lines))
+            self._stream(request, feed, watcher, time.monotonic() + timeout, bookmarks)
         finally:
             with store.cond:
-                store.watchers -= 1
+                store.unfeed(resource.key, feed, watcher)
 
-    def _stream(self, request: Request, rv: int, fields: Callable[[Obj], bool], labels: Callable[[Obj], bool],
-                deadline: float, bookmarks: bool) -> None:
+    def _stream(self, request: Request, feed: Feed, watcher: Watcher, deadline: float, bookmarks: bool) -> None:
+        """Write what the feed gained since the last write, in one chunk; sleep on the watcher's own event."""
         store, resource, write = self.store, request.resource, request.write
-        next_bookmark = time.monotonic() + BOOKMARK_EVERY
+        next_bookmark = time.monotonic() + self.bookmark_every
         last_write = 0.0
         while True:
-            linger = LINGER_PER_WATCHER * store.watchers
-            if time.monotonic() - last_write < linger:
-                time.sleep(linger)  # under load: let events gather (outside the lock), one write carries them all
+            pause = last_write + LINGER_PER_WATCHER * store.watchers - time.monotonic()
+            if pause > 0:
+                time.sleep(pause)  # under load: let events gather (outside the lock), one write carries them all
             with store.cond:
-                while True:
-                    if store.closed:
-                        return
-                    try:
-                        events = store.events_after(rv, resource.key)
-                    except Gone:
-                        write(_line("ERROR", status(410, "Expired", f"too old resource version: {rv}")))
-                        return
-                    rv = store.rv
-                    lines = [line for e in events if (line := _view(e, request, fields, labels))]
-                    left = deadline - time.monotonic()
-                    if lines or left <= 0 or (bookmarks and time.monotonic() >= next_bookmark):
-                        break
-                    store.cond.wait(min(left, BOOKMARK_EVERY))
-            if bookmarks and (not lines or time.monotonic() >= next_bookmark):
-                lines.append(_line("BOOKMARK", {"kind": resource.kind, "apiVersion": resource.group_version,
-                                                "metadata": {"resourceVersion": str(rv)}}))
-                next_bookmark = time.monotonic() + BOOKMARK_EVERY
+                if store.closed:
+                    return
+                lines = feed.take(watcher)
+                rv = store.rv
+            if lines is None:
+                write(encode("ERROR", status(410, "Expired", "too old resource version: the watch fell behind")))
+                return
+            now = time.monotonic()
+            bookmark = bookmarks and now >= next_bookmark
+            if not lines and not bookmark:
+                if now >= deadline:
+                    return
+                wait = deadline - now
+                if bookmarks:
+                    wait = min(wait, next_bookmark - now)
+                watcher.wake.wait(wait)
+                continue
+            if bookmark:
+                lines.append(encode("BOOKMARK", {"kind": resource.kind, "apiVersion": resource.group_version,
+                                                 "metadata": {"resourceVersion": str(rv)}}))
+                next_bookmark = now + self.bookmark_every
             write(b"".join(lines))
             last_write = time.monotonic()
-            if deadline - time.monotonic() <= 0:
+            if last_write >= deadline:
                 return
-
-
-def _line(kind: str, obj: object) -> bytes:
-    return (json.dumps({"type": kind, "object": obj}, separators=(",", ":")) + "\n").encode()
-
-
-def _view(event: WatchEvent, request: Request, fields: Callable[[Obj], bool], labels: Callable[[Obj], bool]) -> bytes:
-    """The event as this watcher sees it: a change across its selector is an ADDED or a DELETED."""
-    now_in = _matches(request, event.obj, fields, labels) if event.kind != "DELETED" else False
-    before = event.old
-    was_in = before is not None and _matches(request, before, fields, labels)
-    if event.kind == "DELETED":
-        return event.line("DELETED") if was_in else b""
-    if now_in and (was_in or event.kind == "ADDED"):
-        return event.line(event.kind)
-    if now_in:
-        return event.line("ADDED")
-    if was_in:
-        assert before is not None
-        gone = {**before, "metadata": {**metadata(before), "resourceVersion": str(event.rv)}}
-        return event.line("DELETED", gone, cache="left")
-    return b""
-
-
-def _matches(request: Request, obj: Obj, fields: Callable[[Obj], bool], labels: Callable[[Obj], bool]) -> bool:
-    if request.namespace and metadata(obj).get("namespace") != request.namespace:
-        return False
-    return fields(obj) and labels(obj)
 
 
 def _merge(current: Mapping[str, object], patch: Mapping[str, object]) -> Obj:
@@ -442,14 +440,15 @@ class _Handler(BaseHTTPRequestHandler):
                                            write, start)
         except Response as response:
             if streaming[0]:
+                self.close_connection = True  # a stream cut short: the client must not reuse the connection
                 return
             answer = (response.code, response.body)
         except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
             return
-        if answer is None:
+        if answer is None:  # a watch that ended: its last chunk ends the response, the connection stays usable
             with contextlib.suppress(OSError):
                 self.wfile.write(b"0\r\n\r\n")
-            self.close_connection = True
             return
         self._send(*answer)
 
@@ -492,10 +491,7 @@ class ApiServer:
         return self
 
     def stop(self) -> None:
-        store = self.api.store
-        with store.cond:
-            store.closed = True
-            store.cond.notify_all()
+        self.api.store.close()
         self._server.shutdown()
         self._server.server_close()
         self._thread.join(5)

@@ -78,16 +78,16 @@ class KubeFacade:
         self._lock = threading.Lock()
         self.nb_bindings = 0
         self._last_result: Obj = {}
+        with store.cond:  # before any client can list: a scheduler that lists nodes first must not see none
+            for name in ("default", "kube-system", "kube-public", "kube-node-lease"):
+                store.write("namespaces", "ADDED", namespace_object(name))
+            for node in platform.nodes:
+                store.write("nodes", "ADDED", node_object(node))
 
     # -- the decision process ----------------------------------------------------------------------------
 
     def begin(self, view: ClusterView) -> None:
         self._filters.begin(view)
-        with self.store.cond:
-            for name in ("default", "kube-system", "kube-public", "kube-node-lease"):
-                self.store.write("namespaces", "ADDED", namespace_object(name))
-            for node in self.platform.nodes:
-                self.store.write("nodes", "ADDED", node_object(node))
 
     def now(self) -> float:
         return self._now
@@ -96,21 +96,23 @@ class KubeFacade:
         self._now = now
         self._publish(now, events)
         control = self.control
-        start = time.monotonic()
+        start = waiting_since = time.monotonic()
         bound_before = self.nb_bindings
         settled = False
         while True:
             settled = self._settled(view)
-            elapsed = time.monotonic() - start
-            if settled and elapsed >= control.min_delay:
+            clock = time.monotonic()
+            if settled and clock - start >= control.min_delay:
                 break
-            if not settled and control.timeout and elapsed >= control.timeout:
+            if "pods" not in self.store.watched:
+                waiting_since = clock  # no scheduler watches pods yet: no timeout may move time on without it
+            if not settled and control.timeout and clock - waiting_since >= control.timeout:
                 break
             if not settled:
                 self._check_deadlock(view)
-            wait = control.min_delay - elapsed if settled else 0.05
+            wait = control.min_delay - (clock - start) if settled else 0.05
             if not settled and control.timeout:
-                wait = min(wait, control.timeout - elapsed)
+                wait = min(wait, control.timeout - (clock - waiting_since))
             try:
                 command = self.commands.get(timeout=max(wait, 0.0005))
             except queue.Empty:

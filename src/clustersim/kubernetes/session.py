@@ -41,15 +41,17 @@ def write_kubeconfig(path: Path, url: str) -> Path:
 
 
 class KubeSession:
-    """Serve a simulated cluster until every pod has completed; outputs (jobs, schedule, pods CSV) in `output`."""
+    """Serve a simulated cluster until every pod has completed; outputs (jobs, schedule, pods CSV) in `output`.
+
+    `watch_history` events are kept for watches: a watch from an older version gets 410 Gone."""
 
     def __init__(self, platform: Platform, pods: PodWorkload, output: Path | str, control: TimeControl | None = None,
-                 host: str = "127.0.0.1", port: int = 8001):
+                 host: str = "127.0.0.1", port: int = 8001, watch_history: int = 200_000):
         self.platform = platform
         self.pods = pods
         self.output = Path(output)
         self.output.mkdir(parents=True, exist_ok=True)
-        self.store = Store()
+        self.store = Store(watch_history)
         self.facade = KubeFacade(platform, self.store, control)
         self.server = ApiServer(self.store, self.facade, host, port)
         self.kubeconfig = write_kubeconfig(self.output / "kubeconfig.yaml", self.server.url)
