@@ -116,3 +116,10 @@ def test_gantt_command_draws_any_jobs_csv(tmp_path: Path) -> None:
     assert main(["run", "-o", str(tmp_path), "-q", "--no-gantt"]) == EXIT_OK
     assert main(["gantt", str(tmp_path / "jobs.csv"), "-o", str(tmp_path / "g.svg")]) == EXIT_OK
     assert "<svg" in (tmp_path / "g.svg").read_text()
+
+
+def test_every_exit_code_means_one_thing() -> None:
+    from clustersim import exit_codes
+
+    codes = {name: value for name, value in vars(exit_codes).items() if name.startswith("EXIT_")}
+    assert len(set(codes.values())) == len(codes), codes

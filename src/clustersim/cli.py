@@ -1,9 +1,4 @@
-"""The `clustersim` command: a thin layer over the library that maps errors to exit codes.
-
-Exit codes: 0 success; 1 internal error; 2 bad input or usage; 3 a decision was refused; 4 the run ended with
-jobs never started; 6 an external scheduler broke the Batsim protocol; 7 an external scheduler did not answer
-(timeout, crash, nothing listening); 130 interrupted.
-"""
+"""The `clustersim` command: a thin layer over the library that maps errors to exit codes (`exit_codes.py`)."""
 
 from __future__ import annotations
 
@@ -16,6 +11,17 @@ from typing import TYPE_CHECKING
 
 from clustersim import __version__
 from clustersim.errors import ClusterSimError, DecisionError, InputError, UnknownNameError
+from clustersim.exit_codes import (
+    EXIT_BAD_INPUT,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_NO_ANSWER,
+    EXIT_OK,
+    EXIT_PROTOCOL,
+    EXIT_REFUSED_DECISION,
+    EXIT_RUNS_FAILED,
+    EXIT_UNFINISHED,
+)
 from clustersim.protocols.batsim.errors import NoAnswerError, ProtocolError
 
 if TYPE_CHECKING:
@@ -23,15 +29,6 @@ if TYPE_CHECKING:
     from clustersim.protocols.batsim.adapter import ExternalScheduler
     from clustersim.scheduling.interface import DecisionProcess
     from clustersim.workload.stream import Workload
-
-EXIT_OK = 0
-EXIT_INTERNAL = 1
-EXIT_BAD_INPUT = 2
-EXIT_REFUSED_DECISION = 3
-EXIT_UNFINISHED = 4
-EXIT_PROTOCOL = 6
-EXIT_NO_ANSWER = 7
-EXIT_INTERRUPTED = 130
 
 
 def _example(name: str) -> Path:
@@ -339,7 +336,6 @@ def _policies(args: argparse.Namespace) -> int:
 
 # -- campaigns (sweep, report, run --config) -------------------------------------------------------------
 
-EXIT_RUNS_FAILED = 5
 """`clustersim sweep`: the campaign finished but some of its runs failed (see results.csv and their error.txt)."""
 
 

@@ -7,8 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-EXIT_DEADLOCK = 8
-"""serve-k8s: the external scheduler left pods pending and did nothing for --deadlock-timeout seconds."""
+from clustersim.exit_codes import EXIT_DEADLOCK
 
 
 def add_kubernetes_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -6,6 +6,7 @@ Simulated time t is shown as EPOCH + t seconds (EPOCH = 2000-01-01T00:00:00Z), s
 
 from __future__ import annotations
 
+import functools
 from datetime import UTC, datetime, timedelta
 
 from clustersim.kubernetes.nodes import node_labels, node_taints
@@ -21,7 +22,13 @@ Obj = dict[str, object]
 
 def timestamp(seconds: float) -> str:
     """RFC 3339 time of simulated second `seconds` (whole seconds, as Kubernetes serialises them)."""
-    return (EPOCH + timedelta(seconds=int(seconds))).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return _timestamp(int(seconds))
+
+
+@functools.lru_cache(maxsize=4096)
+def _timestamp(seconds: int) -> str:
+    """Memoised: every object written at one instant carries the same few timestamps."""
+    return (EPOCH + timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def quantity(name: str, amount: int) -> str:

@@ -11,10 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-EXIT_OK = 0
-EXIT_UNAVAILABLE = 8
-"""slurm-replay: Slurm cannot be installed or started here."""
-EXIT_UNFINISHED = 4
+from clustersim.exit_codes import EXIT_OK, EXIT_UNAVAILABLE, EXIT_UNFINISHED
 
 
 def add_slurm_commands(commands: argparse._SubParsersAction[Any]) -> None:
@@ -24,7 +21,7 @@ def add_slurm_commands(commands: argparse._SubParsersAction[Any]) -> None:
         description="Start slurmctld and one slurmd per node of the slurm.conf on 127.0.0.1 under an accelerated "
         "clock (faketime), submit every job at its submit time (sbatch --wrap 'sleep D'), and write Slurm's own "
         "record of the schedule as jobs.csv (the simulation's format) plus replay.json. Installs the Debian "
-        "packages it needs when missing (as root). Exits 8 when Slurm cannot be installed or started.",
+        "packages it needs when missing (as root). Exits 9 when Slurm cannot be installed or started.",
     )
     replay.add_argument("workload", type=Path, help="SWF or Batsim JSON workload of delay jobs")
     replay.add_argument("--conf", type=Path, required=True, help="slurm.conf: nodes, partitions, scheduling")
