@@ -186,5 +186,5 @@ def test_unknown_architecture_from_code_lists_the_valid_ones() -> None:
 
 def test_not_yaml(tmp_path: Path) -> None:
     (tmp_path / "cell.yaml").write_text("cluster: [unclosed\n")
-    with pytest.raises(InputError, match=r"cell.yaml, line 2: not valid YAML"):
+    with pytest.raises(InputError, match=r"cell.yaml, line 2: invalid YAML"):
         load_config(tmp_path / "cell.yaml")

@@ -145,9 +145,9 @@ def test_bad_values_are_errors_naming_the_file_the_key_and_what_was_expected(doc
 def test_yaml_syntax_errors_and_missing_files_name_the_file(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text("base: [unclosed\n")
-    with pytest.raises(InputError, match=r"bad\.yaml: not valid YAML"):
+    with pytest.raises(InputError, match=r"bad\.yaml, line 2: invalid YAML"):
         load_experiment(bad)
-    with pytest.raises(InputError, match=r"missing\.yaml: cannot read the experiment file"):
+    with pytest.raises(InputError, match=r"missing\.yaml: cannot read the file"):
         load_experiment(tmp_path / "missing.yaml")
 
 

@@ -35,12 +35,9 @@ a missing one or a bad value is an `InputError` naming the file and the key.
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-
-import yaml
 
 from clustersim.architectures.architecture import ARCHITECTURES, ArchitectureSpec
 from clustersim.architectures.distributions import Constant, Distribution, SpecContext, parse_distribution
@@ -50,9 +47,8 @@ from clustersim.architectures.prefill import Fill, InitialState, RunningTasks
 from clustersim.architectures.scheduler import DEFAULT_MAX_ATTEMPTS, SchedulerSpec
 from clustersim.architectures.tracefiles import read_initial_state
 from clustersim.architectures.workload import WorkloadSpec
-from clustersim.errors import InputError
+from clustersim.documents import load_document
 from clustersim.quantities import parse_bytes, parse_millicores
-from clustersim.textfile import open_text
 from clustersim.validate import Checker, child, item
 
 ALL = "all"
@@ -118,16 +114,7 @@ class Config:
 def load_config(path: str | Path) -> Config:
     """Read and check a configuration file."""
     source = str(path)
-    try:
-        with open_text(path) as text:
-            document = yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        raise InputError(source, f"not valid YAML: {getattr(error, 'problem', error)}", line=line) from None
-    except (OSError, EOFError, zlib.error) as error:
-        raise InputError(source, f"cannot read the file: {error}") from None
-    return parse_config(document, source=source, base_dir=Path(path).resolve().parent)
+    return parse_config(load_document(path), source=source, base_dir=Path(path).resolve().parent)
 
 
 def parse_config(document: object, *, source: str = "<memory>", base_dir: Path = Path(".")) -> Config:

@@ -12,8 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from clustersim.documents import load_documents
 from clustersim.errors import InputError
 from clustersim.quantities import parse_bytes, parse_millicores
 
@@ -21,14 +20,7 @@ from clustersim.quantities import parse_bytes, parse_millicores
 def deployment_defaults(path: Path) -> dict[str, object]:
     """The scenario `deployment` keys a Deployment manifest gives (the first Deployment of the file)."""
     source = str(path)
-    try:
-        documents = list(yaml.safe_load_all(path.read_text(encoding="utf-8")))
-    except OSError as error:
-        raise InputError(source, f"cannot read the manifest: {error.strerror or error}") from None
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        raise InputError(source, f"not valid YAML: {getattr(error, 'problem', error)}",
-                         line=None if mark is None else mark.line + 1) from None
+    documents = load_documents(path)
     manifest = next((d for d in documents if isinstance(d, Mapping) and d.get("kind") == "Deployment"), None)
     if manifest is None:
         raise InputError(source, "no document of kind Deployment (apiVersion apps/v1) in the file")

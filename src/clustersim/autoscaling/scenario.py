@@ -11,8 +11,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
 from clustersim.autoscaling.hpa import (
     DEFAULT_SCALE_DOWN,
     DEFAULT_SCALE_UP,
@@ -28,7 +26,7 @@ from clustersim.autoscaling.replicas import Deployment
 from clustersim.autoscaling.routers import ROUTERS
 from clustersim.autoscaling.serving import DISTRIBUTIONS, Work
 from clustersim.autoscaling.traffic import TRAFFIC, TrafficSource, create_traffic, read_replay, traffic_names
-from clustersim.errors import InputError
+from clustersim.documents import load_document
 from clustersim.platform.cluster_file import parse_cluster, read_cluster_file
 from clustersim.platform.model import Platform
 from clustersim.quantities import parse_bytes, parse_millicores
@@ -81,13 +79,7 @@ class Scenario:
 def load_scenario(path: Path | str) -> Scenario:
     """Read a scenario file; relative paths in it (cluster file, replay trace) are relative to it."""
     source = str(path)
-    try:
-        document = yaml.safe_load(Path(path).read_text())
-    except yaml.YAMLError as error:
-        raise InputError(source, f"invalid YAML: {error}") from None
-    except OSError as error:
-        raise InputError(source, f"cannot read the scenario: {error}") from None
-    return parse_scenario(document, source=source, base=Path(path).parent)
+    return parse_scenario(load_document(path), source=source, base=Path(path).parent)
 
 
 def parse_scenario(document: object, *, source: str = "<memory>", base: Path = Path(".")) -> Scenario:

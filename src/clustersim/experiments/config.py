@@ -16,7 +16,7 @@ from pathlib import Path
 
 import yaml
 
-from clustersim.errors import InputError
+from clustersim.documents import load_document
 from clustersim.validate import Checker, child, describe
 from clustersim.workload.swf import Processors
 from clustersim.workload.transforms import SIZE_CAP_MODES, WALLTIME_MODELS, SizeCapMode, WalltimeModel
@@ -176,13 +176,7 @@ def parse_config(document: object, source: str, base: Path) -> RunConfig:
 def load_run_config(path: Path | str) -> RunConfig:
     """Read a run's `config.yaml`; relative paths in it resolve against its directory."""
     path = Path(path)
-    try:
-        document = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise InputError(str(path), f"cannot read the file: {error.strerror or error}") from None
-    except yaml.YAMLError as error:
-        raise InputError(str(path), f"not valid YAML: {error}") from None
-    return parse_config(document, str(path), path.parent.absolute())
+    return parse_config(load_document(path), str(path), path.parent.absolute())
 
 
 def write_run_config(config: RunConfig, path: Path) -> None:

@@ -28,9 +28,7 @@ from collections.abc import Mapping
 from dataclasses import MISSING, dataclass, field
 from pathlib import Path
 
-import yaml
-
-from clustersim.errors import InputError
+from clustersim.documents import load_document
 from clustersim.experiments.config import KEYS, RunConfig, make_config, parse_value
 from clustersim.experiments.naming import run_name
 from clustersim.validate import Checker, child, describe, item, listing
@@ -63,13 +61,7 @@ class Experiment:
 def load_experiment(path: Path | str, *, strict: bool = False) -> Experiment:
     """Read and expand an experiment file; relative paths in it resolve against its directory."""
     path = Path(path)
-    try:
-        document = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise InputError(str(path), f"cannot read the experiment file: {error.strerror or error}") from None
-    except yaml.YAMLError as error:
-        raise InputError(str(path), f"not valid YAML: {error}") from None
-    return parse_experiment(document, source=str(path), base_dir=path.parent.absolute(), strict=strict)
+    return parse_experiment(load_document(path), source=str(path), base_dir=path.parent.absolute(), strict=strict)
 
 
 def parse_experiment(

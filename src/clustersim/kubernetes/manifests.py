@@ -12,8 +12,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
-import yaml
-
+from clustersim.documents import load_document, load_documents
 from clustersim.errors import InputError
 from clustersim.kubernetes.nodes import TAINTS_PROPERTY, format_taints
 from clustersim.kubernetes.pods import (
@@ -27,7 +26,7 @@ from clustersim.kubernetes.pods import (
 )
 from clustersim.platform.model import Node
 from clustersim.quantities import parse_bytes, parse_millicores
-from clustersim.textfile import StrPath, open_text
+from clustersim.textfile import StrPath
 from clustersim.workload.job import Job
 
 DURATION_ANNOTATION = "clustersim.io/duration"
@@ -246,11 +245,7 @@ _KINDS: dict[str, Callable[[Mapping[str, object], Manifests, Mapping[str, float]
 def read_manifests(path: StrPath, schedule: Mapping[str, float] | None = None) -> Manifests:
     """Every Pod, Job and Node of a (multi-document) YAML file; `List` kinds are expanded."""
     source = str(path)
-    try:
-        with open_text(path) as text:
-            documents = [d for d in yaml.safe_load_all(text) if d is not None]
-    except yaml.YAMLError as error:
-        raise InputError(source, f"invalid YAML: {error}") from None
+    documents = [d for d in load_documents(path) if d is not None]
     out = Manifests()
     for index, document in enumerate(_expand(documents, source)):
         kind = str(document.get("kind", ""))
@@ -276,8 +271,7 @@ def _expand(documents: list[object], source: str) -> Iterator[Mapping[str, objec
 def read_schedule(path: StrPath) -> dict[str, float]:
     """A schedule file: a YAML mapping of pod or Job names to arrival times (`web-1: 10s`)."""
     source = str(path)
-    with open_text(path) as text:
-        document = yaml.safe_load(text) or {}
+    document = load_document(path) or {}
     if not isinstance(document, Mapping):
         raise InputError(source, "expected a mapping of pod or Job names to arrival times")
     try:

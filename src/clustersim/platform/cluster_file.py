@@ -20,18 +20,14 @@ Node names continue across groups with the same prefix (a second `node` group st
 
 from __future__ import annotations
 
-import json
-import zlib
 from collections.abc import Mapping
 from pathlib import Path
 
-import yaml
-
+from clustersim.documents import load_document
 from clustersim.energy.model import PowerModel, SleepState, Transition
-from clustersim.errors import InputError
 from clustersim.platform.model import MAX_NODES, MAX_UNITS, Node, Platform, Unit
 from clustersim.quantities import parse_bytes, parse_speed
-from clustersim.textfile import StrPath, open_text
+from clustersim.textfile import StrPath
 from clustersim.validate import Checker, child, describe, item
 
 TOP_KEYS = ("name", "unit", "nodes")
@@ -44,7 +40,7 @@ TRANSITION_KEYS = ("seconds", "joules")
 def read_cluster_file(path: StrPath) -> Platform:
     """Read a cluster description (YAML, or JSON which is read as JSON for exact error positions)."""
     source = str(path)
-    document = _load(path, source)
+    document = load_document(path)
     return parse_cluster(document, source=source, default_name=Path(path).name.split(".")[0] or "cluster")
 
 
@@ -165,27 +161,3 @@ def _text(value: object, field: str, check: Checker) -> str:
     if isinstance(value, str | int | float):
         return str(value)
     check.expected(field, "a string or a number", value)
-
-
-def _load(path: StrPath, source: str) -> object:
-    try:
-        with open_text(path) as text:
-            if str(path).lower().endswith((".json", ".json.gz")):
-                return json.load(text)
-            return yaml.safe_load(text)
-    except yaml.MarkedYAMLError as error:
-        mark = error.problem_mark or error.context_mark
-        line = mark.line + 1 if mark is not None else None
-        raise InputError(source, f"invalid YAML: {error.problem or error.context}", line=line) from None
-    except yaml.YAMLError as error:
-        raise InputError(source, f"invalid YAML: {error}") from None
-    except json.JSONDecodeError as error:
-        raise InputError(
-            source, f"invalid JSON: {error.msg} (column {error.colno})", line=error.lineno
-        ) from None
-    except RecursionError:
-        raise InputError(source, "the document is nested too deeply") from None
-    except ValueError as error:
-        raise InputError(source, f"invalid document: {error}") from None
-    except (OSError, EOFError, zlib.error) as error:
-        raise InputError(source, f"cannot read the file: {error}") from None

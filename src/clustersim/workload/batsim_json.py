@@ -21,13 +21,11 @@ submit time anyway, so this reader parses the whole file; jobs come out sorted b
 
 from __future__ import annotations
 
-import json
-import zlib
 from collections.abc import Mapping
 from typing import NoReturn
 
-from clustersim.errors import InputError
-from clustersim.textfile import StrPath, open_text
+from clustersim.documents import load_document
+from clustersim.textfile import StrPath
 from clustersim.validate import Checker, child, describe, item, listing
 from clustersim.workload.job import Job, id_order
 from clustersim.workload.profiles import Composed, Delay, Parallel, ParallelHomogeneous, Profile
@@ -55,7 +53,7 @@ _INTERPRETED_JOB_KEYS = frozenset(JOB_KEYS)
 def read_batsim_workload(path: StrPath, name: str = "w0") -> Workload:
     """Read a Batsim workload file (plain or gzipped JSON); `nb_res` comes from the file."""
     source = str(path)
-    return parse_batsim_workload(_load_json(path, source), source=source, name=name)
+    return parse_batsim_workload(load_document(path, allow_nan=False), source=source, name=name)
 
 
 def parse_batsim_workload(document: object, *, source: str = "<memory>", name: str = "w0") -> Workload:
@@ -277,23 +275,3 @@ def _part_names(spec: Mapping[str, object]) -> list[str]:
     """The names of a (checked) composed profile's parts."""
     seq = spec["seq"]
     return [part for part in seq if isinstance(part, str)] if isinstance(seq, list) else []
-
-
-def _load_json(path: StrPath, source: str) -> object:
-    try:
-        with open_text(path) as text:
-            return json.load(text, parse_constant=_no_constant)
-    except json.JSONDecodeError as error:
-        raise InputError(
-            source, f"invalid JSON: {error.msg} (column {error.colno})", line=error.lineno
-        ) from None
-    except RecursionError:
-        raise InputError(source, "invalid JSON: nested too deeply") from None
-    except ValueError as error:
-        raise InputError(source, f"invalid JSON: {error}") from None
-    except (OSError, EOFError, zlib.error) as error:
-        raise InputError(source, f"cannot read the file: {error}") from None
-
-
-def _no_constant(name: str) -> NoReturn:
-    raise ValueError(f"{name} is not a number JSON allows")
