@@ -436,7 +436,14 @@ class _Handler(BaseHTTPRequestHandler):
                 self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
 
         try:
-            answer = self.server.api.route(self.command, url.path, query, body, self.headers.get("Accept", ""),
+            self._answer(url.path, query, body, write, start, streaming)
+        finally:
+            self.server.api.facade.answered()
+
+    def _answer(self, path: str, query: dict[str, str], body: Obj, write: Callable[[bytes], None],
+                start: Callable[[], None], streaming: list[bool]) -> None:
+        try:
+            answer = self.server.api.route(self.command, path, query, body, self.headers.get("Accept", ""),
                                            write, start)
         except Response as response:
             if streaming[0]:

@@ -78,6 +78,10 @@ class KubeFacade:
         self._lock = threading.Lock()
         self.nb_bindings = 0
         self._last_result: Obj = {}
+        self._unanswered = 0
+        """Commands executed whose HTTP answer is not written yet: time waits for them, so a scheduler never
+        learns of a later instant (a pod completing) before the answer to its own request (the binding)."""
+        self._answering = threading.local()
         with store.cond:  # before any client can list: a scheduler that lists nodes first must not see none
             for name in ("default", "kube-system", "kube-public", "kube-node-lease"):
                 store.write("namespaces", "ADDED", namespace_object(name))
@@ -100,7 +104,7 @@ class KubeFacade:
         bound_before = self.nb_bindings
         settled = False
         while True:
-            settled = self._settled(view)
+            settled = not self._unanswered and self._settled(view)
             clock = time.monotonic()
             if settled and clock - start >= control.min_delay:
                 break
@@ -151,6 +155,8 @@ class KubeFacade:
                 for _ in self._execute(command, None):
                     pass
             else:
+                self._unanswered += 1
+                self._answering.count = getattr(self._answering, "count", 0) + 1
                 self.commands.put(command)
         if not command.done.wait(timeout):
             raise ApiError(504, "Timeout", "the simulation did not handle the request in time")
@@ -158,6 +164,16 @@ class KubeFacade:
             raise command.error
         assert command.result is not None
         return command.result
+
+    def answered(self) -> None:
+        """The calling HTTP thread has written its answer: the commands it submitted no longer hold time."""
+        count = getattr(self._answering, "count", 0)
+        if count:
+            self._answering.count = 0
+            with self._lock:
+                self._unanswered -= count
+                if not self._unanswered:
+                    self.commands.put(Command(_nothing))  # wake the simulation thread to re-check
 
     def _execute(self, command: Command, view: ClusterView | None) -> Iterator[Decision]:
         self._last_result = {}
@@ -367,6 +383,10 @@ class KubeFacade:
 
     def explain(self) -> str:
         return f"{self.nb_bindings} bindings"
+
+
+def _nothing(view: ClusterView | None) -> Iterator[Decision]:
+    return iter(())
 
 
 def _merge_conditions(current: Iterable[object], updates: Iterable[object]) -> list[object]:

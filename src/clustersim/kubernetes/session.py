@@ -22,6 +22,7 @@ clusters:
 - name: clustersim
   cluster:
     server: {url}
+    insecure-skip-tls-verify: true
 contexts:
 - name: clustersim
   context:
@@ -35,7 +36,8 @@ users:
 
 
 def write_kubeconfig(path: Path, url: str) -> Path:
-    """A kubeconfig pointing at the facade (no credentials: it serves loopback only)."""
+    """A kubeconfig pointing at the facade (no credentials: it serves loopback only). `insecure-skip-tls-verify`
+    means nothing over plain HTTP, but clients such as the JavaScript one refuse `http://` without it."""
     path.write_text(KUBECONFIG.format(url=url), encoding="utf-8")
     return path
 
