@@ -16,7 +16,8 @@ def main() -> None:
     nb_pods = int(sys.argv[1]) if len(sys.argv) > 1 else 100_000
     nb_nodes = int(sys.argv[2]) if len(sys.argv) > 2 else 5_000
     platform = Platform([Node(i, f"node{i}", cores=8, memory=32 * 2**30) for i in range(nb_nodes)])
-    # One arrival every 10 ms, 1-4 cpu and 1-8 GiB, 60-600 s: about 70 % of the cluster busy at steady state.
+    # One arrival every 10 ms, 1-4 cpu and 1-8 GiB, 60-600 s: about twice what the cluster can run, so a backlog
+    # builds and most attempts fail (each failure filters every node, as kube-scheduler's does).
     pods = [make_pod(PodSpec(f"p{i}"), {"cpu": 1000 * (1 + i % 4), "memory": 2**30 * (1 + i % 8)},
                      60.0 + (i * 7919) % 540, i * 0.01, job_id=str(i)) for i in range(nb_pods)]
     wall, cpu = time.perf_counter(), time.process_time()

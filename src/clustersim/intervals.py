@@ -6,11 +6,14 @@ operations proportional to fragmentation rather than to the number of resources.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator
+from operator import itemgetter
 
 from clustersim.errors import InputError
 
 Interval = tuple[int, int]
+_LO, _HI = itemgetter(0), itemgetter(1)
 
 
 class IntervalSet:
@@ -32,7 +35,7 @@ class IntervalSet:
         self._size = sum(hi - lo + 1 for lo, hi in merged)
 
     @classmethod
-    def _trusted(cls, intervals: list[Interval], size: int) -> IntervalSet:
+    def _trusted(cls, intervals: Iterable[Interval], size: int) -> IntervalSet:
         """Build from intervals already sorted, disjoint and non-adjacent (internal fast path)."""
         new = cls.__new__(cls)
         new._intervals = tuple(intervals)
@@ -46,7 +49,7 @@ class IntervalSet:
     @classmethod
     def range(cls, start: int, stop: int) -> IntervalSet:
         """The ids start..stop-1, like Python's range."""
-        return cls([(start, stop - 1)]) if stop > start else cls()
+        return cls._trusted([(start, stop - 1)], stop - start) if stop > start else cls()
 
     @classmethod
     def parse(cls, text: str, source: str = "<interval set>") -> IntervalSet:
@@ -81,7 +84,9 @@ class IntervalSet:
     def __contains__(self, item: object) -> bool:
         if not isinstance(item, int):
             return False
-        return any(lo <= item <= hi for lo, hi in self._intervals)
+        intervals = self._intervals
+        i = bisect_right(intervals, item, key=_LO) - 1
+        return i >= 0 and item <= intervals[i][1]
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, IntervalSet) and self._intervals == other._intervals
@@ -104,6 +109,10 @@ class IntervalSet:
             return self
         if not self._size:
             return other
+        if len(other._intervals) == 1:
+            return self._with(*other._intervals[0])
+        if len(self._intervals) == 1:
+            return other._with(*self._intervals[0])
         merged: list[Interval] = []
         size = 0
         last_lo, last_hi = -2, -2
@@ -120,9 +129,36 @@ class IntervalSet:
         size += last_hi - last_lo + 1
         return IntervalSet._trusted(merged, size)
 
+    def _with(self, lo: int, hi: int) -> IntervalSet:
+        """The union with one interval, by bisection: the intervals it touches become one."""
+        intervals = self._intervals
+        i = bisect_left(intervals, lo - 1, key=_HI)  # the first that ends at or after lo - 1
+        j = bisect_right(intervals, hi + 1, key=_LO)  # the first that starts after hi + 1
+        if i < j:
+            lo, hi = min(lo, intervals[i][0]), max(hi, intervals[j - 1][1])
+        size = self._size + hi - lo + 1 - sum(b - a + 1 for a, b in intervals[i:j])
+        return IntervalSet._trusted((*intervals[:i], (lo, hi), *intervals[j:]), size)
+
+    def _without(self, lo: int, hi: int) -> IntervalSet:
+        """The difference with one interval, by bisection: only the intervals it overlaps are cut."""
+        intervals = self._intervals
+        i = bisect_left(intervals, lo, key=_HI)  # the first that ends at or after lo
+        j = bisect_right(intervals, hi, key=_LO)  # the first that starts after hi
+        if i == j:
+            return self
+        kept = []
+        if intervals[i][0] < lo:
+            kept.append((intervals[i][0], lo - 1))
+        if intervals[j - 1][1] > hi:
+            kept.append((hi + 1, intervals[j - 1][1]))
+        size = self._size - sum(b - a + 1 for a, b in intervals[i:j]) + sum(b - a + 1 for a, b in kept)
+        return IntervalSet._trusted((*intervals[:i], *kept, *intervals[j:]), size)
+
     def __sub__(self, other: IntervalSet) -> IntervalSet:
         if not other._size or not self._size:
             return self
+        if len(other._intervals) == 1:
+            return self._without(*other._intervals[0])
         result: list[Interval] = []
         size = self._size
         cuts = other._intervals
@@ -154,6 +190,11 @@ class IntervalSet:
         return self - (self - other)
 
     def issubset(self, other: IntervalSet) -> bool:
+        if len(self._intervals) == 1:
+            lo, hi = self._intervals[0]
+            intervals = other._intervals
+            i = bisect_right(intervals, lo, key=_LO) - 1
+            return i >= 0 and hi <= intervals[i][1]
         return not (self - other)
 
     def isdisjoint(self, other: IntervalSet) -> bool:

@@ -43,6 +43,14 @@ class SharedNodes:
         self.platform = platform
         self._free: dict[int, dict[str, int]] = {}
         self._pods: dict[int, int] = {}
+        self._subscribers: list[set[int]] = []
+
+    def subscribe(self) -> set[int]:
+        """A set to which every later `take` and `give_back` adds its node: a reader keeping its own copy of
+        the free vectors drains it to learn which nodes to read again, instead of reading them all."""
+        changed: set[int] = set()
+        self._subscribers.append(changed)
+        return changed
 
     def free(self, node: int) -> Vector:
         """What is left on a node for pods (read-only)."""
@@ -62,6 +70,8 @@ class SharedNodes:
             vector[name] = vector.get(name, 0) - amount
         vector["pods"] = vector.get("pods", DEFAULT_MAX_PODS) - 1
         self._pods[node] = self._pods.get(node, 0) + 1
+        for changed in self._subscribers:
+            changed.add(node)
 
     def give_back(self, node: int, request: Vector) -> bool:
         """Credit a pod's request back; True when the node hosts no pod any more."""
@@ -70,6 +80,8 @@ class SharedNodes:
             vector[name] += amount
         vector["pods"] += 1
         self._pods[node] -= 1
+        for changed in self._subscribers:
+            changed.add(node)
         if self._pods[node] == 0:
             del self._pods[node]
             del self._free[node]  # back to its allocatable, rebuilt when next used

@@ -64,6 +64,10 @@ class SharedView(Protocol):
 
     def pods(self, node: int) -> int: ...
 
+    def subscribe(self) -> set[int]:
+        """A set the nodes whose free vector changes from now on are added to (the reader empties it)."""
+        ...
+
 
 class ClusterState:
     """Free resources, the queue of pending jobs (in queue order) and the running jobs.

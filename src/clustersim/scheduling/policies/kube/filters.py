@@ -4,6 +4,13 @@ from __future__ import annotations
 
 from clustersim.scheduling.policies.kube.framework import NodeInfo, PodInfo
 
+UNSCHEDULABLE = "node(s) were unschedulable"
+TOO_MANY_PODS = "Too many pods"
+
+
+def insufficient(resource: str) -> str:
+    return f"Insufficient {resource}"
+
 
 class NodeUnschedulable:
     """A node that is off or held by an exclusive job takes no pod (kube: `spec.unschedulable`)."""
@@ -14,7 +21,7 @@ class NodeUnschedulable:
         return True
 
     def filter(self, pod: PodInfo, node: NodeInfo) -> str | None:
-        return None if node.available else "node(s) were unschedulable"
+        return None if node.available else UNSCHEDULABLE
 
 
 class NodeName:
@@ -75,7 +82,7 @@ class NodePodCount:
         return True
 
     def filter(self, pod: PodInfo, node: NodeInfo) -> str | None:
-        return None if node.free.get("pods", 0) >= 1 else "Too many pods"
+        return None if node.free.get("pods", 0) >= 1 else TOO_MANY_PODS
 
 
 class NodeResourcesFit:
@@ -90,10 +97,11 @@ class NodeResourcesFit:
         free = node.free
         for resource, amount in pod.request.items():
             if amount > free.get(resource, 0):
-                return f"Insufficient {resource}"
+                return insufficient(resource)
         return None
 
 
-DEFAULT_FILTERS = (NodeUnschedulable(), NodeName(), TaintToleration(), NodeAffinity(), NodePodCount(),
-                   NodeResourcesFit())
+STATIC_FILTERS = (NodeName(), TaintToleration(), NodeAffinity())
+"""The filters that read only the pod's spec and the node's name, labels and taints (never what is free)."""
+DEFAULT_FILTERS = (NodeUnschedulable(), *STATIC_FILTERS, NodePodCount(), NodeResourcesFit())
 """In kube-scheduler's order: cheap, rarely failing checks first; the first failure is the node's reason."""

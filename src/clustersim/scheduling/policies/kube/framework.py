@@ -33,6 +33,8 @@ class PodInfo:
 
     scoring_request: dict[str, int] = field(init=False)
     """Requests with kube-scheduler's non-zero defaults for cpu and memory, used by score plugins only."""
+    signature: tuple[object, ...] = field(init=False)
+    """What decides where the pod may go: two pods with equal signatures fit exactly the same nodes."""
 
     def __post_init__(self) -> None:
         request = dict(self.request)
@@ -41,6 +43,9 @@ class PodInfo:
         if not request.get("memory"):
             request["memory"] = DEFAULT_MEMORY_REQUEST
         self.scoring_request = request
+        spec = self.spec
+        self.signature = (tuple(sorted(self.request.items())), spec.node_name,
+                          tuple(sorted(spec.node_selector.items())), spec.required_terms, spec.tolerations)
 
 
 @dataclass(slots=True)

@@ -3,12 +3,12 @@
 One pod at a time from the active queue: filter nodes from a rotating start index until enough feasible nodes
 are found (percentageOfNodesToScore), score them with weighted plugins, place the pod on the best one (ties:
 lowest node id, or seeded random), else park it as unschedulable. Differences from v1.26 are in
-docs/kubernetes.md.
+docs/kubernetes.md. The plugins, node by node, are the reference; `columns.NodeColumns` computes the same
+placements over all nodes at once and is used whenever the configuration allows (see `columns.vectorizable`).
 """
 
 from __future__ import annotations
 
-import bisect
 import random
 from collections.abc import Iterator, Sequence
 
@@ -17,6 +17,7 @@ from clustersim.kubernetes.nodes import node_labels, node_taints
 from clustersim.kubernetes.pods import pod_spec
 from clustersim.scheduling.decisions import CallMeLater, Decision, RejectJob, SetJobMetadata, StartJob
 from clustersim.scheduling.events import Event, JobCompleted, JobSubmitted, RequestedCall
+from clustersim.scheduling.policies.kube.columns import NodeColumns, vectorizable
 from clustersim.scheduling.policies.kube.filters import DEFAULT_FILTERS
 from clustersim.scheduling.policies.kube.framework import FilterPlugin, NodeInfo, PodInfo, ScorePlugin
 from clustersim.scheduling.policies.kube.queue import SchedulingQueue
@@ -69,13 +70,14 @@ class KubePolicy(Policy):
         self.percentage = int(percentage_of_nodes_to_score)
         self._score_resources = tuple(sorted({r for plugin, _ in self.scores for r in plugin.resources}))
         self._memo: dict[tuple[int, ...], int] = {}
-        self._free_intervals: tuple[tuple[int, int], ...] = ()
-        self._free_starts: list[int] = []
         """Weighted total score by (allocatable, free, requested) amounts of `_score_resources`: nodes alike and
         nodes that did not change since they were last scored are not scored again."""
         self._rng = random.Random(int(seed)) if seed not in (None, "") else None
         self.queue = SchedulingQueue(float(initial_backoff), float(max_backoff))
         self._nodes: list[NodeInfo] = []
+        self.vectorized = True
+        """False keeps to the plugins, node by node (the reference the vectorized path is tested against)."""
+        self._columns: NodeColumns | None = None
         self._start_index = 0
         self._seq = 0
         self._calls: set[float] = set()
@@ -89,6 +91,8 @@ class KubePolicy(Policy):
                      allocatable(node), {})
             for node in platform.nodes
         ]
+        vectorized = self.vectorized and vectorizable(self._nodes, self.filters, self.scores)
+        self._columns = NodeColumns(self._nodes, self._score_resources) if vectorized else None
 
     def decide(self, now: float, events: Sequence[Event], view: ClusterView) -> Iterator[Decision]:
         changed = False
@@ -124,43 +128,51 @@ class KubePolicy(Policy):
 
     def _cycle(self, now: float, view: ClusterView) -> Iterator[Decision]:
         """Schedule active pods one by one; a pod identical to one that just failed fails without a search."""
-        queue = self.queue
+        queue, reasons = self.queue, self.reasons
         failed: dict[tuple[object, ...], str] = {}
         pending = view.pending
-        while (pod := queue.pop()) is not None:
-            if pod.key not in pending:
-                queue.forget(pod.key)
+        for queued in queue.pop_all():
+            pod = queued.pod
+            if pod.key not in pending:  # deleted (or started by someone else): it leaves the queue
                 continue
-            signature = _signature(pod)
-            reason = failed.get(signature)
+            reason = failed.get(pod.signature)
             if reason is None:
                 node, reason = self.place(pod, view)
                 if node is not None:
-                    queue.forget(pod.key)
-                    self.reasons.pop(pod.key, None)
-                    yield StartJob(pod.key, IntervalSet.from_ids([node.unit]))
+                    reasons.pop(pod.key, None)
+                    yield StartJob(pod.key, IntervalSet.range(node.unit, node.unit + 1))
                     continue
-                failed[signature] = reason
-            self.reasons[pod.key] = reason
-            queue.unschedulable(pod, now)
+                failed[pod.signature] = reason
+            reasons[pod.key] = reason
+            queue.unschedulable(queued, now)
 
     def place(self, pod: PodInfo, view: ClusterView) -> tuple[NodeInfo | None, str]:
         """The best feasible node for a pod, or None and kube-scheduler's `0/N nodes are available` message."""
         nodes = self._nodes
         total = len(nodes)
         wanted = nodes_to_find(total, self.percentage)
+        start = self._start_index
+        columns = self._columns
+        found = None if columns is None else columns.filter(pod, view, start, wanted)
+        if columns is not None and found is not None:
+            indices, processed, counts = found
+            self._start_index = (start + processed) % total
+            if not len(indices):
+                return None, _unavailable(total, counts)
+            if len(indices) == 1:
+                return nodes[int(indices[0])], ""
+            return nodes[columns.select(pod, indices, self.scores, self._rng)], ""
         shared, free_units = view.shared, view.free
         filters = [plugin for plugin in self.filters if plugin.applies(pod)]  # constraints the pod does not have
         feasible: list[NodeInfo] = []
         reasons: dict[str, int] = {}
-        start = self._start_index
         processed = 0
         for offset in range(total):
             node = nodes[(start + offset) % total]
             processed += 1
             index = node.index
             node.free = shared.free(index)
-            node.available = shared.pods(index) > 0 or self._unit_free(free_units, node.unit)
+            node.available = shared.pods(index) > 0 or node.unit in free_units
             for plugin in filters:
                 why = plugin.filter(pod, node)
                 if why is not None:
@@ -172,20 +184,10 @@ class KubePolicy(Policy):
                     break
         self._start_index = (start + processed) % total
         if not feasible:
-            detail = ", ".join(f"{count} {why}" for why, count in sorted(reasons.items()))
-            return None, f"0/{total} nodes are available: {detail}."
+            return None, _unavailable(total, reasons)
         if len(feasible) == 1:
             return feasible[0], ""
         return self._select(pod, feasible), ""
-
-    def _unit_free(self, free_units: IntervalSet, unit: int) -> bool:
-        """`unit in free_units` by bisection (IntervalSet's own test is linear in its intervals)."""
-        intervals = free_units.intervals
-        if intervals is not self._free_intervals:
-            self._free_intervals = intervals
-            self._free_starts = [lo for lo, _ in intervals]
-        i = bisect.bisect_right(self._free_starts, unit) - 1
-        return i >= 0 and unit <= intervals[i][1]
 
     def _select(self, pod: PodInfo, feasible: list[NodeInfo]) -> NodeInfo:
         best: NodeInfo | None = None
@@ -222,8 +224,11 @@ class KubePolicy(Policy):
         return best
 
 
+def _unavailable(total: int, reasons: dict[str, int]) -> str:
+    detail = ", ".join(f"{count} {why}" for why, count in sorted(reasons.items()))
+    return f"0/{total} nodes are available: {detail}."
+
+
 def _signature(pod: PodInfo) -> tuple[object, ...]:
-    """What decides where a pod may go: two pods with equal signatures fit exactly the same nodes."""
-    spec = pod.spec
-    return (tuple(sorted(pod.request.items())), spec.node_name, tuple(sorted(spec.node_selector.items())),
-            spec.required_terms, spec.tolerations)
+    """What decides where a pod may go (kept for callers of this name: it is `PodInfo.signature`)."""
+    return pod.signature

@@ -2,7 +2,9 @@
 
 Scores follow kube-scheduler v1.26 (`pkg/scheduler/framework/plugins/noderesources`): each resource scores
 0..100 with integer division, weighted by its resource weight; a resource the node has none of scores 0
-(and is skipped by BalancedAllocation).
+(and is skipped by BalancedAllocation). Each plugin also scores many nodes at once (`score_columns`, numpy
+int64 columns of allocatable and free amounts) with the same integer (and float) operations, so the two agree
+exactly.
 """
 
 from __future__ import annotations
@@ -10,9 +12,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+import numpy.typing as npt
+
 from clustersim.scheduling.policies.kube.framework import MAX_NODE_SCORE, NodeInfo, PodInfo
 
 DEFAULT_RESOURCES: Mapping[str, int] = {"cpu": 1, "memory": 1}
+Column = npt.NDArray[np.int64]
+Scorer = Callable[[Column, Column], Column]
 
 
 def _least(requested: int, capacity: int) -> int:
@@ -21,15 +28,28 @@ def _least(requested: int, capacity: int) -> int:
     return (capacity - requested) * MAX_NODE_SCORE // capacity
 
 
+def _least_columns(requested: Column, capacity: Column) -> Column:
+    score = (capacity - requested) * MAX_NODE_SCORE // np.maximum(capacity, 1)
+    return np.where((capacity == 0) | (requested > capacity), 0, score)
+
+
 def _most(requested: int, capacity: int) -> int:
     if capacity == 0:
         return 0
     return min(requested, capacity) * MAX_NODE_SCORE // capacity
 
 
+def _most_columns(requested: Column, capacity: Column) -> Column:
+    return np.where(capacity == 0, 0, np.minimum(requested, capacity) * MAX_NODE_SCORE // np.maximum(capacity, 1))
+
+
+def _scaled(points: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    return [(u, s * MAX_NODE_SCORE // 10) for u, s in points]
+
+
 def _broken_linear(points: Sequence[tuple[int, int]]) -> Callable[[int, int], int]:
     """RequestedToCapacityRatio's shape: utilisation 0..100 -> score, linear between points (scores 0..10)."""
-    scaled = [(u, s * MAX_NODE_SCORE // 10) for u, s in points]
+    scaled = _scaled(points)
 
     def score(requested: int, capacity: int) -> int:
         if capacity == 0 or requested > capacity:
@@ -46,6 +66,25 @@ def _broken_linear(points: Sequence[tuple[int, int]]) -> Callable[[int, int], in
     return score
 
 
+def _broken_linear_columns(points: Sequence[tuple[int, int]]) -> Scorer:
+    """`_broken_linear` for many nodes: each node takes the segment of the first point at or above it."""
+    scaled = _scaled(points)
+
+    def score(requested: Column, capacity: Column) -> Column:
+        utilisation = requested * 100 // np.maximum(capacity, 1)
+        result = np.full(len(requested), scaled[-1][1], dtype=np.int64)
+        for i in reversed(range(len(scaled))):
+            u, s = scaled[i]
+            if i == 0:
+                result = np.where(utilisation <= u, s, result)
+            else:
+                u0, s0 = scaled[i - 1]
+                result = np.where(utilisation <= u, s0 + (s - s0) * (utilisation - u0) // (u - u0), result)
+        return np.where((capacity == 0) | (requested > capacity), 0, result)
+
+    return score
+
+
 @dataclass
 class NodeResourcesFit:
     """LeastAllocated (spread, the default), MostAllocated (pack) or RequestedToCapacityRatio (a shape)."""
@@ -56,14 +95,14 @@ class NodeResourcesFit:
     name: str = "NodeResourcesFit"
 
     def __post_init__(self) -> None:
-        strategies: dict[str, Callable[[int, int], int]] = {
-            "LeastAllocated": _least,
-            "MostAllocated": _most,
-            "RequestedToCapacityRatio": _broken_linear(self.shape),
+        strategies: dict[str, tuple[Callable[[int, int], int], Scorer]] = {
+            "LeastAllocated": (_least, _least_columns),
+            "MostAllocated": (_most, _most_columns),
+            "RequestedToCapacityRatio": (_broken_linear(self.shape), _broken_linear_columns(self.shape)),
         }
         if self.strategy not in strategies:
             raise ValueError(f"unknown NodeResourcesFit strategy '{self.strategy}'; valid: {', '.join(strategies)}")
-        self._scorer = strategies[self.strategy]
+        self._scorer, self._columns_scorer = strategies[self.strategy]
 
     def score(self, pod: PodInfo, node: NodeInfo) -> int:
         request = pod.scoring_request
@@ -72,6 +111,18 @@ class NodeResourcesFit:
             capacity = node.allocatable.get(resource, 0)
             requested = capacity - node.free.get(resource, 0) + request.get(resource, 0)
             total += self._scorer(requested, capacity) * weight
+            weights += weight
+        return total // weights if weights else 0
+
+    def score_columns(self, request: Mapping[str, int], allocatable: Mapping[str, Column],
+                      free: Mapping[str, Column]) -> Column | int:
+        """`score` of many nodes: columns of their allocatable and free amounts (an int: the same for all)."""
+        total: Column | int = 0
+        weights = 0
+        for resource, weight in self.resources.items():
+            capacity = allocatable[resource]
+            requested = capacity - free[resource] + request.get(resource, 0)
+            total += self._columns_scorer(requested, capacity) * weight
             weights += weight
         return total // weights if weights else 0
 
@@ -100,3 +151,18 @@ class BalancedAllocation:
         else:
             std = 0.0
         return int((1 - std) * MAX_NODE_SCORE)
+
+    def score_columns(self, request: Mapping[str, int], allocatable: Mapping[str, Column],
+                      free: Mapping[str, Column]) -> Column | int:
+        """`score` of many nodes, for two resources at most (more would not give bit-identical floats)."""
+        if len(self.resources) < 2:  # one fraction or none: a standard deviation of 0
+            return MAX_NODE_SCORE
+        first, second = self.resources
+        fractions = []
+        for resource in (first, second):
+            capacity = allocatable[resource]
+            requested = capacity - free[resource] + request.get(resource, 0)
+            fractions.append(np.minimum(requested / np.maximum(capacity, 1), 1.0))
+        both = (allocatable[first] != 0) & (allocatable[second] != 0)
+        std = np.where(both, np.abs(fractions[0] - fractions[1]) / 2, 0.0)
+        return ((1 - std) * MAX_NODE_SCORE).astype(np.int64)

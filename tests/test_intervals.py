@@ -1,0 +1,32 @@
+"""IntervalSet agrees with Python's sets, including its bisection paths for one-interval operands."""
+
+from __future__ import annotations
+
+from itertools import pairwise
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from clustersim.intervals import IntervalSet
+
+ids = st.sets(st.integers(0, 20), max_size=15)
+one_interval = st.tuples(st.integers(0, 20), st.integers(0, 4)).map(lambda t: set(range(t[0], t[0] + t[1] + 1)))
+
+
+def canonical(s: IntervalSet) -> bool:
+    """Sorted, disjoint, non-adjacent intervals, and the size they add up to."""
+    intervals = s.intervals
+    ordered = all(hi + 1 < lo for (_, hi), (lo, _) in pairwise(intervals))
+    return ordered and all(lo <= hi for lo, hi in intervals) and len(s) == sum(hi - lo + 1 for lo, hi in intervals)
+
+
+@settings(max_examples=300)
+@given(ids, ids | one_interval)
+def test_set_operations_match_python_sets(a: set[int], b: set[int]) -> None:
+    x, y = IntervalSet.from_ids(a), IntervalSet.from_ids(b)
+    for result, expected in ((x | y, a | b), (y | x, a | b), (x - y, a - b), (y - x, b - a), (x & y, a & b)):
+        assert set(result) == expected
+        assert canonical(result)
+    assert x.issubset(y) == (a <= b)
+    assert y.issubset(x) == (b <= a)
+    assert all((i in x) == (i in a) for i in range(-1, 27))
