@@ -252,8 +252,8 @@ def test_nodes_are_served_before_the_simulation_starts(tmp_path: Path) -> None:
 
 def test_time_waits_for_a_scheduler_to_watch_pods(tmp_path: Path) -> None:
     """Time does not run on timeouts before the scheduler is up: a scheduler started late gets the same schedule."""
-    session = session_for(tmp_path, "burst", count=40, timeout=0.1)
-    rows, _ = run_client_scheduler(session, late=1.0)
+    session = session_for(tmp_path, "burst", count=40, timeout=1.0)
+    rows, _ = run_client_scheduler(session, late=2.5)
     assert summary(rows) == summary(builtin_pods_csv(tmp_path, "burst", count=40))
 
 

@@ -82,6 +82,7 @@ class KubeFacade:
         """Commands executed whose HTTP answer is not written yet: time waits for them, so a scheduler never
         learns of a later instant (a pod completing) before the answer to its own request (the binding)."""
         self._answering = threading.local()
+        self._awaiting_answers = False
         with store.cond:  # before any client can list: a scheduler that lists nodes first must not see none
             for name in ("default", "kube-system", "kube-public", "kube-node-lease"):
                 store.write("namespaces", "ADDED", namespace_object(name))
@@ -104,7 +105,11 @@ class KubeFacade:
         bound_before = self.nb_bindings
         settled = False
         while True:
-            settled = not self._unanswered and self._settled(view)
+            pods_settled = self._settled(view)
+            with self._lock:
+                answers_due = self._unanswered > 0
+                self._awaiting_answers = pods_settled and answers_due
+            settled = pods_settled and not answers_due
             clock = time.monotonic()
             if settled and clock - start >= control.min_delay:
                 break
@@ -172,8 +177,9 @@ class KubeFacade:
             self._answering.count = 0
             with self._lock:
                 self._unanswered -= count
-                if not self._unanswered:
-                    self.commands.put(Command(_nothing))  # wake the simulation thread to re-check
+                if not self._unanswered and self._awaiting_answers:  # the instant is over but for these answers
+                    self._awaiting_answers = False
+                    self.commands.put(Command(_nothing))
 
     def _execute(self, command: Command, view: ClusterView | None) -> Iterator[Decision]:
         self._last_result = {}
