@@ -239,6 +239,17 @@ def test_repeated_runs_give_the_same_schedule(tmp_path: Path) -> None:
     assert first == second
 
 
+def test_finished_pods_are_garbage_collected_beyond_the_threshold(tmp_path: Path) -> None:
+    """As kube-controller-manager's pod GC: memory follows the pods alive, outputs still list every pod."""
+    session = session_for(tmp_path, "spaced", count=40)
+    session.facade.terminated_pods_kept = 5
+    rows, _ = run_client_scheduler(session)
+    assert len(rows) == 40
+    kept = session.store.items("pods")
+    assert len(kept) == 5 and all(p["status"]["phase"] == "Succeeded" for p in kept)  # type: ignore[index]
+    assert sorted(p["metadata"]["name"] for p in kept) == [f"pod-{i}" for i in range(35, 40)]  # type: ignore[index]
+
+
 def test_nodes_are_served_before_the_simulation_starts(tmp_path: Path) -> None:
     """A scheduler lists nodes once, first thing: they must all be there however late the simulation starts."""
     session = session_for(tmp_path, count=4, nodes=3)

@@ -8,6 +8,7 @@ core's view). Read-only requests are served from the store without waiting.
 
 from __future__ import annotations
 
+import collections
 import queue
 import threading
 import time
@@ -53,13 +54,19 @@ class Command:
 
 
 _FINAL_PHASE = {FinalState.COMPLETED_SUCCESSFULLY: "Succeeded"}
+TERMINATED_POD_GC_THRESHOLD = 12_500
+"""kube-controller-manager's --terminated-pod-gc-threshold: beyond it the oldest finished pods are deleted, so
+the store (and memory) grows with the pods alive, not with the workload."""
 
 
 class KubeFacade:
     """A DecisionProcess whose decisions come from an external Kubernetes scheduler through the store."""
 
-    def __init__(self, platform: Platform, store: Store, control: TimeControl | None = None):
+    def __init__(self, platform: Platform, store: Store, control: TimeControl | None = None,
+                 terminated_pods_kept: int = TERMINATED_POD_GC_THRESHOLD):
         self.platform = platform
+        self.terminated_pods_kept = terminated_pods_kept
+        self._terminated: collections.deque[tuple[str, str]] = collections.deque()
         self.store = store
         self.control = control or TimeControl()
         self.commands: queue.Queue[Command] = queue.Queue()
@@ -348,6 +355,10 @@ class KubeFacade:
                                                 "reason": "Completed" if phase == "Succeeded" else "Error",
                                                 "finishedAt": timestamp(now)}}}]
             self.store.write("pods", "MODIFIED", {**pod, "status": status, "metadata": dict(metadata(pod))})
+            terminated = self._terminated
+            terminated.append(name)
+            while len(terminated) > self.terminated_pods_kept:  # the pod garbage collector: oldest first
+                self.store.remove("pods", *terminated.popleft())
 
     def _pod(self, namespace: str, name: str) -> tuple[str, Obj]:
         with self.store.cond:
