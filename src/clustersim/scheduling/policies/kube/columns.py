@@ -29,7 +29,7 @@ from clustersim.scheduling.policies.kube.filters import (
     insufficient,
 )
 from clustersim.scheduling.policies.kube.framework import FilterPlugin, NodeInfo, PodInfo, ScorePlugin
-from clustersim.scheduling.policies.kube.scores import BalancedAllocation, Column, NodeResourcesFit
+from clustersim.scheduling.policies.kube.scores import BalancedAllocation, NodeResourcesFit
 from clustersim.state import ClusterView, SharedView
 
 LIMIT = 2**53
@@ -37,6 +37,7 @@ LIMIT = 2**53
 MAX_SPECS = 256
 """Static filter results kept (one int32 per node each)."""
 
+Column = npt.NDArray[np.int64]
 Mask = npt.NDArray[np.bool_]
 Codes = npt.NDArray[np.int32]
 

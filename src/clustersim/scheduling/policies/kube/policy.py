@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
 
 from clustersim.intervals import IntervalSet
 from clustersim.kubernetes.nodes import node_labels, node_taints
 from clustersim.kubernetes.pods import pod_spec
 from clustersim.scheduling.decisions import CallMeLater, Decision, RejectJob, SetJobMetadata, StartJob
 from clustersim.scheduling.events import Event, JobCompleted, JobSubmitted, RequestedCall
-from clustersim.scheduling.policies.kube.columns import NodeColumns, vectorizable
 from clustersim.scheduling.policies.kube.filters import DEFAULT_FILTERS
 from clustersim.scheduling.policies.kube.framework import FilterPlugin, NodeInfo, PodInfo, ScorePlugin
 from clustersim.scheduling.policies.kube.queue import SchedulingQueue
@@ -26,6 +26,9 @@ from clustersim.scheduling.policy import Policy
 from clustersim.scheduling.registry import POLICIES
 from clustersim.sharing import allocatable
 from clustersim.state import ClusterView
+
+if TYPE_CHECKING:
+    from clustersim.scheduling.policies.kube.columns import NodeColumns
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE = 5
@@ -91,6 +94,8 @@ class KubePolicy(Policy):
                      allocatable(node), {})
             for node in platform.nodes
         ]
+        from clustersim.scheduling.policies.kube.columns import NodeColumns, vectorizable  # numpy: only now
+
         vectorized = self.vectorized and vectorizable(self._nodes, self.filters, self.scores)
         self._columns = NodeColumns(self._nodes, self._score_resources) if vectorized else None
 

@@ -11,15 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING
 
 from clustersim.scheduling.policies.kube.framework import MAX_NODE_SCORE, NodeInfo, PodInfo
 
+if TYPE_CHECKING:  # numpy is imported by the column functions themselves: runs without `kube` never load it
+    from clustersim.scheduling.policies.kube.columns import Column
+
+    Scorer = Callable[[Column, Column], Column]
+
 DEFAULT_RESOURCES: Mapping[str, int] = {"cpu": 1, "memory": 1}
-Column = npt.NDArray[np.int64]
-Scorer = Callable[[Column, Column], Column]
 
 
 def _least(requested: int, capacity: int) -> int:
@@ -29,6 +30,8 @@ def _least(requested: int, capacity: int) -> int:
 
 
 def _least_columns(requested: Column, capacity: Column) -> Column:
+    import numpy as np
+
     score = (capacity - requested) * MAX_NODE_SCORE // np.maximum(capacity, 1)
     return np.where((capacity == 0) | (requested > capacity), 0, score)
 
@@ -40,6 +43,8 @@ def _most(requested: int, capacity: int) -> int:
 
 
 def _most_columns(requested: Column, capacity: Column) -> Column:
+    import numpy as np
+
     return np.where(capacity == 0, 0, np.minimum(requested, capacity) * MAX_NODE_SCORE // np.maximum(capacity, 1))
 
 
@@ -71,6 +76,8 @@ def _broken_linear_columns(points: Sequence[tuple[int, int]]) -> Scorer:
     scaled = _scaled(points)
 
     def score(requested: Column, capacity: Column) -> Column:
+        import numpy as np
+
         utilisation = requested * 100 // np.maximum(capacity, 1)
         result = np.full(len(requested), scaled[-1][1], dtype=np.int64)
         for i in reversed(range(len(scaled))):
@@ -155,6 +162,8 @@ class BalancedAllocation:
     def score_columns(self, request: Mapping[str, int], allocatable: Mapping[str, Column],
                       free: Mapping[str, Column]) -> Column | int:
         """`score` of many nodes, for two resources at most (more would not give bit-identical floats)."""
+        import numpy as np
+
         if len(self.resources) < 2:  # one fraction or none: a standard deviation of 0
             return MAX_NODE_SCORE
         first, second = self.resources
