@@ -11,6 +11,7 @@ import http.client
 import json
 import multiprocessing
 import os
+import resource
 import selectors
 import socket
 import sys
@@ -112,7 +113,8 @@ def main() -> None:
           f"pod watchers and {nb_binders} binding clients; {events} watch events delivered = "
           f"{events / elapsed:.0f} events/s; server CPU {cpu:.2f} s while binding "
           f"({user:.2f} user + {system:.2f} system) "
-          f"({bound / max(cpu, 1e-9):.0f} bindings per server CPU second)")
+          f"({bound / max(cpu, 1e-9):.0f} bindings per server CPU second); server peak RSS "
+          f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
 
 
 if __name__ == "__main__":

@@ -48,7 +48,7 @@ class KubeSession:
     `watch_history` events are kept for watches: a watch from an older version gets 410 Gone."""
 
     def __init__(self, platform: Platform, pods: PodWorkload, output: Path | str, control: TimeControl | None = None,
-                 host: str = "127.0.0.1", port: int = 8001, watch_history: int = 200_000):
+                 host: str = "127.0.0.1", port: int = 8001, watch_history: int = 25_000):
         self.platform = platform
         self.pods = pods
         self.output = Path(output)

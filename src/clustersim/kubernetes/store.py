@@ -52,7 +52,7 @@ def metadata(obj: Mapping[str, object]) -> dict[str, object]:
 class Store:
     """Objects keyed by (resource, namespace, name); thread-safe through one lock (`cond`, held by callers)."""
 
-    def __init__(self, history: int = 200_000):
+    def __init__(self, history: int = 25_000):
         self.cond = threading.Condition()
         self._feeds: dict[str, dict[tuple[str, str, str], Feed]] = {}
         self.rv = 1
