@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import gzip
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -123,3 +124,23 @@ def test_every_exit_code_means_one_thing() -> None:
 
     codes = {name: value for name, value in vars(exit_codes).items() if name.startswith("EXIT_")}
     assert len(set(codes.values())) == len(codes), codes
+
+
+def test_host_order_name_numbers_simgrid_hosts_as_batsim(tmp_path: Path) -> None:
+    """n2 is slow and n10 fast: a 3-host job on hosts 0-2 takes 10 s in document order, 1 s in name order."""
+    speeds = {2: "100Mf"}
+    hosts = "".join(f'<host id="n{i}" speed="{speeds.get(i, "1Gf")}"/>' for i in range(11))
+    platform = tmp_path / "p.xml"
+    platform.write_text(f'<?xml version="1.0"?>\n<platform version="4.1"><zone id="z" routing="Full">{hosts}'
+                        "</zone></platform>\n")
+    workload = tmp_path / "w.json"
+    workload.write_text(json.dumps({"nb_res": 11, "jobs": [{"id": "1", "subtime": 0, "res": 3, "profile": "p"}],
+                                    "profiles": {"p": {"type": "parallel_homogeneous", "cpu": 1e9, "com": 0}}}))
+    times = {}
+    for order in ("document", "name"):
+        out = tmp_path / order
+        assert main(["run", "-p", str(platform), "-w", str(workload), "--policy", "fcfs", "--host-order", order,
+                     "-o", str(out), "-q", "--no-gantt"]) == EXIT_OK
+        with open(out / "jobs.csv") as f:
+            times[order] = float(next(csv.DictReader(f))["execution_time"])
+    assert times == {"document": 10.0, "name": 1.0}

@@ -49,3 +49,12 @@ def test_unknown_platform_format_lists_the_supported_ones(tmp_path: Path) -> Non
     path.write_text("just some words\n")
     with pytest.raises(InputError, match="unrecognised platform format; supported: SimGrid"):
         load_platform(path)
+
+
+def test_host_order_by_name_as_batsim_numbers_simgrid_hosts(tmp_path: Path) -> None:
+    hosts = "".join(f'<host id="n{i}" speed="1f" core="1"/>' for i in range(11))
+    (tmp_path / "p.xml").write_text(f'<?xml version="1.0"?>\n<platform version="4.1"><zone id="z" routing="Full">'
+                                    f"{hosts}</zone></platform>\n")
+    assert [n.name for n in load_platform(tmp_path / "p.xml").nodes][:3] == ["n0", "n1", "n2"]
+    assert [n.name for n in load_platform(tmp_path / "p.xml", host_order="name").nodes][:3] == ["n0", "n1", "n10"]
+    assert load_platform(tmp_path / "p.xml", host_order="name").nodes[2].id == 2

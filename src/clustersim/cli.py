@@ -52,6 +52,7 @@ def _build_parser() -> argparse.ArgumentParser:
         "Gantt chart. Without --workload, runs the embedded example.",
     )
     run.add_argument("-p", "--platform", type=Path, help="SimGrid/Batsim XML or cluster YAML/JSON file")
+    _add_host_order(run)
     run.add_argument("-w", "--workload", type=Path, help="SWF (.swf, .swf.gz) or Batsim workload JSON")
     run.add_argument("--policy", default="easy", help="built-in policy name (see `clustersim policies`)")
     run.add_argument(
@@ -205,6 +206,12 @@ def _run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _add_host_order(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--host-order", choices=("document", "name"), default="document",
+                        help="how SimGrid XML hosts are numbered: in document order (default) or by name, as "
+                        "Batsim with SimGrid >= 3.25 numbers them (n0 n1 n10 n2...)")
+
+
 def _load_inputs(args: argparse.Namespace, default: Platform | None = None) -> tuple[Platform, Workload]:
     """The platform and workload the options name; the platform comes from the workload when not given.
 
@@ -218,7 +225,7 @@ def _load_inputs(args: argparse.Namespace, default: Platform | None = None) -> t
 
     workload = load_workload(args.workload, processors=args.processors, walltime=args.walltime)
     if args.platform is not None:
-        return load_platform(args.platform), workload
+        return load_platform(args.platform, host_order=args.host_order), workload
     if default is not None:
         return default, workload
     if workload_format(args.workload) == "swf":
@@ -255,6 +262,7 @@ def _add_power_compare_command(commands: argparse._SubParsersAction[argparse.Arg
     )
     compare.add_argument("-w", "--workload", type=Path, required=True, help="SWF or Batsim workload JSON")
     compare.add_argument("-p", "--platform", type=Path, help="platform with power models (Batsim XML or cluster file)")
+    _add_host_order(compare)
     compare.add_argument("--policy", default="easy", help="scheduling policy (default easy)")
     compare.add_argument("--power-off", nargs="+", required=True, metavar="POLICY",
                          help="power-off policies to compare, e.g. always idle-timeout:600 gamma:0.9")

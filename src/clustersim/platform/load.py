@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from clustersim.errors import InputError
 from clustersim.platform.cluster_file import read_cluster_file
 from clustersim.platform.model import Platform
@@ -32,8 +34,9 @@ def _looks_like_yaml_mapping(head: str) -> bool:
     return False
 
 
-def load_platform(path: StrPath) -> Platform:
-    """Read a platform file, recognised by its content and extension (see `SUPPORTED`)."""
+def load_platform(path: StrPath, *, host_order: Literal["document", "name"] = "document") -> Platform:
+    """Read a platform file, recognised by its content and extension (see `SUPPORTED`); `host_order` numbers
+    SimGrid hosts in document order or by name (as Batsim with SimGrid >= 3.25 does)."""
     if platform_format(path) == "simgrid":
-        return read_simgrid_platform(path)
+        return read_simgrid_platform(path, order=host_order)
     return read_cluster_file(path)
