@@ -204,3 +204,13 @@ def test_serve_k8s_keep_serving_stays_up_after_the_run_until_interrupted(tmp_pat
         if server.poll() is None:
             server.kill()
             server.wait(10)
+
+
+def test_malformed_http_requests_get_400(api) -> None:  # type: ignore[no-untyped-def]
+    import socket
+
+    session, _ = api
+    for request in (b"GARBAGE\r\n\r\n", b"POST /api/v1/namespaces/default/pods HTTP/1.1\r\nContent-Length: x\r\n\r\n"):
+        with socket.create_connection(("127.0.0.1", session.server.port), timeout=10) as sock:
+            sock.sendall(request)
+            assert sock.recv(4096).startswith(b"HTTP/1.1 400 "), request

@@ -401,6 +401,8 @@ def _merge(current: Mapping[str, object], patch: Mapping[str, object]) -> Obj:
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: _Server
+    fields: dict[str, str]
+    raw_requestline: bytes
 
     def setup(self) -> None:
         super().setup()
@@ -409,10 +411,42 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: object) -> None:
         """Quiet: a scheduler makes thousands of requests."""
 
+    def parse_request(self) -> bool:
+        """The request line and headers, read plainly: the stdlib's email-based header parser costs more than
+        the rest of a binding's handling. Headers land in `fields` (lower-case names)."""
+        line = str(self.raw_requestline, "iso-8859-1").rstrip("\r\n")
+        self.requestline = line
+        parts = line.split()
+        if len(parts) != 3 or not parts[2].startswith("HTTP/1."):
+            self.request_version = "HTTP/1.1"
+            self.send_error(400, f"bad request line {line!r}")
+            return False
+        self.command, self.path, self.request_version = parts
+        fields: dict[str, str] = {}
+        for _ in range(100):
+            raw = self.rfile.readline(65537)
+            if raw in (b"\r\n", b"\n", b""):
+                break
+            name, _, value = str(raw, "iso-8859-1").partition(":")
+            fields[name.strip().lower()] = value.strip()
+        else:
+            self.send_error(431, "too many header fields")
+            return False
+        self.fields = fields
+        connection = fields.get("connection", "").lower()
+        self.close_connection = connection == "close" or (self.request_version == "HTTP/1.0"
+                                                          and connection != "keep-alive")
+        return True
+
     def _handle(self) -> None:
         url = urlsplit(self.path)
         query = {k: v[-1] for k, v in parse_qs(url.query).items()}
-        length = int(self.headers.get("Content-Length") or 0)
+        length_text = self.fields.get("content-length") or "0"
+        if not length_text.isdigit():
+            self._send(400, status(400, "BadRequest", f"bad Content-Length {length_text!r}"))
+            self.close_connection = True
+            return
+        length = int(length_text)
         body: Obj = {}
         if length:
             try:
@@ -443,7 +477,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _answer(self, path: str, query: dict[str, str], body: Obj, write: Callable[[bytes], None],
                 start: Callable[[], None], streaming: list[bool]) -> None:
         try:
-            answer = self.server.api.route(self.command, path, query, body, self.headers.get("Accept", ""),
+            answer = self.server.api.route(self.command, path, query, body, self.fields.get("accept", ""),
                                            write, start)
         except Response as response:
             if streaming[0]:
