@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import difflib
 import math
-from collections.abc import Iterable, Mapping
-from typing import NoReturn
+from collections.abc import Callable, Iterable, Mapping
+from typing import NoReturn, TypeVar
 
 from clustersim.errors import InputError
+
+T = TypeVar("T")
 
 
 def child(path: str, key: str) -> str:
@@ -65,6 +67,15 @@ class Checker:
 
     def expected(self, field: str, what: str, value: object) -> NoReturn:
         self.fail(field, f"expected {what}, got {describe(value)}")
+
+    def quantity(self, value: object, field: str, parse: Callable[[str | int | float], T], expected: str) -> T:
+        """A value read by a quantity parser (`500m`, `2Gi`, `1Gf`): its ValueError becomes this field's error."""
+        if isinstance(value, bool) or not isinstance(value, str | int | float):
+            self.expected(field, expected, value)
+        try:
+            return parse(value)
+        except ValueError as error:
+            self.fail(field, str(error))
 
     def mapping(self, value: object, field: str) -> Mapping[str, object]:
         if not isinstance(value, Mapping):

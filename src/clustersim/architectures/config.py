@@ -35,7 +35,7 @@ a missing one or a bad value is an `InputError` naming the file and the key.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -156,29 +156,23 @@ def _architectures(value: object, check: Checker) -> dict[str, ArchitectureSpec]
 
 
 def _cpu(value: object, field: str, check: Checker) -> int:
-    if isinstance(value, str):
-        try:
-            millicores = parse_millicores(value)
-        except ValueError as error:
-            check.fail(field, str(error))
-    else:
-        millicores = round(check.number(value, field, 0, above=True) * MILLICORES)
-    if millicores <= 0:
-        check.expected(field, "more than 0 cpu", value)
-    return millicores
+    return _amount(value, field, check, parse_millicores, MILLICORES, "cpu")
 
 
 def _memory(value: object, field: str, check: Checker) -> int:
+    return _amount(value, field, check, parse_bytes, GIB, "memory")
+
+
+def _amount(value: object, field: str, check: Checker, parse: Callable[[str | int | float], int], unit: int,
+            what: str) -> int:
+    """A quantity string (`500m`, `2Gi`) or a number of whole units (cores, GiB), more than 0."""
     if isinstance(value, str):
-        try:
-            size = parse_bytes(value)
-        except ValueError as error:
-            check.fail(field, str(error))
+        amount = check.quantity(value, field, parse, what)
     else:
-        size = round(check.number(value, field, 0, above=True) * GIB)
-    if size <= 0:
-        check.expected(field, "more than 0 memory", value)
-    return size
+        amount = round(check.number(value, field, 0, above=True) * unit)
+    if amount <= 0:
+        check.expected(field, f"more than 0 {what}", value)
+    return amount
 
 
 def _cluster(value: object, check: Checker) -> tuple[MachineGroup, ...]:

@@ -118,21 +118,11 @@ def parse_scenario(document: object, *, source: str = "<memory>", base: Path = P
 
 
 def _millicores(value: object, field: str, check: Checker) -> int:
-    if isinstance(value, bool) or not isinstance(value, str | int | float):
-        check.expected(field, "a cpu quantity such as 500m or 2", value)
-    try:
-        return parse_millicores(value)
-    except ValueError as error:
-        check.fail(field, str(error))
+    return check.quantity(value, field, parse_millicores, "a cpu quantity such as 500m or 2")
 
 
 def _bytes(value: object, field: str, check: Checker) -> int:
-    if isinstance(value, bool) or not isinstance(value, str | int | float):
-        check.expected(field, "a memory quantity such as 256Mi", value)
-    try:
-        return parse_bytes(value)
-    except ValueError as error:
-        check.fail(field, str(error))
+    return check.quantity(value, field, parse_bytes, "a memory quantity such as 256Mi")
 
 
 def _deployment(spec: Mapping[str, object], check: Checker) -> tuple[Deployment, Work, float, str]:

@@ -147,12 +147,7 @@ def _speed(value: object, field: str, check: Checker) -> float:
 
 
 def _bytes(value: object, field: str, check: Checker) -> int:
-    if isinstance(value, bool) or not isinstance(value, str | int | float):
-        check.expected(field, "a memory size such as 64Gi, 500Mi or a number of bytes", value)
-    try:
-        return parse_bytes(value)
-    except ValueError as error:
-        check.fail(field, str(error))
+    return check.quantity(value, field, parse_bytes, "a memory size such as 64Gi, 500Mi or a number of bytes")
 
 
 def _text(value: object, field: str, check: Checker) -> str:
