@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import csv
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -18,6 +20,12 @@ from clustersim.workload.stream import Workload
 # Hypothesis draws the same examples on every machine, so a CI run is reproducible.
 settings.register_profile("clustersim", derandomize=True, database=None, deadline=None)
 settings.load_profile("clustersim")
+
+
+def csv_rows(path: Path) -> list[dict[str, str]]:
+    """The rows of an output CSV file (jobs.csv, schedule.csv, pods.csv...) as dicts by column name."""
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
 
 
 def hosts(count: int) -> Platform:

@@ -18,6 +18,7 @@ import pytest
 
 from clustersim.cli import main
 from clustersim.records.jobs_csv import COLUMNS
+from conftest import csv_rows
 
 EXAMPLES = Path(str(resources.files("clustersim") / "examples"))
 
@@ -118,6 +119,5 @@ def test_a_misbehaving_scheduler_gets_a_clear_error_and_the_outputs_stay_valid(
     assert len(rows) > 10, "the jobs that ended before the fault are all there"
     assert all(len(row) == len(COLUMNS) for row in rows)
     assert all(float(row[COLUMNS.index("finish_time")]) <= failed_at for row in rows[1:])
-    with open(tmp_path / "out" / "schedule.csv", newline="") as f:
-        schedule = next(csv.DictReader(f))
+    schedule = csv_rows(tmp_path / "out" / "schedule.csv")[0]
     assert int(schedule["nb_jobs"]) == len(rows) - 1

@@ -3,7 +3,6 @@ language independent. The test installs `zeromq` itself, into pytest's cache dir
 
 from __future__ import annotations
 
-import csv
 import os
 import shutil
 import subprocess
@@ -13,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from clustersim.cli import main
+from conftest import csv_rows
 
 EXAMPLES = Path(str(resources.files("clustersim") / "examples"))
 
@@ -87,11 +87,6 @@ def node_modules(pytestconfig: pytest.Config) -> Path:
     return prefix / "node_modules"
 
 
-def _rows(path: Path) -> list[dict[str, str]]:
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
-
-
 def test_a_nodejs_scheduler_gives_clustersims_fcfs_schedule(node_modules: Path, tmp_path: Path) -> None:
     script = tmp_path / "fcfs.js"
     script.write_text(SCHEDULER)
@@ -111,8 +106,8 @@ def test_a_nodejs_scheduler_gives_clustersims_fcfs_schedule(node_modules: Path, 
         process.wait()
     assert main([*common, "--policy", "fcfs", "-o", str(tmp_path / "fcfs")]) == 0
 
-    theirs = _rows(tmp_path / "node" / "jobs.csv")
-    ours = _rows(tmp_path / "fcfs" / "jobs.csv")
+    theirs = csv_rows(tmp_path / "node" / "jobs.csv")
+    ours = csv_rows(tmp_path / "fcfs" / "jobs.csv")
     assert {r["metadata"] for r in theirs if r["final_state"] != "REJECTED"} == {"node"}
     for row in theirs + ours:
         del row["metadata"]

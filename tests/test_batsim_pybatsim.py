@@ -7,7 +7,6 @@ clustersim's own.
 
 from __future__ import annotations
 
-import csv
 import os
 import socket
 import subprocess
@@ -20,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from clustersim.cli import main
+from conftest import csv_rows
 
 EXAMPLES = Path(str(resources.files("clustersim") / "examples"))
 PYBATSIM = ["pybatsim==3.2.1", "procset==1.0", "docopt==0.6.2", "sortedcontainers>=2.3"]
@@ -131,11 +131,6 @@ def pybatsim(path: Path, scheduler: Path, *options: str) -> Iterator[str]:
         process.wait()
 
 
-def _rows(path: Path) -> list[dict[str, str]]:
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
-
-
 def test_a_pybatsim_fcfs_gives_clustersims_fcfs_schedule(pybatsim_path: Path, tmp_path: Path) -> None:
     scheduler = tmp_path / "fcfsSched.py"
     scheduler.write_text(FCFS)
@@ -144,8 +139,8 @@ def test_a_pybatsim_fcfs_gives_clustersims_fcfs_schedule(pybatsim_path: Path, tm
         assert main([*common, "-s", endpoint, "-o", str(tmp_path / "pybatsim")]) == 0
     assert main([*common, "--policy", "fcfs", "-o", str(tmp_path / "fcfs")]) == 0
 
-    theirs = _rows(tmp_path / "pybatsim" / "jobs.csv")
-    ours = _rows(tmp_path / "fcfs" / "jobs.csv")
+    theirs = csv_rows(tmp_path / "pybatsim" / "jobs.csv")
+    ours = csv_rows(tmp_path / "fcfs" / "jobs.csv")
     assert len(theirs) == 201
     assert {r["metadata"] for r in theirs if r["final_state"] != "REJECTED"} == {"pybatsim"}
     for row in theirs + ours:
@@ -175,7 +170,7 @@ def test_pybatsim_sees_requested_calls_kills_and_their_progress(pybatsim_path: P
     assert seen["calls"] == 1
     assert seen["completed"] == [["w0!1", "COMPLETED_SUCCESSFULLY"], ["w0!2", "COMPLETED_KILLED"]]
     assert seen["killed"] == [["w0!2", 0.25]]
-    rows = {r["job_id"]: r for r in _rows(tmp_path / "out" / "jobs.csv")}
+    rows = {r["job_id"]: r for r in csv_rows(tmp_path / "out" / "jobs.csv")}
     assert (rows["2"]["final_state"], rows["2"]["finish_time"], rows["2"]["allocated_resources"]) == (
         "COMPLETED_KILLED", "50", "1-2"
     )

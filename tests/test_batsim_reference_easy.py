@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import csv
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -14,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from clustersim.cli import main
+from conftest import csv_rows
 
 EXAMPLES = Path(str(resources.files("clustersim") / "examples"))
 
@@ -36,11 +36,6 @@ def reference_easy() -> Iterator[str]:
         process.wait()
 
 
-def _rows(path: Path) -> list[dict[str, str]]:
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
-
-
 def test_external_easy_gives_the_in_process_jobs_csv_byte_for_byte(tmp_path: Path) -> None:
     common = ["run", "-p", str(EXAMPLES / "platform.yaml"), "-w", str(EXAMPLES / "workload.json"), "-q", "--no-gantt"]
     assert main([*common, "--policy", "easy", "-o", str(tmp_path / "in-process")]) == 0
@@ -52,7 +47,7 @@ def test_external_easy_gives_the_in_process_jobs_csv_byte_for_byte(tmp_path: Pat
         tmp_path / "in-process" / "schedule.csv"
     ).read_bytes()
 
-    rows = _rows(tmp_path / "external" / "jobs.csv")
+    rows = csv_rows(tmp_path / "external" / "jobs.csv")
     states = {row["final_state"] for row in rows}
     assert {"COMPLETED_SUCCESSFULLY", "COMPLETED_WALLTIME_REACHED", "REJECTED"} <= states
     started = [(float(r["starting_time"]), float(r["submission_time"])) for r in rows if r["starting_time"] != "-1"]
@@ -71,7 +66,7 @@ def test_batsim_option_names_socket_and_export_prefix(tmp_path: Path) -> None:
                      "-s", endpoint, "-e", str(prefix), "-q", "--no-gantt"])
     assert code == 0
     assert sorted(p.name for p in prefix.parent.iterdir()) == ["exp_jobs.csv", "exp_schedule.csv"]
-    assert len(_rows(prefix.parent / "exp_jobs.csv")) == 201
+    assert len(csv_rows(prefix.parent / "exp_jobs.csv")) == 201
 
 
 def test_nothing_listening_is_reported_with_its_own_exit_code(
@@ -85,5 +80,5 @@ def test_nothing_listening_is_reported_with_its_own_exit_code(
     code = main(["run", "-s", f"tcp://127.0.0.1:{port}", "--timeout", "0.5", "-o", str(tmp_path), "-q", "--no-gantt"])
     assert code == 7
     assert "nothing is listening there" in capsys.readouterr().err
-    assert _rows(tmp_path / "jobs.csv") == []
-    assert _rows(tmp_path / "schedule.csv")[0]["nb_jobs"] == "0"
+    assert csv_rows(tmp_path / "jobs.csv") == []
+    assert csv_rows(tmp_path / "schedule.csv")[0]["nb_jobs"] == "0"

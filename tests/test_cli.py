@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import gzip
 import json
 import subprocess
@@ -12,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from clustersim.cli import EXIT_BAD_INPUT, EXIT_OK, main
+from conftest import csv_rows
 
 SWF_HEADER = "; MaxJobs: 3\n; MaxNodes: 4\n; MaxProcs: 4\n"
 SWF_JOBS = [
@@ -21,20 +21,15 @@ SWF_JOBS = [
 ]
 
 
-def _rows(path: Path) -> list[dict[str, str]]:
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
-
-
 def test_plain_run_simulates_the_embedded_example_and_draws_a_gantt_chart(tmp_path: Path) -> None:
     out = tmp_path / "out"
     assert main(["run", "-o", str(out), "--quiet"]) == EXIT_OK
-    jobs = _rows(out / "jobs.csv")
+    jobs = csv_rows(out / "jobs.csv")
     assert len(jobs) == 201
     states = {row["final_state"] for row in jobs}
     assert states == {"COMPLETED_SUCCESSFULLY", "COMPLETED_WALLTIME_REACHED", "REJECTED"}
     assert [row["job_id"] for row in jobs if row["final_state"] == "REJECTED"] == ["201"]
-    schedule = _rows(out / "schedule.csv")[0]
+    schedule = csv_rows(out / "schedule.csv")[0]
     assert schedule["nb_jobs"] == "201" and schedule["nb_jobs_rejected"] == "1"
     assert (out / "gantt.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
@@ -92,7 +87,7 @@ def test_swf_run_uses_the_header_platform_and_kills_at_walltime(tmp_path: Path) 
     trace = tmp_path / "t.swf.gz"
     trace.write_bytes(gzip.compress((SWF_HEADER + "\n".join(SWF_JOBS) + "\n").encode()))
     assert main(["run", "-w", str(trace), "--policy", "fcfs", "-o", str(tmp_path / "out"), "-q", "--no-gantt"]) == 0
-    by_id = {row["job_id"]: row for row in _rows(tmp_path / "out" / "jobs.csv")}
+    by_id = {row["job_id"]: row for row in csv_rows(tmp_path / "out" / "jobs.csv")}
     assert (by_id["1"]["starting_time"], by_id["1"]["finish_time"]) == ("0", "100")
     assert (by_id["2"]["starting_time"], by_id["2"]["finish_time"]) == ("100", "150")
     # Job 3 waits behind job 2 (strict fcfs), then runs 30 s against a requested 20 s: killed at its walltime.
@@ -108,7 +103,7 @@ def test_converted_workload_gives_the_same_schedule_as_the_trace(tmp_path: Path)
     for name, workload in (("swf", trace), ("json", converted)):
         out = str(tmp_path / name)
         assert main(["run", "-w", str(workload), "--policy", "easy", "-o", out, "-q", "--no-gantt"]) == 0
-    swf_rows, json_rows = _rows(tmp_path / "swf" / "jobs.csv"), _rows(tmp_path / "json" / "jobs.csv")
+    swf_rows, json_rows = csv_rows(tmp_path / "swf" / "jobs.csv"), csv_rows(tmp_path / "json" / "jobs.csv")
     columns = ("job_id", "starting_time", "finish_time", "allocated_resources", "final_state")
     assert [[r[c] for c in columns] for r in swf_rows] == [[r[c] for c in columns] for r in json_rows]
 
@@ -141,6 +136,5 @@ def test_host_order_name_numbers_simgrid_hosts_as_batsim(tmp_path: Path) -> None
         out = tmp_path / order
         assert main(["run", "-p", str(platform), "-w", str(workload), "--policy", "fcfs", "--host-order", order,
                      "-o", str(out), "-q", "--no-gantt"]) == EXIT_OK
-        with open(out / "jobs.csv") as f:
-            times[order] = float(next(csv.DictReader(f))["execution_time"])
+        times[order] = float(csv_rows(out / "jobs.csv")[0]["execution_time"])
     assert times == {"document": 10.0, "name": 1.0}

@@ -26,6 +26,7 @@ from clustersim.state import ClusterView
 from clustersim.workload.job import Job
 from clustersim.workload.profiles import Delay
 from clustersim.workload.stream import Workload
+from conftest import csv_rows
 
 
 class Scripted:
@@ -78,7 +79,7 @@ def assert_outputs_hold_jobs_ended_before_the_error(out: Path) -> None:
     jobs = [dict(zip(COLUMNS, row, strict=True)) for row in rows[1:]]
     assert [(j["job_id"], j["final_state"], j["starting_time"], j["finish_time"], j["allocated_resources"])
             for j in jobs] == [("1", "COMPLETED_SUCCESSFULLY", "0", "1", "0")]
-    schedule = list(csv.DictReader((out / "schedule.csv").read_text(encoding="utf-8").splitlines()))
+    schedule = csv_rows(out / "schedule.csv")
     assert len(schedule) == 1
     assert schedule[0]["nb_jobs"] == "1"
     assert schedule[0]["makespan"] == "1"
@@ -149,7 +150,7 @@ def test_valid_script_runs_to_completion(tmp_path: Path) -> None:
     result = simulate(platform(), workload(), process, tmp_path)
     assert result.summary.unfinished == []
     assert result.summary.end_time == 10.0
-    rows = list(csv.DictReader((tmp_path / "jobs.csv").read_text(encoding="utf-8").splitlines()))
+    rows = csv_rows(tmp_path / "jobs.csv")
     assert [(r["job_id"], r["starting_time"], r["finish_time"], r["allocated_resources"]) for r in rows] == [
         ("1", "0", "1", "0"),
         ("3", "5", "6", "0 3"),

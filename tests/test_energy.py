@@ -6,7 +6,6 @@ on takes 10 s and 1000 J (100 W). Each expected figure below is the integral wor
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
 import pytest
@@ -23,7 +22,7 @@ from clustersim.scheduling.interface import DecisionProcess
 from clustersim.scheduling.registry import create_policy
 from clustersim.workload.job import Job
 from clustersim.workload.stream import Workload
-from conftest import delay_job
+from conftest import csv_rows, delay_job
 
 POWER = PowerModel(100.0, 200.0, (SleepState(10.0, Transition(5.0, 250.0), Transition(10.0, 1000.0)),))
 
@@ -42,20 +41,15 @@ def run(
     return simulate(platform, Workload.from_jobs(jobs), process, out, energy=True)
 
 
-def rows(path: Path) -> list[dict[str, str]]:
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
-
-
 def test_energy_of_a_busy_and_an_idle_host_is_the_integral_of_their_power(tmp_path: Path) -> None:
     result = run([delay_job(1, 0, 1, 10)], powered_hosts(2), tmp_path)
     assert result.energy is not None
     # host0 computes 10 s at 200 W, host1 idles 10 s at 100 W.
     assert result.energy.consumed_joules == 3000
     assert (result.energy.time_computing, result.energy.time_idle) == (10, 10)
-    job = rows(tmp_path / "jobs.csv")[0]
+    job = csv_rows(tmp_path / "jobs.csv")[0]
     assert job["consumed_energy"] == "2000"
-    schedule = rows(tmp_path / "schedule.csv")[0]
+    schedule = csv_rows(tmp_path / "schedule.csv")[0]
     assert (schedule["consumed_joules"], schedule["time_computing"], schedule["time_idle"]) == ("3000", "10", "10")
 
 
@@ -65,7 +59,7 @@ def test_power_is_linear_in_the_load_of_a_multicore_node(tmp_path: Path) -> None
     assert result.energy is not None
     # Half the cores busy: 100 + (200 - 100) * 2/4 = 150 W for 10 s; the job is charged 2 cores * 200/4 W.
     assert result.energy.consumed_joules == 1500
-    assert rows(tmp_path / "jobs.csv")[0]["consumed_energy"] == "1000"
+    assert csv_rows(tmp_path / "jobs.csv")[0]["consumed_energy"] == "1000"
 
 
 def test_always_off_switches_idle_hosts_off_and_counts_transitions(tmp_path: Path) -> None:
@@ -86,7 +80,7 @@ def test_on_demand_wakes_sleeping_hosts_for_a_job_that_needs_them(tmp_path: Path
     result = run(jobs, powered_hosts(2), tmp_path, power_off="always")
     e = result.energy
     assert e is not None
-    by_id = {row["job_id"]: row for row in rows(tmp_path / "jobs.csv")}
+    by_id = {row["job_id"]: row for row in csv_rows(tmp_path / "jobs.csv")}
     # Both hosts sleep when J2 arrives at 20; they take 10 s to wake, so J2 starts at 30.
     j2 = by_id["2"]
     assert (j2["starting_time"], j2["waiting_time"], j2["consumed_energy"]) == ("30", "10", "4000")
@@ -96,7 +90,7 @@ def test_on_demand_wakes_sleeping_hosts_for_a_job_that_needs_them(tmp_path: Path
         30, 20, 20, 20, 0,
     )
     assert (e.nb_machine_switches, e.nb_grouped_switches) == (6, 4)
-    states = [list(row.values()) for row in rows(tmp_path / "machine_states.csv")]
+    states = [list(row.values()) for row in csv_rows(tmp_path / "machine_states.csv")]
     # time, sleeping, switching on, switching off, idle, computing; one row per instant where counts changed.
     assert states == [
         ["0", "0", "0", "1", "0", "1"],
@@ -108,7 +102,7 @@ def test_on_demand_wakes_sleeping_hosts_for_a_job_that_needs_them(tmp_path: Path
         ["40", "0", "0", "2", "0", "0"],
         ["45", "2", "0", "0", "0", "0"],
     ]
-    energy_rows = rows(tmp_path / "consumed_energy.csv")
+    energy_rows = csv_rows(tmp_path / "consumed_energy.csv")
     assert [r["event_type"] for r in energy_rows[:2]] == ["s", "p"]
     assert energy_rows[-1]["time"] == "45" and float(energy_rows[-1]["energy"]) == 8700 + 2 * 250
 
@@ -120,7 +114,7 @@ def test_idle_timeout_switches_a_host_off_after_its_timeout(tmp_path: Path) -> N
     assert e is not None
     # Idle 10-40, switches off 40-45, sleeps 45-100, wakes 100-110 (J2 waits 10 s), computes 110-120, idle
     # again until 150, switching off 150-155.
-    by_id = {row["job_id"]: row for row in rows(tmp_path / "jobs.csv")}
+    by_id = {row["job_id"]: row for row in csv_rows(tmp_path / "jobs.csv")}
     assert by_id["2"]["starting_time"] == "110"
     assert (e.time_idle, e.time_switching_off, e.time_sleeping, e.time_switching_on, e.time_computing) == (
         60, 10, 55, 10, 20,
@@ -144,7 +138,7 @@ def test_security_margin_keeps_a_share_of_units_on_and_free(tmp_path: Path) -> N
     # 4 hosts, margin 0.5: 2 units stay on and free; J1 uses one, so one of the three idle hosts sleeps.
     result = run([delay_job(1, 0, 1, 10)], powered_hosts(4), tmp_path, power_off="security-margin:0.5")
     assert result.energy is not None
-    assert rows(tmp_path / "machine_states.csv")[0] == {
+    assert csv_rows(tmp_path / "machine_states.csv")[0] == {
         "time": "0", "nb_sleeping": "0", "nb_switching_on": "0", "nb_switching_off": "1", "nb_idle": "2",
         "nb_computing": "1",
     }
@@ -153,7 +147,7 @@ def test_security_margin_keeps_a_share_of_units_on_and_free(tmp_path: Path) -> N
 def test_load_threshold_switches_off_until_the_load_reaches_the_threshold(tmp_path: Path) -> None:
     # 4 hosts, 1 busy: load 1/4 < 0.5 -> switch off idle hosts until 1 busy / 2 on = 0.5.
     run([delay_job(1, 0, 1, 10)], powered_hosts(4), tmp_path, power_off="load-threshold:0.5")
-    assert rows(tmp_path / "machine_states.csv")[0]["nb_switching_off"] == "2"
+    assert csv_rows(tmp_path / "machine_states.csv")[0]["nb_switching_off"] == "2"
 
 
 @pytest.mark.parametrize("policy", ["exponential:0.95", "gamma:0.95"])
@@ -172,21 +166,21 @@ def test_margin_power_on_keeps_free_capacity_that_power_off_cannot_take(tmp_path
     # Always off, but keep 50% of 2 hosts free or waking: while J1 runs, the idle host stays on; once J1 ends,
     # one of the two idle hosts may sleep. (Without the reserve, the two policies would undo each other forever.)
     run([delay_job(1, 0, 1, 10)], powered_hosts(2), tmp_path, power_off="always", power_on="margin:0.5")
-    states = [list(row.values()) for row in rows(tmp_path / "machine_states.csv")]
+    states = [list(row.values()) for row in csv_rows(tmp_path / "machine_states.csv")]
     assert states == [["0", "0", "0", "0", "1", "1"], ["10", "0", "0", "1", "1", "0"], ["15", "1", "0", "0", "1", "0"]]
 
 
 def test_the_power_off_guard_never_takes_capacity_the_queue_waits_for(tmp_path: Path) -> None:
     # J2 needs both hosts while J1 runs on one: the idle host must stay on, so J2 starts when J1 ends.
     run([delay_job(1, 0, 1, 10), delay_job(2, 0, 2, 5)], powered_hosts(2), tmp_path, power_off="always")
-    by_id = {row["job_id"]: row for row in rows(tmp_path / "jobs.csv")}
+    by_id = {row["job_id"]: row for row in csv_rows(tmp_path / "jobs.csv")}
     assert by_id["2"]["starting_time"] == "10"
 
 
 def test_a_host_switching_off_is_woken_once_asleep(tmp_path: Path) -> None:
     # J2 arrives while host1 switches off (0-5): it can only be woken once asleep (5-15), so J2 starts at 15.
     run([delay_job(1, 0, 1, 10), delay_job(2, 1, 2, 5)], powered_hosts(2), tmp_path, power_off="always")
-    by_id = {row["job_id"]: row for row in rows(tmp_path / "jobs.csv")}
+    by_id = {row["job_id"]: row for row in csv_rows(tmp_path / "jobs.csv")}
     assert by_id["2"]["starting_time"] == "15"
 
 
@@ -289,13 +283,13 @@ def test_cli_runs_with_a_power_policy_and_compares_policies(tmp_path: Path, caps
     (tmp_path / "w.json").write_text(WORKLOAD)
     common = ["-w", str(tmp_path / "w.json"), "-p", str(tmp_path / "cluster.yaml"), "--policy", "fcfs"]
     assert main(["run", *common, "--power-off", "always", "-o", str(tmp_path / "run"), "-q", "--no-gantt"]) == 0
-    schedule = rows(tmp_path / "run" / "schedule.csv")[0]
+    schedule = csv_rows(tmp_path / "run" / "schedule.csv")[0]
     assert (schedule["consumed_joules"], schedule["nb_machine_switches"]) == ("8700", "6")
     out = tmp_path / "compare"
     assert main(["power-compare", *common, "--power-off", "always", "idle-timeout:30", "-o", str(out)]) == 0
     table = capsys.readouterr().out
     assert table.splitlines()[1].startswith("never") and "always" in table
-    comparison = rows(out / "comparison.csv")
+    comparison = csv_rows(out / "comparison.csv")
     assert [r["power_off"] for r in comparison] == ["never", "always", "idle-timeout:30"]
     assert comparison[0]["energy_saved"] == "0" and float(comparison[1]["energy_saved"]) > 0
     assert comparison[1]["waiting_time_change"] == "5"  # J2 waits 10 s for both hosts to wake: mean of 0 and 10

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import csv
 import json
 import shutil
 import subprocess
@@ -32,6 +31,7 @@ from clustersim.kubernetes.records import PodsCsvWriter  # noqa: E402
 from clustersim.runner import simulate  # noqa: E402
 from clustersim.scheduling.registry import create_policy  # noqa: E402
 from clustersim.workload.stream import Workload  # noqa: E402
+from conftest import csv_rows  # noqa: E402
 
 SCHEDULER_RESOURCES = [
     "/api/v1/pods", "/api/v1/nodes", "/api/v1/namespaces", "/api/v1/persistentvolumes",
@@ -105,8 +105,7 @@ def run_client_scheduler(session: KubeSession, late: float = 0.0) -> tuple[list[
         scheduler.stop.set()
         session.stop()
         thread.join(10)
-    with open(session.output / "pods.csv") as f:
-        return list(csv.DictReader(f)), scheduler
+    return csv_rows(session.output / "pods.csv"), scheduler
 
 
 def builtin_pods_csv(tmp_path: Path, kind: str, count: int = 200) -> list[dict[str, str]]:
@@ -114,8 +113,7 @@ def builtin_pods_csv(tmp_path: Path, kind: str, count: int = 200) -> list[dict[s
     out = tmp_path / f"builtin-{kind}.csv"
     simulate(platform, Workload.from_jobs(batkube_pods(kind, count=count)), create_policy("kube"),
              extra_sinks=[PodsCsvWriter(out, platform)])
-    with open(out) as f:
-        return list(csv.DictReader(f))
+    return csv_rows(out)
 
 
 def summary(rows: list[dict[str, str]]) -> tuple[float, float]:

@@ -3,7 +3,6 @@ client-go's reflectors) drives the facade in a separate process: Batkube's exper
 
 from __future__ import annotations
 
-import csv
 import os
 import shutil
 import subprocess
@@ -13,6 +12,7 @@ import pytest
 
 from clustersim.kubernetes import KubeSession, PodWorkload, TimeControl, batkube_platform, batkube_pods
 from clustersim.workload.stream import Workload
+from conftest import csv_rows
 
 CLIENT = "@kubernetes/client-node@1.4.0"
 """The newest release that runs on Node.js 20 (2.x needs Node.js 22)."""
@@ -50,8 +50,7 @@ def test_a_javascript_client_scheduler_reaches_batkubes_ideal(node_modules: Path
         _, errors = scheduler.communicate(timeout=10)
         session.stop()
     assert "scheduling" in errors, errors
-    with open(tmp_path / "pods.csv") as f:
-        rows = list(csv.DictReader(f))
+    rows = csv_rows(tmp_path / "pods.csv")
     assert len(rows) == 200
     makespan = max(float(r["finish_time"]) for r in rows)
     assert (makespan, sum(float(r["waiting_time"]) for r in rows) / len(rows)) == ideal
