@@ -14,7 +14,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TextIO
 
@@ -66,7 +66,8 @@ def _write(out: TextIO, workload: Workload, nb_res: int | None) -> int:
     largest = 0
     for job in workload.jobs:
         out.write(",\n    " if count else "\n    ")
-        out.write(json.dumps(_job_entry(job, workload.name, profiles.name_of(job)), default=str))
+        job_id = job.id if job.workload == workload.name else f"{job.workload}!{job.id}"
+        out.write(json.dumps(job_entry(job, job_id, profiles.name_of(job)), default=str))
         count += 1
         largest = max(largest, job.nb_res)
     out.write("\n  ],\n" if count else "],\n")
@@ -81,13 +82,14 @@ def _write(out: TextIO, workload: Workload, nb_res: int | None) -> int:
     return count
 
 
-def _job_entry(job: Job, workload: str, profile: str) -> dict[str, object]:
+def job_entry(job: Job, job_id: str, profile: str) -> dict[str, object]:
+    """A job as a Batsim workload file has it; Batsim's JOB_SUBMITTED message carries the same object."""
     entry: dict[str, object] = {
-        "id": job.id if job.workload == workload else f"{job.workload}!{job.id}",
-        "subtime": _number(job.submit_time),
+        "id": job_id,
+        "subtime": json_number(job.submit_time),
         "res": job.nb_res,
         "profile": profile,
-        "walltime": -1 if job.walltime is None else _number(job.walltime),
+        "walltime": -1 if job.walltime is None else json_number(job.walltime),
     }
     for key, owner in (("user", job.user), ("group", job.group), ("queue", job.queue)):
         if owner:
@@ -98,7 +100,20 @@ def _job_entry(job: Job, workload: str, profile: str) -> dict[str, object]:
     return entry
 
 
-def _number(value: float) -> int | float:
+def profile_entry(profile: Profile, part_name: Callable[[Profile], str]) -> dict[str, object]:
+    """A profile as a Batsim workload file has it; a composed profile names its parts with `part_name`."""
+    if isinstance(profile, Delay):
+        return {"type": "delay", "delay": json_number(float(profile.seconds))}
+    if isinstance(profile, ParallelHomogeneous):
+        return {"type": "parallel_homogeneous", "cpu": json_number(profile.flops),
+                "com": json_number(profile.comm_bytes)}
+    if isinstance(profile, Parallel):
+        tasks = len(profile.flops)
+        return {"type": "parallel", "cpu": [json_number(f) for f in profile.flops], "com": [0] * (tasks * tasks)}
+    return {"type": "composed", "repeat": profile.repeat, "seq": [part_name(part) for part in profile.sequence]}
+
+
+def json_number(value: float) -> int | float:
     """Integral values as JSON integers (`600`, not `600.0`), as hand-written workloads have them."""
     if isinstance(value, int):
         return value
@@ -140,29 +155,7 @@ class _ProfileTable:
 
     def entries(self) -> Iterator[tuple[str, dict[str, object]]]:
         for name, profile in self._by_name.items():
-            yield name, self._entry(profile)
-
-    def _entry(self, profile: Profile) -> dict[str, object]:
-        if isinstance(profile, Delay):
-            return {"type": "delay", "delay": _number(profile.seconds)}
-        if isinstance(profile, ParallelHomogeneous):
-            return {
-                "type": "parallel_homogeneous",
-                "cpu": _number(profile.flops),
-                "com": _number(profile.comm_bytes),
-            }
-        if isinstance(profile, Parallel):
-            tasks = len(profile.flops)
-            return {
-                "type": "parallel",
-                "cpu": [_number(f) for f in profile.flops],
-                "com": [0] * (tasks * tasks),
-            }
-        return {
-            "type": "composed",
-            "repeat": profile.repeat,
-            "seq": [self._by_profile[p] for p in profile.sequence],
-        }
+            yield name, profile_entry(profile, self._by_profile.__getitem__)
 
 
 def default_profile_name(profile: Profile) -> str:

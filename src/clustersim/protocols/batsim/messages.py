@@ -20,14 +20,12 @@ from clustersim.intervals import IntervalSet
 from clustersim.platform.model import Platform, Unit
 from clustersim.protocols.batsim.errors import ProtocolError
 from clustersim.scheduling.events import FinalState
-from clustersim.workload.batsim_writer import default_profile_name
+from clustersim.workload.batsim_writer import default_profile_name, job_entry, profile_entry
 from clustersim.workload.job import Job
-from clustersim.workload.profiles import Composed, Delay, Parallel, ParallelHomogeneous, Profile
+from clustersim.workload.profiles import Composed, Profile
 
 JsonObject = dict[str, Any]
 
-_OWNER_KEYS = ("user", "group", "queue")
-_RESERVED_KEYS = frozenset(("id", "subtime", "res", "profile", "walltime", *_OWNER_KEYS))
 
 
 # -- writing -------------------------------------------------------------------------------------------------
@@ -46,13 +44,6 @@ def event(timestamp: float, kind: str, data: JsonObject) -> JsonObject:
     return {"timestamp": timestamp, "type": kind, "data": data}
 
 
-def number(value: float) -> int | float:
-    """Integral values as JSON integers (`600`, not `600.0`), as Batsim copies them from workload files."""
-    if isinstance(value, int):
-        return value
-    return int(value) if value.is_integer() and abs(value) < 2**53 else value
-
-
 def profile_name(job: Job) -> str:
     """The job's profile name, or the name clustersim's converters give its profile when it has none."""
     return job.profile_name or default_profile_name(job.profile)
@@ -60,36 +51,12 @@ def profile_name(job: Job) -> str:
 
 def job_description(job: Job) -> JsonObject:
     """The `job` object of JOB_SUBMITTED: the workload's job entry with its id made `workload!id`, as Batsim does."""
-    description: JsonObject = {
-        "id": job.key,
-        "subtime": number(job.submit_time),
-        "res": job.nb_res,
-        "profile": profile_name(job),
-        "walltime": -1 if job.walltime is None else number(job.walltime),
-    }
-    for key, owner in zip(_OWNER_KEYS, (job.user, job.group, job.queue), strict=True):
-        if owner:
-            description[key] = owner
-    for key, value in job.extra.items():
-        if key not in _RESERVED_KEYS:
-            description[key] = value
-    return description
+    return job_entry(job, job.key, profile_name(job))
 
 
 def profile_description(profile: Profile) -> JsonObject:
     """A profile as a Batsim workload file writes it (parts of composed profiles get their default names)."""
-    if isinstance(profile, Delay):
-        return {"type": "delay", "delay": number(float(profile.seconds))}
-    if isinstance(profile, ParallelHomogeneous):
-        return {"type": "parallel_homogeneous", "cpu": number(profile.flops), "com": number(profile.comm_bytes)}
-    if isinstance(profile, Parallel):
-        tasks = len(profile.flops)
-        return {"type": "parallel", "cpu": [number(f) for f in profile.flops], "com": [0] * (tasks * tasks)}
-    return {
-        "type": "composed",
-        "repeat": profile.repeat,
-        "seq": [default_profile_name(part) for part in profile.sequence],
-    }
+    return profile_entry(profile, default_profile_name)
 
 
 def compute_resources(platform: Platform) -> list[JsonObject]:
