@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from clustersim.energy.meter import EnergyMeter
-from clustersim.energy.model import SleepState, Transition
+from clustersim.energy.model import SleepState
 from clustersim.engine import EventClass
 from clustersim.errors import DecisionError
 from clustersim.nodes import NodeState
@@ -47,29 +47,24 @@ class PowerSwitcher:
         return power.sleep
 
     def switch_off(self, d: SwitchOff) -> None:
-        transitions = [self._sleep_state(d, node).switch_off for node in d.nodes]
-        nodes = self._state.nodes
-        assert nodes is not None
-        for node in d.nodes:
-            if nodes.state(node) is not NodeState.IDLE:
-                raise DecisionError(d, f"node {node} is {nodes.state(node).label}; only idle nodes can switch off")
-        self._switch(d.nodes, transitions, NodeState.SWITCHING_OFF, on=False)
+        self._switch(d, NodeState.IDLE, NodeState.SWITCHING_OFF, on=False)
 
     def switch_on(self, d: SwitchOn) -> None:
-        transitions = [self._sleep_state(d, node).switch_on for node in d.nodes]
-        nodes = self._state.nodes
-        assert nodes is not None
-        for node in d.nodes:
-            if nodes.state(node) is not NodeState.SLEEPING:
-                raise DecisionError(d, f"node {node} is {nodes.state(node).label}; only sleeping nodes can switch on")
-        self._switch(d.nodes, transitions, NodeState.SWITCHING_ON, on=True)
+        self._switch(d, NodeState.SLEEPING, NodeState.SWITCHING_ON, on=True)
 
-    def _switch(self, switched: tuple[int, ...], transitions: list[Transition], state: NodeState, on: bool) -> None:
-        """Start transitions; nodes that take equally long finish together, as one event."""
+    def _switch(self, d: SwitchOff | SwitchOn, required: NodeState, state: NodeState, on: bool) -> None:
+        """Check the decision, then start transitions; nodes that take equally long finish together, as one event."""
+        switched = d.nodes
+        sleep_states = [self._sleep_state(d, node) for node in switched]
         nodes = self._state.nodes
         assert nodes is not None
+        for node in switched:
+            if nodes.state(node) is not required:
+                raise DecisionError(d, f"node {node} is {nodes.state(node).label}; only {required.label} nodes can "
+                                       f"switch {'on' if on else 'off'}")
         if len(set(switched)) != len(switched):
-            raise DecisionError(SwitchOn(switched) if on else SwitchOff(switched), "a node is listed twice")
+            raise DecisionError(d, "a node is listed twice")
+        transitions = [sleep.switch_on if on else sleep.switch_off for sleep in sleep_states]
         now = self._queue.now
         ending: dict[float, list[int]] = {}
         for node, transition in zip(switched, transitions, strict=True):
