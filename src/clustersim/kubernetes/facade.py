@@ -22,9 +22,9 @@ from clustersim.kubernetes.store import Obj, Store, metadata
 from clustersim.kubernetes.timecontrol import DeadlockError, TimeControl
 from clustersim.platform.model import Platform
 from clustersim.scheduling.decisions import CallMeLater, Decision, KillJob, RejectJob, StartJob, SubmitJob
-from clustersim.scheduling.events import Event, FinalState, JobCompleted, JobSubmitted, NoMoreJobs
+from clustersim.scheduling.events import Event, FinalState, JobCompleted, JobSubmitted
 from clustersim.scheduling.policies.kube.framework import PodInfo
-from clustersim.scheduling.policies.kube.policy import KubePolicy, _signature
+from clustersim.scheduling.policies.kube.policy import KubePolicy
 from clustersim.sharing import shortfall
 from clustersim.state import ClusterView
 from clustersim.workload.job import Job
@@ -78,7 +78,6 @@ class KubeFacade:
         self._epoch = 0
         self._now = 0.0
         self._step = self.control.base_timestep
-        self._no_more_jobs = False
         self._last_progress = time.monotonic()
         self._filters = KubePolicy(percentage_of_nodes_to_score=100)
         self._finished = threading.Event()
@@ -152,10 +151,6 @@ class KubeFacade:
             while not self.commands.empty():
                 for _ in self._execute(self.commands.get_nowait(), None):
                     pass
-
-    @property
-    def finished(self) -> bool:
-        return self._finished.is_set()
 
     # -- commands from the API ---------------------------------------------------------------------------
 
@@ -319,8 +314,6 @@ class KubeFacade:
             elif isinstance(event, JobCompleted):
                 changed = True
                 self._completed(event.job, event.state, now)
-            elif isinstance(event, NoMoreJobs):
-                self._no_more_jobs = True
         if changed:
             self._epoch += 1
 
@@ -381,7 +374,7 @@ class KubeFacade:
             if reported == epoch or job.request is None:
                 continue
             pod = PodInfo(key, job.request, pod_spec(job), job.submit_time, 0)
-            signature = _signature(pod)
+            signature = pod.signature
             fit = fits.get(signature)
             if fit is None:
                 fit = fits[signature] = self._filters.place(pod, view)[0] is not None

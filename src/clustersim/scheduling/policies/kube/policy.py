@@ -232,8 +232,3 @@ class KubePolicy(Policy):
 def _unavailable(total: int, reasons: dict[str, int]) -> str:
     detail = ", ".join(f"{count} {why}" for why, count in sorted(reasons.items()))
     return f"0/{total} nodes are available: {detail}."
-
-
-def _signature(pod: PodInfo) -> tuple[object, ...]:
-    """What decides where a pod may go (kept for callers of this name: it is `PodInfo.signature`)."""
-    return pod.signature
