@@ -8,12 +8,11 @@ started from a list's version misses nothing. The log keeps the last `history` e
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from clustersim.kubernetes.feeds import Feed, Match, Watcher
+from clustersim.kubernetes.feeds import Feed, Match, Watcher, encode
 
 Obj = dict[str, object]
 
@@ -34,8 +33,7 @@ class WatchEvent:
         key = cache or kind
         cached = self._lines.get(key)
         if cached is None:
-            body = {"type": kind, "object": self.obj if obj is None else obj}
-            cached = self._lines[key] = (json.dumps(body, separators=(",", ":")) + "\n").encode()
+            cached = self._lines[key] = encode(kind, self.obj if obj is None else obj)
         return cached
 
 
