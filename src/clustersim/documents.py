@@ -1,7 +1,8 @@
 """Loading YAML and JSON input documents, so every input file fails the same way: an `InputError` with the line.
 
 JSON is chosen by the extension (`.json`, `.json.gz`) because the JSON parser gives exact positions; anything
-else is read as YAML, which also reads JSON. Files may be gzipped (see `open_text`). The messages are
+else is read as YAML, which also reads JSON. YAML is read as YAML 1.2 reads numbers (`1e15` is a number, not
+the string YAML 1.1 makes of it) and a key given twice in one mapping is an error (PyYAML keeps the last). Files may be gzipped (see `open_text`). The messages are
 `invalid YAML: ...`, `invalid JSON: ...` (both with the line and column where known) and `cannot read the file: ...`.
 """
 
@@ -12,7 +13,11 @@ import zlib
 from collections.abc import Callable
 from typing import NoReturn, TypeVar
 
+import re
+
 import yaml
+from yaml.constructor import ConstructorError
+from yaml.nodes import MappingNode
 from yaml.reader import ReaderError
 
 from clustersim.errors import InputError
@@ -22,19 +27,51 @@ JSON_SUFFIXES = (".json", ".json.gz")
 T = TypeVar("T")
 
 
+class _Loader(yaml.SafeLoader):
+    """PyYAML's safe loader, with YAML 1.2's floats (`1e15`, `-2E-3`) and duplicate keys refused."""
+
+    def construct_mapping(self, node: MappingNode, deep: bool = False) -> dict[object, object]:
+        seen: set[object] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)  # type: ignore[no-untyped-call]
+            try:
+                duplicate = key in seen
+                seen.add(key)
+            except TypeError:  # an unhashable key: the base constructor reports it
+                continue
+            if duplicate:
+                raise ConstructorError(
+                    "while constructing a mapping", node.start_mark, f"found duplicate key {key!r}", key_node.start_mark
+                )
+        return super().construct_mapping(node, deep=deep)
+
+
+_Loader.add_implicit_resolver(  # type: ignore[no-untyped-call]
+    "tag:yaml.org,2002:float", re.compile(r"^[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"), list("-+0123456789")
+)
+
+
+def _yaml_one(text: str) -> object:
+    return yaml.load(text, Loader=_Loader)  # noqa: S506 (a SafeLoader)
+
+
+def _yaml_all(text: str) -> list[object]:
+    return list(yaml.load_all(text, Loader=_Loader))
+
+
 def load_document(path: StrPath, *, allow_nan: bool = True) -> object:
     """The one document of a YAML or JSON file; `allow_nan=False` refuses JSON's NaN and Infinity constants."""
     if _is_json(path):
         constant = None if allow_nan else _refuse_constant
         return _parse(path, lambda text: json.loads(text, parse_constant=constant))
-    return _parse(path, yaml.safe_load)
+    return _parse(path, _yaml_one)
 
 
 def load_documents(path: StrPath) -> list[object]:
     """Every document of a multi-document (`---` separated) YAML file; a JSON file is one document."""
     if _is_json(path):
         return [load_document(path)]
-    return _parse(path, lambda text: list(yaml.safe_load_all(text)))
+    return _parse(path, _yaml_all)
 
 
 def _is_json(path: StrPath) -> bool:

@@ -95,12 +95,14 @@ class Checker:
             self.expected(field, "a non-empty string", value)
         return value
 
-    def integer(self, value: object, field: str, minimum: int | None = None) -> int:
-        """An integer; integral floats such as `4.0` are accepted, booleans are not."""
+    def integer(self, value: object, field: str, minimum: int | None = None, maximum: int | None = None) -> int:
+        """An integer; integral floats such as `4.0` are accepted, booleans are not; `maximum` is a limit."""
         if isinstance(value, float) and value.is_integer():
             value = int(value)
         if not isinstance(value, int) or isinstance(value, bool) or (minimum is not None and value < minimum):
             self.expected(field, "an integer" + (f" >= {minimum}" if minimum is not None else ""), value)
+        if maximum is not None and value > maximum:
+            self.expected(field, f"an integer <= {maximum} (the limit in docs/limits.md)", value)
         return value
 
     def number(self, value: object, field: str, minimum: float | None = None, above: bool = False) -> float:

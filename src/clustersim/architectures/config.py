@@ -48,6 +48,7 @@ from clustersim.architectures.scheduler import DEFAULT_MAX_ATTEMPTS, SchedulerSp
 from clustersim.architectures.tracefiles import read_initial_state
 from clustersim.architectures.workload import WorkloadSpec
 from clustersim.documents import load_document
+from clustersim.limits import MAX_NODES
 from clustersim.quantities import parse_bytes, parse_millicores
 from clustersim.validate import Checker, child, item
 
@@ -182,10 +183,14 @@ def _cluster(value: object, check: Checker) -> tuple[MachineGroup, ...]:
     if not groups:
         check.fail("cluster", "expected at least one group of machines")
     result = []
+    total = 0
     for group, where in groups:
         spec = check.mapping(group, where)
         check.known_keys(spec, where, GROUP_KEYS)
-        count = check.integer(check.required(spec, "machines", where), child(where, "machines"), 1)
+        count = check.integer(check.required(spec, "machines", where), child(where, "machines"), 1, MAX_NODES)
+        total += count
+        if total > MAX_NODES:
+            check.fail(child(where, "machines"), f"the cell would have more than {MAX_NODES} machines (docs/limits.md)")
         cpu = _cpu(check.required(spec, "cpu", where), child(where, "cpu"), check)
         memory = _memory(check.required(spec, "memory", where), child(where, "memory"), check)
         result.append(MachineGroup(count, cpu, memory))

@@ -25,7 +25,8 @@ from pathlib import Path
 
 from clustersim.documents import load_document
 from clustersim.energy.model import PowerModel, SleepState, Transition
-from clustersim.platform.model import MAX_NODES, MAX_UNITS, Node, Platform, Unit
+from clustersim.limits import MAX_NODES, MAX_UNITS
+from clustersim.platform.model import Node, Platform, Unit
 from clustersim.quantities import parse_bytes, parse_speed
 from clustersim.textfile import StrPath
 from clustersim.validate import Checker, child, describe, item

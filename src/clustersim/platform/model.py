@@ -12,12 +12,10 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from clustersim.energy.model import PowerModel
+from clustersim.errors import InputError
 from clustersim.intervals import IntervalSet
+from clustersim.limits import MAX_NODES, MAX_UNITS
 
-MAX_NODES = 1_000_000
-"""Readers refuse larger platforms: a typo such as `count: 1e12` must give an error, not exhaust memory."""
-MAX_UNITS = 10_000_000
-"""Allocation units (hosts or cores) a platform may have, for the same reason."""
 
 
 class Unit(Enum):
@@ -53,6 +51,9 @@ class Platform:
     def __init__(self, nodes: list[Node] | tuple[Node, ...], unit: Unit = Unit.HOST, name: str = "platform"):
         if not nodes:
             raise ValueError("a platform needs at least one node")
+        units = len(nodes) if unit is Unit.HOST else sum(n.cores for n in nodes)
+        if len(nodes) > MAX_NODES or units > MAX_UNITS:  # readers refuse earlier, naming the field
+            raise InputError(name, f"more than {MAX_NODES} nodes or {MAX_UNITS} {unit.value}s (docs/limits.md)")
         self.nodes: tuple[Node, ...] = tuple(nodes)
         self.unit = unit
         self.name = name

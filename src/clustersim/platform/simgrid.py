@@ -30,12 +30,12 @@ from typing import Literal, NoReturn
 
 from clustersim.energy.model import from_batsim_properties
 from clustersim.errors import InputError
+from clustersim.limits import MAX_NODES
 from clustersim.platform.model import Node, Platform, Unit
 from clustersim.quantities import parse_bytes, parse_speeds
 from clustersim.textfile import StrPath, open_binary
 
 NON_COMPUTE_ROLES = frozenset({"master", "storage"})
-MAX_HOSTS = 1_000_000  # a guard against a radical such as 0-999999999 exhausting memory
 _STRUCTURE = frozenset({"platform", "zone", "AS", "host", "cluster", "cabinet", "prop"})
 
 
@@ -196,8 +196,8 @@ class _Reader:
         host = _Host(name, speeds, speeds[pstate], cores, line)
         if len(speeds) > 1:
             host.properties["speeds"] = ", ".join(repr(s) for s in speeds)
-        if len(self.hosts) >= MAX_HOSTS:
-            self.fail(f"more than {MAX_HOSTS} hosts")
+        if len(self.hosts) >= MAX_NODES:
+            self.fail(f"more than {MAX_NODES} hosts")
         self.hosts.append(host)
         return host
 
@@ -232,8 +232,8 @@ class _Reader:
                 self._bad(
                     tag, attrs, "radical", f"'{part.strip()}' is not a range low-high with 0 <= low <= high"
                 )
-            if len(numbers) + high - low >= MAX_HOSTS:
-                self.fail(f"more than {MAX_HOSTS} hosts")
+            if len(numbers) + high - low >= MAX_NODES:
+                self.fail(f"more than {MAX_NODES} hosts")
             numbers.extend(range(low, high + 1))
         return [self._new_host(f"{prefix}{n}{suffix}", attrs, tag) for n in numbers]
 

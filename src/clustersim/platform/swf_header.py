@@ -10,7 +10,8 @@ import math
 from collections.abc import Mapping
 
 from clustersim.errors import InputError
-from clustersim.platform.model import MAX_NODES, MAX_UNITS, Node, Platform, Unit
+from clustersim.limits import MAX_NODES, MAX_UNITS
+from clustersim.platform.model import Node, Platform, Unit
 
 
 def platform_from_swf_header(

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from clustersim.errors import InputError
+from clustersim.limits import MAX_NODES, MAX_UNITS
 from clustersim.platform.model import Node, Platform, Unit
 
 _UNLIMITED = ("infinite", "unlimited", "-1")
@@ -85,12 +86,20 @@ def expand_hostlist(text: str, source: str = "slurm.conf") -> list[str]:
             continue
         for part in ranges.split(","):
             lo, dash, hi = part.partition("-")
-            if not lo.isdigit() or (dash and not hi.isdigit()):
+            if not _digits(lo) or (dash and not _digits(hi)):
                 raise InputError(source, f"'{text}' is not a hostlist such as n[1-4]")
             width = len(lo)
-            for number in range(int(lo), int(hi if dash else lo) + 1):
+            first, last = int(lo), int(hi if dash else lo)
+            if len(names) + last - first + 1 > MAX_NODES:
+                raise InputError(source, f"'{text}' names more than {MAX_NODES} nodes (the limit in docs/limits.md)")
+            for number in range(first, last + 1):
                 names.append(f"{prefix}{number:0{width}d}{suffix}")
     return names
+
+
+def _digits(text: str) -> bool:
+    """ASCII digits only (`str.isdigit` also accepts '²', which `int` refuses)."""
+    return text.isascii() and text.isdigit()
 
 
 def _split_top(text: str) -> list[str]:
@@ -199,6 +208,16 @@ def _options(text: str) -> dict[str, str]:
     return options
 
 
+PLUGIN_CHOICES = {
+    "SchedulerType": ("sched/backfill", "sched/builtin"),
+    "PriorityType": ("priority/basic", "priority/multifactor"),
+}
+"""Plugin keys whose value changes the model: any other plugin is refused, never silently run as the default."""
+
+MAX_INCLUDE_DEPTH = 16
+"""`Include` lines nested deeper (a file including itself) are refused."""
+
+
 def read_slurm_conf(path: str | Path) -> SlurmConf:
     """Read a slurm.conf (and the files it `Include`s)."""
     source = str(path)
@@ -228,6 +247,10 @@ def parse_slurm_conf(text: str, *, source: str = "slurm.conf", base: Path | None
             for key, value in pairs.items():
                 settings[key] = value
             original.update({key.lower(): key for key in _raw_keys(line)})
+    for key, choices in PLUGIN_CHOICES.items():
+        if key.lower() in settings and settings[key.lower()].lower() not in choices:
+            raise InputError(source, f"'{key}={settings[key.lower()]}' is not modelled; expected one of "
+                             f"{', '.join(choices)}", field=key)
     nodes = _nodes(node_lines, source)
     if not nodes:
         raise InputError(source, "no NodeName= line: the cluster has no node")
@@ -235,7 +258,9 @@ def parse_slurm_conf(text: str, *, source: str = "slurm.conf", base: Path | None
     return SlurmConf(source, settings, tuple(nodes), tuple(partitions), original)
 
 
-def _lines(text: str, source: str, base: Path) -> Iterator[tuple[int, str]]:
+def _lines(text: str, source: str, base: Path, depth: int = 0) -> Iterator[tuple[int, str]]:
+    if depth > MAX_INCLUDE_DEPTH:
+        raise InputError(source, f"Include nested more than {MAX_INCLUDE_DEPTH} deep (does a file include itself?)")
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.split("#", 1)[0].strip()
         if not line:
@@ -248,7 +273,7 @@ def _lines(text: str, source: str, base: Path) -> Iterator[tuple[int, str]]:
                 inner = path.read_text(encoding="utf-8", errors="replace")
             except OSError as error:
                 raise InputError(source, f"cannot read included file {path}: {error}", line=number) from None
-            yield from _lines(inner, str(path), path.parent)
+            yield from _lines(inner, str(path), path.parent, depth + 1)
             continue
         yield number, line
 
@@ -271,6 +296,7 @@ def _nodes(lines: list[tuple[int, dict[str, str]]], source: str) -> list[NodeCon
     defaults: dict[str, str] = {}
     nodes: list[NodeConf] = []
     seen: set[str] = set()
+    cores = 0
     for number, pairs in lines:
         if pairs["nodename"].upper() == "DEFAULT":
             defaults.update({k: v for k, v in pairs.items() if k != "nodename"})
@@ -280,13 +306,18 @@ def _nodes(lines: list[tuple[int, dict[str, str]]], source: str) -> list[NodeCon
         ports = _ports(values.get("port"), len(names), source, number)
         addrs = _per_node(values.get("nodeaddr"), names, source)
         hostnames = _per_node(values.get("nodehostname"), names, source)
+        cpus = _positive(values.get("cpus", "1"), "CPUs", source, number, MAX_UNITS)
+        cores += cpus * len(names)
+        if len(nodes) + len(names) > MAX_NODES or cores > MAX_UNITS:
+            raise InputError(source, f"the cluster would have more than {MAX_NODES} nodes or {MAX_UNITS} CPUs "
+                             "(the limits in docs/limits.md)", line=number)
         for i, name in enumerate(names):
             if name in seen:
                 raise InputError(source, f"node '{name}' is defined twice", line=number)
             seen.add(name)
             nodes.append(NodeConf(
                 name,
-                cpus=_positive(values.get("cpus", "1"), "CPUs", source, number),
+                cpus=cpus,
                 real_memory=_positive(values.get("realmemory", "1"), "RealMemory", source, number),
                 weight=_positive(values.get("weight", "1"), "Weight", source, number),
                 port=ports[i],
@@ -312,7 +343,7 @@ def _port_range(text: str, source: str, number: int) -> list[int]:
     ports: list[int] = []
     for part in text.split(","):
         lo, dash, hi = part.partition("-")
-        if not lo.isdigit() or (dash and not hi.isdigit()):
+        if not _digits(lo) or (dash and not _digits(hi)) or int(hi if dash else lo) > 65535:
             raise InputError(source, f"'Port={text}' is not a port or a port range", line=number)
         ports.extend(range(int(lo), int(hi if dash else lo) + 1))
     return ports
@@ -329,13 +360,16 @@ def _per_node(text: str | None, names: list[str], source: str) -> list[str | Non
     return list(values)
 
 
-def _positive(text: str, key: str, source: str, number: int) -> int:
+def _positive(text: str, key: str, source: str, number: int, maximum: int | None = None) -> int:
     try:
         value = int(text)
     except ValueError:
         value = 0
     if value < 1:
         raise InputError(source, f"'{key}={text}' is not a positive integer", line=number, field=key)
+    if maximum is not None and value > maximum:
+        raise InputError(source, f"'{key}={text}' is over the limit of {maximum} (docs/limits.md)", line=number,
+                         field=key)
     return value
 
 
