@@ -61,6 +61,10 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("-o", "--output", type=Path, default=Path("clustersim-out"), help="output directory")
     run.add_argument(
+        "--force", action="store_true",
+        help="replace the outputs of an earlier run in the output directory (without it, such a directory is refused)",
+    )
+    run.add_argument(
         "-e", "--export", metavar="PREFIX",
         help="Batsim's output prefix, instead of --output: '-e out/exp' writes out/exp_jobs.csv, out/exp_schedule.csv",
     )
@@ -144,6 +148,7 @@ def _say(args: argparse.Namespace, text: str) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from clustersim.progress import ProgressSink
+    from clustersim.records.output_dir import claim_output_dir
     from clustersim.runner import simulate
     from clustersim.scheduling.registry import create_policy, parse_policy_options
 
@@ -158,6 +163,7 @@ def _run(args: argparse.Namespace) -> int:
     platform, workload = _load_inputs(args, getattr(policy, "platform", None))
     progress = ProgressSink(enabled=not args.quiet)
     args.output, prefix = _export_target(args.export) if args.export is not None else (args.output, "")
+    claim_output_dir(args.output, prefix, force=args.force)
     external = None
     process: DecisionProcess
     if policy is None:
@@ -412,8 +418,11 @@ def _report(args: argparse.Namespace) -> int:
 def _run_config(args: argparse.Namespace) -> int:
     from clustersim.experiments.config import load_run_config
     from clustersim.experiments.execute import simulate_config
+    from clustersim.records.output_dir import claim_output_dir
 
-    result, platform, _ = simulate_config(load_run_config(args.config), args.output)
+    config = load_run_config(args.config)
+    claim_output_dir(args.output, force=args.force)
+    result, platform, _ = simulate_config(config, args.output)
     m = result.metrics
     _say(args, f"{m.nb_jobs} jobs, makespan {m.makespan:.0f} s, mean wait {m.mean('waiting'):.1f} s; "
          f"outputs in {args.output}/")
@@ -473,7 +482,7 @@ def _add_autoscale_command(commands: argparse._SubParsersAction[argparse.Argumen
     scale.set_defaults(handler=handler)
 
 
-_KEPT = "; outputs written so far are kept"
+_KEPT = "; outputs written so far are kept (a run's schedule.csv is marked partial)"
 _ERRORS: tuple[tuple[type[BaseException] | tuple[type[BaseException], ...], int, str], ...] = (
     ((InputError, UnknownNameError, OSError), EXIT_BAD_INPUT, ""),
     (DecisionError, EXIT_REFUSED_DECISION, ""),

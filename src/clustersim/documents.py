@@ -2,18 +2,18 @@
 
 JSON is chosen by the extension (`.json`, `.json.gz`) because the JSON parser gives exact positions; anything
 else is read as YAML, which also reads JSON. YAML is read as YAML 1.2 reads numbers (`1e15` is a number, not
-the string YAML 1.1 makes of it) and a key given twice in one mapping is an error (PyYAML keeps the last). Files may be gzipped (see `open_text`). The messages are
+the string YAML 1.1 makes of it) and a key given twice in one mapping is an error (PyYAML keeps the last).
+Files may be gzipped (see `open_text`). The messages are
 `invalid YAML: ...`, `invalid JSON: ...` (both with the line and column where known) and `cannot read the file: ...`.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import zlib
 from collections.abc import Callable
 from typing import NoReturn, TypeVar
-
-import re
 
 import yaml
 from yaml.constructor import ConstructorError
@@ -33,7 +33,7 @@ class _Loader(yaml.SafeLoader):
     def construct_mapping(self, node: MappingNode, deep: bool = False) -> dict[object, object]:
         seen: set[object] = set()
         for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=True)  # type: ignore[no-untyped-call]
+            key = self.construct_object(key_node, deep=True)
             try:
                 duplicate = key in seen
                 seen.add(key)
@@ -46,13 +46,13 @@ class _Loader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
-_Loader.add_implicit_resolver(  # type: ignore[no-untyped-call]
+_Loader.add_implicit_resolver(
     "tag:yaml.org,2002:float", re.compile(r"^[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"), list("-+0123456789")
 )
 
 
 def _yaml_one(text: str) -> object:
-    return yaml.load(text, Loader=_Loader)  # noqa: S506 (a SafeLoader)
+    return yaml.load(text, Loader=_Loader)
 
 
 def _yaml_all(text: str) -> list[object]:

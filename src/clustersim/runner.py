@@ -45,7 +45,8 @@ def simulate(
     `energy_traces` it also writes Batsim's `machine_states.csv` and `consumed_energy.csv`. `power` alone
     keeps node power states (for power policies) without accounting for energy.
 
-    `schedule.csv` is written even when the run fails, with the jobs that ended until then. Wall-clock
+    `schedule.csv` is written even when the run fails or is interrupted, with the jobs that ended until then (as
+    many as jobs.csv holds) and a last column `partial` set to 1. Wall-clock
     columns are -1 unless `record_wall_clock`: they would make two runs' outputs differ.
     """
     metrics = ScheduleMetrics(platform.nb_resources)
@@ -57,8 +58,10 @@ def simulate(
     meter = EnergyMeter(platform, NodeTracker(platform), out if energy_traces else None, prefix) if energy else None
     nodes = NodeTracker(platform) if power and meter is None else None
     started = time.perf_counter()
+    completed = False
     try:
         summary = Simulation(platform, workload, process, sinks, nodes=nodes, meter=meter).run()
+        completed = True
     finally:
         wall = time.perf_counter() - started
         if out is not None:
@@ -66,5 +69,6 @@ def simulate(
                 out / f"{prefix}schedule.csv",
                 WallClock(wall, -1.0) if record_wall_clock else None,
                 meter.summary() if meter is not None else None,
+                partial=not completed,
             )
     return RunResult(summary, metrics, wall, meter.summary() if meter is not None else None)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from clustersim.energy.meter import EnergyMeter
 from clustersim.engine import EventClass, EventQueue
 from clustersim.errors import DecisionError, InputError
+from clustersim.interrupts import DeferredInterrupt
 from clustersim.intervals import IntervalSet
 from clustersim.nodes import NodeTracker
 from clustersim.platform.model import Platform
@@ -88,6 +89,7 @@ class Simulation:
         self.workload = workload
         self.process = decision_process
         self.sinks = list(sinks)
+        self._interrupts = DeferredInterrupt()
         self.meter = meter
         if meter is not None and nodes is None:
             nodes = meter.tracker
@@ -114,6 +116,10 @@ class Simulation:
 
     def run(self) -> RunSummary:
         """Run until no event is left. Sinks are closed even when the run fails, so outputs stay valid."""
+        with self._interrupts:
+            return self._run()
+
+    def _run(self) -> RunSummary:
         try:
             self._pull_next_submission()
             for decision in self.process.begin(self.view) or ():
@@ -241,13 +247,17 @@ class Simulation:
         outcome = JobOutcome(
             running.job, execution.state, running.start, execution.end, running.resources, metadata, energy
         )
-        for sink in self.sinks:
-            sink.record(outcome)
+        self._emit(outcome)
         return JobCompleted(running.job, execution.state, running.resources)
 
     def _emit(self, outcome: JobOutcome) -> None:
-        for sink in self.sinks:
-            sink.record(outcome)
+        """Every sink records the outcome, or (on Ctrl-C) none yet: the interrupt waits for the last sink."""
+        self._interrupts.critical = True
+        try:
+            for sink in self.sinks:
+                sink.record(outcome)
+        finally:
+            self._interrupts.raise_pending()
 
     # -- decisions ---------------------------------------------------------------------------------------
 

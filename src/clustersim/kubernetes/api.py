@@ -2,6 +2,11 @@
 
 Stdlib only (ThreadingHTTPServer, HTTP/1.1 keep-alive, TCP_NODELAY: without it every keep-alive request waits
 ~40 ms for delayed ACKs). Watches are chunked JSON-lines streams held open on their own thread.
+
+Hostile clients are bounded by `clustersim.limits`: at most MAX_CONNECTIONS connections are served at once
+(the next ones get 429), a request's line and headers must arrive within HEADER_TIMEOUT (slowloris) and fit
+MAX_HEADER_BYTES, a connection idle for IDLE_TIMEOUT is closed, a body over MAX_BODY_BYTES is refused with 413
+before it is read, and a body nested deeper than MAX_JSON_DEPTH with 400.
 """
 
 from __future__ import annotations
@@ -35,6 +40,14 @@ from clustersim.kubernetes.resources import (
 from clustersim.kubernetes.selectors import SelectorError, parse_field_selector, parse_label_selector
 from clustersim.kubernetes.store import Obj, Store, metadata
 from clustersim.kubernetes.tables import table
+from clustersim.limits import (
+    HEADER_TIMEOUT,
+    IDLE_TIMEOUT,
+    MAX_BODY_BYTES,
+    MAX_CONNECTIONS,
+    MAX_HEADER_BYTES,
+    MAX_JSON_DEPTH,
+)
 
 _PATH = re.compile(
     r"^/(?:api/(?P<core>v1)|apis/(?P<group>[^/]+)/(?P<version>[^/]+))"
@@ -292,6 +305,13 @@ class Api:
         return self._run(self.facade.delete_pod(request.namespace, request.name), 200)
 
     def bind(self, request: Request) -> tuple[int, object]:
+        meta = request.body.get("metadata")
+        if isinstance(meta, Mapping):  # as kube-apiserver's BindingREST.Create and rest.BeforeCreate refuse them
+            if meta.get("name", request.name) != request.name:
+                return 400, status(400, "BadRequest", "name in URL does not match name in Binding object")
+            if meta.get("namespace", request.namespace) not in ("", request.namespace):
+                return 400, status(400, "BadRequest", "the namespace of the provided object does not match the "
+                                   "namespace sent on the request")
         target = request.body.get("target")
         if not isinstance(target, Mapping) or not target.get("name"):
             return 422, status(422, "Invalid", "target.name: Required value")
@@ -407,6 +427,21 @@ class _Handler(BaseHTTPRequestHandler):
     def setup(self) -> None:
         super().setup()
         self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.command = ""  # send_error reads it, and a refused request line never sets it
+        self.request_version = "HTTP/1.1"
+
+    def handle_one_request(self) -> None:
+        """One request, its line and headers (and body) under the reaper's deadlines: idle, then header."""
+        reaper = self.server.reaper
+        reaper.watch(self.connection, IDLE_TIMEOUT)
+        try:
+            if self.rfile.peek(1):  # type: ignore[attr-defined]  # the request's first byte: from now on its head must come quickly
+                reaper.watch(self.connection, HEADER_TIMEOUT)
+            super().handle_one_request()
+        except OSError:  # the reaper shut the connection, or the client vanished
+            self.close_connection = True
+        finally:
+            reaper.forget(self.connection)
 
     def log_message(self, format: str, *args: object) -> None:
         """Quiet: a scheduler makes thousands of requests."""
@@ -423,16 +458,21 @@ class _Handler(BaseHTTPRequestHandler):
             return False
         self.command, self.path, self.request_version = parts
         fields: dict[str, str] = {}
+        size = len(self.raw_requestline)
         for _ in range(100):
-            raw = self.rfile.readline(65537)
+            raw = self.rfile.readline(MAX_HEADER_BYTES + 1)
+            size += len(raw)
+            if size > MAX_HEADER_BYTES:
+                break
             if raw in (b"\r\n", b"\n", b""):
+                self.fields = fields
                 break
             name, _, value = str(raw, "iso-8859-1").partition(":")
             fields[name.strip().lower()] = value.strip()
-        else:
-            self.send_error(431, "too many header fields")
+        if getattr(self, "fields", None) is not fields:
+            self.close_connection = True
+            self.send_error(431, f"request header fields larger than {MAX_HEADER_BYTES} bytes or over 100 fields")
             return False
-        self.fields = fields
         connection = fields.get("connection", "").lower()
         self.close_connection = connection == "close" or (self.request_version == "HTTP/1.0"
                                                           and connection != "keep-alive")
@@ -447,15 +487,27 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             return
         length = int(length_text)
+        if length > MAX_BODY_BYTES:
+            self.close_connection = True  # its body is never read
+            self._send(413, status(413, "RequestEntityTooLarge", f"the request body is larger than {MAX_BODY_BYTES} "
+                                   "bytes"))
+            return
         body: Obj = {}
         if length:
+            data = self.rfile.read(length)
             try:
-                decoded = json.loads(self.rfile.read(length))
+                decoded = json.loads(data)
+            except RecursionError:
+                decoded = _TOO_DEEP
             except ValueError:
                 self._send(415, status(415, "UnsupportedMediaType", "the body must be JSON "
                                        "(run kube-scheduler with --kube-api-content-type=application/json)"))
                 return
+            if decoded is _TOO_DEEP or _too_deep(decoded):
+                self._send(400, status(400, "BadRequest", f"the JSON body is nested deeper than {MAX_JSON_DEPTH}"))
+                return
             body = decoded if isinstance(decoded, dict) else {"items": decoded}
+        self.server.reaper.forget(self.connection)  # the request is in: a watch may now last long
         streaming = [False]
 
         def start() -> None:
@@ -503,6 +555,56 @@ class _Handler(BaseHTTPRequestHandler):
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _handle
 
 
+_TOO_DEEP = object()
+
+
+def _too_deep(value: object) -> bool:
+    """Whether a decoded JSON value nests deeper than MAX_JSON_DEPTH (checked without recursion)."""
+    stack: list[tuple[object, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if children is None:
+            continue
+        if depth > MAX_JSON_DEPTH:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
+
+
+class _Reaper:
+    """Closes connections past their deadline: idle ones, and those whose request head arrives too slowly."""
+
+    def __init__(self) -> None:
+        self._deadlines: dict[socket.socket, float] = {}
+        self._lock = threading.Lock()
+        self._stopped = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="k8s-api-reaper", daemon=True)
+        self._thread.start()
+
+    def watch(self, connection: socket.socket, seconds: float) -> None:
+        with self._lock:
+            self._deadlines[connection] = time.monotonic() + seconds
+
+    def forget(self, connection: socket.socket) -> None:
+        with self._lock:
+            self._deadlines.pop(connection, None)
+
+    def stop(self) -> None:
+        self._stopped.set()
+
+    def _run(self) -> None:
+        while not self._stopped.wait(min(1.0, HEADER_TIMEOUT / 4)):
+            now = time.monotonic()
+            with self._lock:
+                late = [c for c, deadline in self._deadlines.items() if deadline < now]
+                for connection in late:
+                    del self._deadlines[connection]
+            for connection in late:
+                with contextlib.suppress(OSError):
+                    connection.shutdown(socket.SHUT_RDWR)
+
+
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
@@ -511,6 +613,29 @@ class _Server(ThreadingHTTPServer):
     def __init__(self, address: tuple[str, int], api: Api):
         super().__init__(address, _Handler)
         self.api = api
+        self.reaper = _Reaper()
+        self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+
+    def process_request(self, request: socket.socket, client_address: object) -> None:  # type: ignore[override]
+        """Serve the connection on a thread of its own, or answer 429 when MAX_CONNECTIONS are being served."""
+        if not self._slots.acquire(blocking=False):
+            with contextlib.suppress(OSError):
+                body = json.dumps(status(429, "TooManyRequests", f"more than {MAX_CONNECTIONS} connections"))
+                request.sendall(f"HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\n"
+                                f"Connection: close\r\nContent-Length: {len(body)}\r\n\r\n{body}".encode())
+            self.shutdown_request(request)
+            return
+        super().process_request(request, client_address)
+
+    def process_request_thread(self, request: socket.socket, client_address: object) -> None:  # type: ignore[override]
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
+
+    def server_close(self) -> None:
+        self.reaper.stop()
+        super().server_close()
 
 
 class ApiServer:

@@ -17,7 +17,6 @@ from clustersim.intervals import IntervalSet
 from clustersim.limits import MAX_NODES, MAX_UNITS
 
 
-
 class Unit(Enum):
     """What one requested resource is: a whole host or one core."""
 
