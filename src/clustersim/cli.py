@@ -235,7 +235,9 @@ def _load_inputs(args: argparse.Namespace, default: Platform | None = None) -> t
     if default is not None:
         return default, workload
     if workload_format(args.workload) == "swf":
-        return platform_from_swf_header(workload.header, cores_per_node=args.cores_per_node), workload
+        return platform_from_swf_header(
+            workload.header, cores_per_node=args.cores_per_node, source=f"{args.workload} (SWF header)"
+        ), workload
     if workload.nb_res:
         return PlatformOf([Node(i, f"host{i}") for i in range(workload.nb_res)], name="nb_res"), workload
     raise InputError(str(args.workload), "the workload does not say its platform size; give --platform")

@@ -27,6 +27,7 @@ from clustersim.autoscaling.routers import ROUTERS
 from clustersim.autoscaling.serving import DISTRIBUTIONS, Work
 from clustersim.autoscaling.traffic import TRAFFIC, TrafficSource, create_traffic, read_replay, traffic_names
 from clustersim.documents import load_document
+from clustersim.limits import MAX_SECONDS, MAX_STEPS
 from clustersim.platform.cluster_file import parse_cluster, read_cluster_file
 from clustersim.platform.model import Platform
 from clustersim.quantities import parse_bytes, parse_millicores
@@ -97,7 +98,7 @@ def parse_scenario(document: object, *, source: str = "<memory>", base: Path = P
         deployment_spec = {**deployment_defaults(base / manifest), **given}
     deployment, work, timeout, router = _deployment(deployment_spec, check)
     hpa_value = top.get("hpa")
-    return Scenario(
+    scenario = Scenario(
         name=check.string(top.get("name", "autoscale"), "name"),
         duration=duration,
         seed=check.integer(top.get("seed", 0), "seed", 0),
@@ -115,6 +116,20 @@ def parse_scenario(document: object, *, source: str = "<memory>", base: Path = P
         scheduler=str(check.mapping(top["cluster"], "cluster").get("scheduler", "auto")),
         background=_background(check.mapping(top["cluster"], "cluster").get("workload", []), check),
     )
+    _check_steps(scenario, check)
+    return scenario
+
+
+def _check_steps(scenario: Scenario, check: Checker) -> None:
+    """Refuse a scenario whose duration over its smallest step (output interval, metrics tick, fluid step)
+    is more steps than MAX_STEPS: it would run for days with nothing to show."""
+    steps = [scenario.output_interval, scenario.metrics.tick]
+    if scenario.mode == "aggregate":
+        steps.append(scenario.fluid_step)
+    count = scenario.duration / min(steps)
+    if scenario.duration > MAX_SECONDS or count > MAX_STEPS:
+        check.fail("duration", f"{scenario.duration:g} s in steps of {min(steps):g} s is more than the limits of "
+                   f"{MAX_SECONDS:g} s and {MAX_STEPS} steps (docs/limits.md)")
 
 
 def _millicores(value: object, field: str, check: Checker) -> int:

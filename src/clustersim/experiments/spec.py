@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import difflib
 import itertools
+import math
 from collections.abc import Mapping
 from dataclasses import MISSING, dataclass, field
 from pathlib import Path
@@ -31,6 +32,7 @@ from pathlib import Path
 from clustersim.documents import load_document
 from clustersim.experiments.config import KEYS, RunConfig, make_config, parse_value
 from clustersim.experiments.naming import run_name
+from clustersim.limits import MAX_RUNS
 from clustersim.validate import Checker, child, describe, item, listing
 
 TOP_KEYS = ("name", "description", "base", "axes", "runs", "aggregate_over")
@@ -85,6 +87,10 @@ def parse_experiment(
     if not isinstance(over, str) or (over not in KEYS):
         check.expected("aggregate_over", f"a configuration key ({listing(KEYS)})", over)
 
+    count = len(entries) * math.prod(len(values) for values in axes.values())
+    if count > MAX_RUNS:
+        check.fail("axes", f"the experiment expands to {count} runs, more than the limit of {MAX_RUNS} "
+                   "(docs/limits.md); split it into several experiments")
     written_base = {k: v for k, v in check.mapping(top.get("base") or {}, "base").items() if k in base}
     planned: list[tuple[str, list[str], dict[str, object], RunConfig]] = []
     seen: dict[str, str] = {}

@@ -23,7 +23,9 @@ from clustersim.kubernetes.pods import (
     Taint,
     Toleration,
     make_pod,
+    pod_spec,
 )
+from clustersim.limits import MAX_JOBS, MAX_NODES
 from clustersim.platform.model import Node
 from clustersim.quantities import parse_bytes, parse_millicores
 from clustersim.textfile import StrPath
@@ -171,6 +173,7 @@ class Manifests:
     nodes: list[Node] = field(default_factory=list)
     held: dict[str, list[Job]] = field(default_factory=dict)
     """Pods of a Job beyond its parallelism, by Job name, released one per completion."""
+    node_names: set[str] = field(default_factory=set)
 
 
 def _pod(document: Mapping[str, object], out: Manifests, schedule: Mapping[str, float], source: str,
@@ -191,8 +194,11 @@ def _job(document: Mapping[str, object], out: Manifests, schedule: Mapping[str, 
     name = str(metadata.get("name") or "")
     if not name:
         raise InputError(source, "a Job needs metadata.name", field=where)
-    completions = int(spec.get("completions") or 1)  # type: ignore[call-overload]
-    parallelism = int(spec.get("parallelism") or 1)  # type: ignore[call-overload]
+    completions = _count(spec.get("completions", 1), f"{where}.spec.completions", source)
+    parallelism = _count(spec.get("parallelism", 1), f"{where}.spec.parallelism", source)
+    if len(out.pods) + sum(map(len, out.held.values())) + completions > MAX_JOBS:
+        raise InputError(source, f"more than {MAX_JOBS} pods (the limit in docs/limits.md)",
+                         field=f"{where}.spec.completions")
     template_doc = _mapping(spec.get("template"), f"{where}.spec.template", source)
     template_meta = {**_mapping(template_doc.get("metadata"), "metadata", source)}
     annotations = {**_strings(metadata.get("annotations"), "annotations", source),
@@ -211,6 +217,29 @@ def _job(document: Mapping[str, object], out: Manifests, schedule: Mapping[str, 
         (out.pods if index < parallelism else held).append(pod)
     if held:
         out.held[name] = held
+
+
+def _count(value: object, where: str, source: str) -> int:
+    """A Job's completions or parallelism: an integer >= 0, as kube-apiserver validates them."""
+    if value is None:
+        return 1
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InputError(source, f"Invalid value: {value!r}: must be an integer", field=where)
+    if value < 0:
+        raise InputError(source, f"Invalid value: {value}: must be greater than or equal to 0", field=where)
+    return value
+
+
+def _node(document: Mapping[str, object], out: Manifests, schedule: Mapping[str, float], source: str,
+          where: str) -> None:
+    node = node_from_manifest(document, len(out.nodes), source, where)
+    if node.name in out.node_names:
+        raise InputError(source, f'nodes "{node.name}" already exists (two Node manifests with one name)',
+                         field=f"{where}.metadata.name")
+    if len(out.nodes) >= MAX_NODES:
+        raise InputError(source, f"more than {MAX_NODES} nodes (the limit in docs/limits.md)", field=where)
+    out.nodes.append(node)
+    out.node_names.add(node.name)
 
 
 def node_from_manifest(document: Mapping[str, object], index: int, source: str, where: str) -> Node:
@@ -237,8 +266,7 @@ def node_from_manifest(document: Mapping[str, object], index: int, source: str, 
 _KINDS: dict[str, Callable[[Mapping[str, object], Manifests, Mapping[str, float], str, str], None]] = {
     "Pod": _pod,
     "Job": _job,
-    "Node": lambda doc, out, schedule, source, where: out.nodes.append(
-        node_from_manifest(doc, len(out.nodes), source, where)),
+    "Node": _node,
 }
 
 
@@ -254,8 +282,27 @@ def read_manifests(path: StrPath, schedule: Mapping[str, float] | None = None) -
             raise InputError(source, f"unsupported kind '{kind}'; supported: {', '.join(_KINDS)}, List",
                              field=f"documents[{index}]")
         reader(document, out, schedule or {}, source, f"documents[{index}]")
+    _check_names(out, schedule or {}, source)
     out.pods.sort(key=lambda job: job.submit_time)
     return out
+
+
+def _check_names(out: Manifests, schedule: Mapping[str, float], source: str) -> None:
+    """Pod names are unique per namespace, and every schedule entry names a pod or a Job of these manifests."""
+    seen: set[tuple[str, str]] = set()
+    names: set[str] = set(out.held)
+    for job in [*out.pods, *(pod for held in out.held.values() for pod in held)]:
+        spec = pod_spec(job)
+        key = (spec.namespace, spec.name)
+        if key in seen:
+            raise InputError(source, f'pods "{spec.name}" already exists in namespace "{spec.namespace}" (two pods '
+                             "with one name)")
+        seen.add(key)
+        names.update((spec.name, spec.labels.get("job-name", spec.name)))
+    unknown = sorted(set(schedule) - names)
+    if unknown:
+        raise InputError(source, f"the schedule names {', '.join(map(repr, unknown[:5]))}, which no Pod or Job of "
+                         "these manifests is")
 
 
 def _expand(documents: list[object], source: str) -> Iterator[Mapping[str, object]]:

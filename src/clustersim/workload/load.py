@@ -21,13 +21,9 @@ SUPPORTED = (
 
 
 def workload_format(path: StrPath) -> str:
-    """`swf` or `batsim-json`, from the file's content (gzip or not), else from its extension."""
-    head = read_head(path).lstrip("\ufeff \t\r\n")
-    if head.startswith(("{", "[")):
-        return "batsim-json"
-    first = head.split("\n", 1)[0].split()
-    if first and (first[0].startswith(";") or _is_number(first[0])):
-        return "swf"
+    """`swf` or `batsim-json`: by the extension when it is one of theirs, else from the content (gzip or not).
+
+    The extension wins so that a garbage `.json` file fails as invalid JSON, not as an SWF line."""
     suffixes = [s.lower() for s in Path(path).suffixes[-2:]]
     if suffixes and suffixes[-1] == ".gz":
         suffixes.pop()
@@ -35,6 +31,12 @@ def workload_format(path: StrPath) -> str:
         return "swf"
     if suffixes and suffixes[-1] == ".json":
         return "batsim-json"
+    head = read_head(path).lstrip("\ufeff \t\r\n")
+    if head.startswith(("{", "[")):
+        return "batsim-json"
+    first = head.split("\n", 1)[0].split()
+    if first and (first[0].startswith(";") or _is_number(first[0])):
+        return "swf"
     raise InputError(str(path), f"unrecognised workload format; supported: {SUPPORTED}")
 
 
