@@ -15,7 +15,7 @@ import atheris
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 with atheris.instrument_imports(include=["clustersim"]):
-    import targets  # noqa: E402
+    import targets
 
     import clustersim.architectures.config
     import clustersim.autoscaling.scenario

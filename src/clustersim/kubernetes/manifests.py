@@ -29,6 +29,7 @@ from clustersim.limits import MAX_JOBS, MAX_NODES
 from clustersim.platform.model import Node
 from clustersim.quantities import parse_bytes, parse_millicores
 from clustersim.textfile import StrPath
+from clustersim.validate import describe
 from clustersim.workload.job import Job
 
 DURATION_ANNOTATION = "clustersim.io/duration"
@@ -153,7 +154,7 @@ def pod_template(metadata: Mapping[str, object], spec: Mapping[str, object], sou
         name=str(metadata.get("name", "")),
         namespace=str(metadata.get("namespace") or "default"),
         scheduler_name=str(spec.get("schedulerName") or DEFAULT_SCHEDULER),
-        priority=int(spec.get("priority") or 0),  # type: ignore[call-overload]
+        priority=_integer(spec.get("priority", 0), f"{where}.spec.priority", source, -(2**31), 2**31 - 1),
         node_selector=_strings(spec.get("nodeSelector"), f"{where}.spec.nodeSelector", source),
         required_terms=_terms(_mapping(spec.get("affinity"), "affinity", source), source, f"{where}.spec.affinity"),
         tolerations=_tolerations(spec.get("tolerations"), source, f"{where}.spec.tolerations"),
@@ -221,12 +222,19 @@ def _job(document: Mapping[str, object], out: Manifests, schedule: Mapping[str, 
 
 def _count(value: object, where: str, source: str) -> int:
     """A Job's completions or parallelism: an integer >= 0, as kube-apiserver validates them."""
+    return 1 if value is None else _integer(value, where, source, 0, 2**31 - 1)
+
+
+def _integer(value: object, where: str, source: str, minimum: int, maximum: int) -> int:
+    """An int32 field in kube-apiserver's words (null is the field's default, handled by the caller)."""
     if value is None:
-        return 1
+        return 0
     if isinstance(value, bool) or not isinstance(value, int):
-        raise InputError(source, f"Invalid value: {value!r}: must be an integer", field=where)
-    if value < 0:
-        raise InputError(source, f"Invalid value: {value}: must be greater than or equal to 0", field=where)
+        raise InputError(source, f"Invalid value: {describe(value)}: must be an integer", field=where)
+    if value < minimum:
+        raise InputError(source, f"Invalid value: {value}: must be greater than or equal to {minimum}", field=where)
+    if value > maximum:
+        raise InputError(source, f"Invalid value: {value}: must be less than or equal to {maximum}", field=where)
     return value
 
 
@@ -270,7 +278,9 @@ _KINDS: dict[str, Callable[[Mapping[str, object], Manifests, Mapping[str, float]
 }
 
 
-def read_manifests(path: StrPath, schedule: Mapping[str, float] | None = None) -> Manifests:
+def read_manifests(
+    path: StrPath, schedule: Mapping[str, float] | None = None, *, schedule_source: str = "the schedule"
+) -> Manifests:
     """Every Pod, Job and Node of a (multi-document) YAML file; `List` kinds are expanded."""
     source = str(path)
     documents = [d for d in load_documents(path) if d is not None]
@@ -282,12 +292,12 @@ def read_manifests(path: StrPath, schedule: Mapping[str, float] | None = None) -
             raise InputError(source, f"unsupported kind '{kind}'; supported: {', '.join(_KINDS)}, List",
                              field=f"documents[{index}]")
         reader(document, out, schedule or {}, source, f"documents[{index}]")
-    _check_names(out, schedule or {}, source)
+    _check_names(out, schedule or {}, source, schedule_source)
     out.pods.sort(key=lambda job: job.submit_time)
     return out
 
 
-def _check_names(out: Manifests, schedule: Mapping[str, float], source: str) -> None:
+def _check_names(out: Manifests, schedule: Mapping[str, float], source: str, schedule_source: str) -> None:
     """Pod names are unique per namespace, and every schedule entry names a pod or a Job of these manifests."""
     seen: set[tuple[str, str]] = set()
     names: set[str] = set(out.held)
@@ -301,8 +311,8 @@ def _check_names(out: Manifests, schedule: Mapping[str, float], source: str) -> 
         names.update((spec.name, spec.labels.get("job-name", spec.name)))
     unknown = sorted(set(schedule) - names)
     if unknown:
-        raise InputError(source, f"the schedule names {', '.join(map(repr, unknown[:5]))}, which no Pod or Job of "
-                         "these manifests is")
+        raise InputError(schedule_source, f"names {', '.join(map(repr, unknown[:5]))}, which no Pod or Job of "
+                         f"{source} is")
 
 
 def _expand(documents: list[object], source: str) -> Iterator[Mapping[str, object]]:

@@ -77,7 +77,8 @@ def swf_pods(path: StrPath, name: str = "w0", cpu_per_processor: str = "1") -> P
 
 
 def manifest_pods(path: StrPath, name: str = "w0", schedule: StrPath | None = None) -> PodWorkload:
-    manifests = read_manifests(path, read_schedule(schedule) if schedule is not None else None)
+    manifests = read_manifests(path, read_schedule(schedule) if schedule is not None else None,
+                               schedule_source=str(schedule))
     if not manifests.pods and not manifests.held:
         raise InputError(str(path), "no Pod or Job in these manifests")
     return PodWorkload(Workload.from_jobs(manifests.pods, name=name), manifests.held)

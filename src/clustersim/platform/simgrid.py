@@ -126,6 +126,7 @@ class _Reader:
         self.parser = xml.parsers.expat.ParserCreate()
         self.parser.StartElementHandler = self.start
         self.parser.EndElementHandler = self.end
+        self.parser.EntityDeclHandler = self.entity
         self.hosts: list[_Host] = []
         self.names: dict[str, int] = {}
         self.ignored: Counter[str] = Counter()
@@ -137,6 +138,11 @@ class _Reader:
 
     def fail(self, message: str) -> NoReturn:
         raise InputError(self.source, message, line=self.parser.CurrentLineNumber)
+
+    def entity(self, name: str, *_: object) -> None:
+        """Platform files never declare entities: refused, so no external file is read (XXE) and no entity
+        expands exponentially (billion laughs)."""
+        self.fail(f"the document declares the entity '{name}'; entity declarations are not allowed")
 
     def start(self, tag: str, attrs: dict[str, str]) -> None:
         parent = self._open[-1] if self._open else None
