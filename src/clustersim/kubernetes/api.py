@@ -615,6 +615,8 @@ class _Server(ThreadingHTTPServer):
         self.api = api
         self.reaper = _Reaper()
         self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+        self._open: set[socket.socket] = set()
+        self._open_lock = threading.Lock()
 
     def process_request(self, request: socket.socket, client_address: object) -> None:  # type: ignore[override]
         """Serve the connection on a thread of its own, or answer 429 when MAX_CONNECTIONS are being served."""
@@ -628,14 +630,23 @@ class _Server(ThreadingHTTPServer):
         super().process_request(request, client_address)
 
     def process_request_thread(self, request: socket.socket, client_address: object) -> None:  # type: ignore[override]
+        with self._open_lock:
+            self._open.add(request)
         try:
             super().process_request_thread(request, client_address)
         finally:
+            with self._open_lock:
+                self._open.discard(request)
             self._slots.release()
 
     def server_close(self) -> None:
+        """Stop listening and close every open connection, so clients see the end (not a silent server)."""
         self.reaper.stop()
         super().server_close()
+        with self._open_lock:
+            for connection in self._open:
+                with contextlib.suppress(OSError):
+                    connection.shutdown(socket.SHUT_RDWR)
 
 
 class ApiServer:

@@ -1,4 +1,4 @@
-"""A small Kubernetes scheduler written with the official Python client (`pip install kubernetes`).
+"""A small Kubernetes scheduler written with the official Python client (`pip install 'clustersim[kubernetes]'`).
 
 It watches the pods that name it (`schedulerName`), keeps its own account of what each node has left, and binds
 pending pods in queue order (priority, then creation) to the node with the most room (LeastAllocated on cpu and
@@ -6,17 +6,29 @@ memory, ties to the first node listed); a pod that fits nowhere is reported once
 is the real-client counterpart of the built-in `kube` policy, and runs against the facade or a real cluster:
 
     python -m clustersim.kubernetes.client_scheduler --kubeconfig out/kubeconfig.yaml
+
+When the API server goes away after the scheduler has listed it (`serve-k8s` ends when every pod completed),
+the scheduler says so and exits 0; a server it never reached is an error (exit 7), never a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from kubernetes import client, config, watch
+try:
+    import urllib3
+    from kubernetes import client, config, watch
+except ImportError as missing:
+    if __name__ == "__main__":
+        sys.exit(f"clustersim: error: the client scheduler needs the official Kubernetes client ({missing.name} is "
+                 "missing): pip install 'clustersim[kubernetes]'")
+    raise
 
+from clustersim.exit_codes import EXIT_BAD_INPUT, EXIT_NO_ANSWER, EXIT_OK
 from clustersim.quantities import parse_bytes, parse_millicores
 
 PHASE_SELECTOR = "status.phase!=Succeeded,status.phase!=Failed"
@@ -64,6 +76,8 @@ class ClientScheduler:
     scheduler_name: str = "default-scheduler"
     stop: threading.Event = field(default_factory=threading.Event)
     nb_bound: int = 0
+    connected: bool = False
+    """Whether the first list succeeded: a server lost after it has finished, one never reached is an error."""
 
     def __post_init__(self) -> None:
         self.v1: Any = client.CoreV1Api(self.api)
@@ -108,6 +122,7 @@ class ClientScheduler:
         for pod in listing.items:
             self._add(pod, self._by_name)
         self._schedule(self._by_name)
+        self.connected = True
         return str(listing.metadata.resource_version)
 
     def _add(self, pod: Any, nodes: dict[str, _Node]) -> None:
@@ -167,14 +182,32 @@ class ClientScheduler:
         pod.reported = True
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--kubeconfig", required=True)
-    parser.add_argument("--scheduler-name", default="default-scheduler")
-    args = parser.parse_args()
-    config.load_kube_config(args.kubeconfig)  # type: ignore[no-untyped-call]
-    ClientScheduler(client.ApiClient(), args.scheduler_name).run()
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("--kubeconfig", required=True, help="kubeconfig of the API server (serve-k8s writes one)")
+    parser.add_argument("--scheduler-name", default="default-scheduler", help="the schedulerName of its pods")
+    args = parser.parse_args(argv)
+    try:
+        config.load_kube_config(args.kubeconfig)  # type: ignore[no-untyped-call]
+    except (OSError, config.ConfigException) as error:
+        print(f"clustersim: error: {args.kubeconfig}: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    configuration = client.Configuration.get_default_copy()
+    configuration.retries = 0  # a server that is gone stays gone: no retry loop
+    scheduler = ClientScheduler(client.ApiClient(configuration), args.scheduler_name)
+    try:
+        scheduler.run()
+    except (urllib3.exceptions.HTTPError, OSError) as error:
+        if scheduler.connected:
+            print(f"the API server closed ({type(error).__name__}): the simulation is over; {scheduler.nb_bound} pods "
+                  "bound", file=sys.stderr)
+            return EXIT_OK
+        print(f"clustersim: error: cannot reach the API server of {args.kubeconfig}: {error}", file=sys.stderr)
+        return EXIT_NO_ANSWER
+    except KeyboardInterrupt:
+        return 130
+    return EXIT_OK
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
