@@ -187,7 +187,7 @@ class Api:
         fields, labels = self._selectors(request)
         query = request.query
         limit_text = query.get("limit", "0")
-        if not limit_text.isdigit():
+        if not (limit_text.isascii() and limit_text.isdigit()):
             raise Response(400, status(400, "BadRequest", f"limit must be a non-negative integer, not '{limit_text}'"))
         limit = int(limit_text) or 1 << 62
         with self.store.cond:
@@ -482,7 +482,7 @@ class _Handler(BaseHTTPRequestHandler):
         url = urlsplit(self.path)
         query = {k: v[-1] for k, v in parse_qs(url.query).items()}
         length_text = self.fields.get("content-length") or "0"
-        if not length_text.isdigit():
+        if not (length_text.isascii() and length_text.isdigit()):  # isdigit alone accepts "²", which int refuses
             self._send(400, status(400, "BadRequest", f"bad Content-Length {length_text!r}"))
             self.close_connection = True
             return

@@ -156,7 +156,7 @@ def deviation(reference: dict[str, Row], other: dict[str, Row], nb_resources: in
 
 
 def _id_key(job_id: str) -> tuple[int, int | str]:
-    return (0, int(job_id)) if job_id.isdigit() else (1, job_id)
+    return (0, int(job_id)) if job_id.isascii() and job_id.isdigit() else (1, job_id)
 
 
 def report(deviations: dict[str, Deviation]) -> str:

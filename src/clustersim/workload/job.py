@@ -41,4 +41,4 @@ class Job:
 
 def id_order(job_id: str) -> tuple[int, int | str]:
     """Sort key that orders numeric ids numerically and puts them before other ids."""
-    return (0, int(job_id)) if job_id.isdigit() else (1, job_id)
+    return (0, int(job_id)) if job_id.isascii() and job_id.isdigit() else (1, job_id)

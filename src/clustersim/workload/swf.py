@@ -207,7 +207,7 @@ def _parse(
             skips.note(NOTE_NO_WALLTIME)
 
         job_id = fields[0]
-        if not job_id.isdigit() or (job_id[0] == "0" and len(job_id) > 1):
+        if not (job_id.isascii() and job_id.isdigit()) or (job_id[0] == "0" and len(job_id) > 1):
             job_id = _whole(fields[0], "job number", source, lineno)
         run_text = fields[3]
         profile_name = "delay" + run_text if run_text.isdigit() and run_text[0] != "0" else delay_name(run)

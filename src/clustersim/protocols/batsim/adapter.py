@@ -362,7 +362,7 @@ class ExternalScheduler:
         """
         resources = event.resources("resources")
         state = event.string("state")
-        if not state.strip().lstrip("-").isdigit():
+        if not (state.isascii() and state.strip().lstrip("-").isdigit()):
             event.fail(f"'state' must be a power state number such as \"1\", got {state!r}")
         view = self._current_view()
         nb_resources = view.platform.nb_resources
