@@ -59,6 +59,36 @@ def start_method() -> str:
     return "forkserver" if "forkserver" in methods else "spawn"
 
 
+def _follow_parent(parent: int) -> None:
+    """Pool initializer: the worker exits when the campaign's process is gone.
+
+    A ProcessPoolExecutor's workers wait on their queue forever: after `kill -9` of `sweep` they would finish
+    their run and then sleep as orphans. A daemon thread checks every half second that the parent still runs.
+    """
+
+    def watch() -> None:
+        while _alive(parent):
+            threading.Event().wait(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
+def _alive(pid: int) -> bool:
+    """Whether process `pid` exists and is not a zombie (a killed parent not yet reaped by its own parent)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return True  # no /proc (not Linux): existence is all we can tell
+
+
 class LocalBackend:
     """A pool of local processes, one run per process at a time; `workers` defaults to the machine's cores.
 
@@ -78,7 +108,10 @@ class LocalBackend:
         if not tasks:
             return
         context = get_context(start_method())
-        pool = ProcessPoolExecutor(max_workers=min(self.workers, len(tasks)), mp_context=context)
+        pool = ProcessPoolExecutor(
+            max_workers=min(self.workers, len(tasks)), mp_context=context, initializer=_follow_parent,
+            initargs=(os.getpid(),),
+        )
         try:
             futures: dict[Future[RunRecord], RunTask] = {pool.submit(execute, task): task for task in tasks}
             for future in as_completed(futures):
