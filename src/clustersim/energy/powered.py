@@ -27,13 +27,18 @@ class PoweredProcess:
         self._calls: set[float] = set()
 
     def begin(self, view: ClusterView) -> Iterable[Decision] | None:
-        return self.scheduler.begin(view)
+        """The scheduler's first decisions, then the power policies' at t=0: idle nodes may sleep from the start
+        (`always` switches them off before the first submission, as Batsim's energy schedulers do)."""
+        return [*(self.scheduler.begin(view) or ()), *self._power(view.now, (), view)]
 
     def end(self, view: ClusterView) -> None:
         self.scheduler.end(view)
 
     def decide(self, now: float, events: Sequence[Event], view: ClusterView) -> Iterator[Decision]:
         yield from self.scheduler.decide(now, events, view)
+        yield from self._power(now, events, view)
+
+    def _power(self, now: float, events: Sequence[Event], view: ClusterView) -> Iterator[Decision]:
         wake = self.power_on.propose(now, events, view)
         if wake.nodes:
             yield SwitchOn(tuple(wake.nodes))
