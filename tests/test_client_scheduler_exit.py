@@ -13,8 +13,8 @@ import pytest
 
 pytest.importorskip("kubernetes", reason="the official Python client is in the [kubernetes] and [dev] extras")
 
-from clustersim.kubernetes import KubeSession, PodWorkload, TimeControl, batkube_platform, batkube_pods  # noqa: E402
-from clustersim.workload.stream import Workload  # noqa: E402
+from clustersim.kubernetes import KubeSession, PodWorkload, TimeControl, batkube_platform, batkube_pods
+from clustersim.workload.stream import Workload
 
 SRC = str(Path(__file__).parents[1] / "src")
 
