@@ -10,15 +10,15 @@ from pathlib import Path
 
 import pytest
 
+from clustersim._io.documents import load_document
 from clustersim.cli import main
-from clustersim.documents import load_document
+from clustersim.core.outcome import JobOutcome
 from clustersim.errors import InputError
 from clustersim.exit_codes import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK
 from clustersim.limits import LIMITS
 from clustersim.platform.load import load_platform
-from clustersim.records.outcome import JobOutcome
+from clustersim.policies.registry import create_policy
 from clustersim.runner import simulate
-from clustersim.scheduling.registry import create_policy
 from clustersim.workload.stream import Workload
 from conftest import csv_rows, delay_job, hosts
 

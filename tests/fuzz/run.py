@@ -24,7 +24,7 @@ with atheris.instrument_imports(include=["clustersim"]):
     import clustersim.kubernetes.manifests
     import clustersim.kubernetes.sources
     import clustersim.platform.load
-    import clustersim.slurm.conf
+    import clustersim.policies.slurm.conf
     import clustersim.workload.load  # noqa: F401
 
 

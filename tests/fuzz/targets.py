@@ -65,7 +65,7 @@ def kubernetes_manifests(data: bytes) -> None:
 
 
 def slurm_conf(data: bytes) -> None:
-    from clustersim.slurm.conf import platform_from_conf, read_slurm_conf
+    from clustersim.policies.slurm.conf import platform_from_conf, read_slurm_conf
 
     platform_from_conf(read_slurm_conf(_file(data, "slurm.conf")))
 

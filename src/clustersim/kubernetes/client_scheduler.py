@@ -28,8 +28,8 @@ except ImportError as missing:
                  "missing): pip install 'clustersim[kubernetes]'")
     raise
 
+from clustersim._io.quantities import parse_bytes, parse_millicores
 from clustersim.exit_codes import EXIT_BAD_INPUT, EXIT_NO_ANSWER, EXIT_OK
-from clustersim.quantities import parse_bytes, parse_millicores
 
 PHASE_SELECTOR = "status.phase!=Succeeded,status.phase!=Failed"
 

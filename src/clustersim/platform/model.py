@@ -11,10 +11,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 
-from clustersim.energy.model import PowerModel
 from clustersim.errors import InputError
 from clustersim.intervals import IntervalSet
 from clustersim.limits import MAX_NODES, MAX_UNITS
+from clustersim.platform.power_model import PowerModel
 
 
 class Unit(Enum):
