@@ -23,6 +23,7 @@ def campaign(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (folder / "w.json").write_text(json.dumps({"nb_res": 4, "jobs": jobs, "profiles": profiles}))
     (folder / "exp.yaml").write_text(yaml.safe_dump({
         "name": "report-test",
+        "description": "EASY vs <FCFS> under load",
         "base": {"workload": "w.json", "walltime": "uniform", "walltime_factor": 4},
         "axes": {"policy": ["fcfs", "easy", "broken"], "load_scale": [1, 2], "seed": [1, 2]},
     }, sort_keys=False))
@@ -34,6 +35,10 @@ def campaign(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def page(campaign: Path) -> str:
     """The report, written once for the module (rendering figures is the slow part)."""
     return write_report(campaign, timelines=2).read_text()
+
+
+def test_report_shows_the_experiment_description(page: str) -> None:
+    assert "<p class=\"description\">EASY vs &lt;FCFS&gt; under load</p>" in page
 
 
 def test_report_embeds_its_figures_and_links_svg_versions(campaign: Path, page: str) -> None:

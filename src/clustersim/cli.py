@@ -15,6 +15,7 @@ from clustersim.exit_codes import (
     EXIT_BAD_INPUT,
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
+    EXIT_MEANINGS,
     EXIT_NO_ANSWER,
     EXIT_OK,
     EXIT_PROTOCOL,
@@ -23,6 +24,7 @@ from clustersim.exit_codes import (
     EXIT_UNFINISHED,
 )
 from clustersim.protocols.batsim.errors import NoAnswerError, ProtocolError
+from clustersim.workload.swf import add_swf_options
 
 if TYPE_CHECKING:
     from clustersim.core.interface import DecisionProcess
@@ -39,8 +41,7 @@ def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="clustersim",
         description="Simulate a compute cluster and the scheduler that runs it.",
-        epilog="Exit codes: 0 ok, 1 internal error, 2 bad input, 3 refused decision, 4 jobs left unfinished, "
-        "6 external scheduler broke the protocol, 7 external scheduler did not answer.",
+        epilog="Exit codes: " + "; ".join(f"{code} {meaning}" for code, meaning in EXIT_MEANINGS.items()) + ".",
     )
     parser.add_argument("--version", action="version", version=f"clustersim {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -83,18 +84,7 @@ def _build_parser() -> argparse.ArgumentParser:
                           help="the scheduler may register jobs and profiles (REGISTER_JOB, REGISTER_PROFILE)")
     external.add_argument("--acknowledge-dynamic-jobs", action="store_true",
                           help="registered jobs are acknowledged with JOB_SUBMITTED")
-    run.add_argument(
-        "--processors", choices=("allocated", "requested"), default="allocated",
-        help="SWF: which processor count a job requests (default: allocated)",
-    )
-    run.add_argument(
-        "--walltime", choices=("requested", "exact"), default="requested",
-        help="SWF: walltime is the requested time, or the exact run time (perfect estimates)",
-    )
-    run.add_argument(
-        "--cores-per-node", action="store_true",
-        help="SWF without --platform: MaxNodes nodes of MaxProcs/MaxNodes cores instead of MaxProcs hosts",
-    )
+    add_swf_options(run)
     run.add_argument("--no-gantt", action="store_true", help="do not draw gantt.png")
     _add_energy_options(run)
     run.add_argument(
@@ -114,8 +104,7 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     convert.add_argument("source", type=Path, help="SWF trace")
     convert.add_argument("target", type=Path, help="Batsim workload JSON to write")
-    convert.add_argument("--processors", choices=("allocated", "requested"), default="allocated")
-    convert.add_argument("--walltime", choices=("requested", "exact"), default="requested")
+    add_swf_options(convert, cores_per_node=False)
     convert.set_defaults(handler=_convert)
 
     gantt = commands.add_parser(
@@ -277,9 +266,7 @@ def _add_power_compare_command(commands: argparse._SubParsersAction[argparse.Arg
     compare.add_argument("--power-on", default="on-demand", help="power-on policy for every run (default on-demand)")
     compare.add_argument("--seed", type=int, default=0, help="seed of random power policies")
     compare.add_argument("-o", "--output", type=Path, default=Path("power-compare"), help="output directory")
-    compare.add_argument("--processors", choices=("allocated", "requested"), default="allocated")
-    compare.add_argument("--walltime", choices=("requested", "exact"), default="requested")
-    compare.add_argument("--cores-per-node", action="store_true")
+    add_swf_options(compare)
     compare.set_defaults(handler=_power_compare)
 
 
@@ -345,8 +332,9 @@ def _policies(args: argparse.Namespace) -> int:
     from clustersim.policies.registry import POLICIES, create_policy
 
     create_policy("fcfs")  # imports and registers the built-in policies
+    width = max(map(len, POLICIES.names()))
     for name in POLICIES.names():
-        print(name)
+        print(f"{name:<{width}}  {POLICIES.summary(name)}".rstrip())
     return EXIT_OK
 
 
@@ -495,6 +483,13 @@ _ERRORS: tuple[tuple[type[BaseException] | tuple[type[BaseException], ...], int,
 """Errors a user can cause, most specific first: the exit code each gives and what the message adds."""
 
 
+def _explain(error: BaseException) -> str:
+    """An error's message; an OSError as `FILE: reason`, not Python's `[Errno 2] No such file...: 'FILE'`."""
+    if isinstance(error, OSError) and error.strerror:
+        return f"{error.filename}: {error.strerror}" if error.filename else error.strerror
+    return str(error)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _build_parser().parse_args(argv)
     try:
@@ -503,7 +498,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ClusterSimError, OSError) as error:
         for kinds, exit_code, suffix in _ERRORS:
             if isinstance(error, kinds):
-                print(f"clustersim: error: {error}{suffix}", file=sys.stderr)
+                print(f"clustersim: error: {_explain(error)}{suffix}", file=sys.stderr)
                 return exit_code
         raise  # unreachable: ClusterSimError closes the table
     except KeyboardInterrupt:

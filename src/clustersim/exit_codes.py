@@ -19,3 +19,18 @@ EXIT_DEADLOCK = 8
 EXIT_UNAVAILABLE = 9
 """`slurm-replay`: Slurm cannot be installed or started here."""
 EXIT_INTERRUPTED = 130
+
+EXIT_MEANINGS = {
+    EXIT_OK: "ok",
+    EXIT_INTERNAL: "internal error",
+    EXIT_BAD_INPUT: "bad input (the message names the file, line or field)",
+    EXIT_REFUSED_DECISION: "a scheduler's decision was refused",
+    EXIT_UNFINISHED: "jobs left unfinished",
+    EXIT_RUNS_FAILED: "sweep: some runs failed",
+    EXIT_PROTOCOL: "an external scheduler broke the Batsim protocol",
+    EXIT_NO_ANSWER: "an external scheduler (or the API server) did not answer",
+    EXIT_DEADLOCK: "serve-k8s: deadlock",
+    EXIT_UNAVAILABLE: "slurm-replay: Slurm unavailable here",
+    EXIT_INTERRUPTED: "interrupted (Ctrl-C); outputs so far kept, schedule.csv marked partial",
+}
+"""Every exit code with what it means: the top-level --help lists them all from here."""

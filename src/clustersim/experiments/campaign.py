@@ -61,7 +61,8 @@ def run_campaign(
     if source.is_file() and source.resolve() != (directory / "experiment.yaml").resolve():
         shutil.copyfile(source, directory / "experiment.yaml")
     manifest = Manifest(
-        experiment.name, experiment.axes, experiment.aggregate_over, [(r.name, dict(r.axes)) for r in experiment.runs]
+        experiment.name, experiment.axes, experiment.aggregate_over, [(r.name, dict(r.axes)) for r in experiment.runs],
+        experiment.description,
     )
     manifest.write(directory)
     tasks = [

@@ -162,6 +162,7 @@ def _page(manifest: Manifest, results: Table, summary: Table, figures: list[Repo
     shown = results.rows[:MAX_TABLE_ROWS]
     parts = [
         f"<h1>Campaign {html.escape(manifest.name)}</h1>",
+        *([f"<p class=\"description\">{html.escape(manifest.description)}</p>"] if manifest.description else []),
         f"<p>{len(results.rows)} runs: {counts['ok']} ok, {counts['failed']} failed, {counts['pending']} pending. "
         f"Axes: {html.escape(', '.join(manifest.axes) or 'none')}; averages over "
         f"<code>{html.escape(manifest.aggregate_over)}</code> with 95% Student-t confidence intervals. "

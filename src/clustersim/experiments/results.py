@@ -49,10 +49,12 @@ class Manifest:
     axes: list[str]
     aggregate_over: str
     runs: list[tuple[str, dict[str, object]]]
+    description: str = ""
 
     def write(self, directory: Path) -> None:
         document = {
             "name": self.name,
+            "description": self.description,
             "axes": self.axes,
             "aggregate_over": self.aggregate_over,
             "runs": [{"name": name, "axes": axes} for name, axes in self.runs],
@@ -65,7 +67,8 @@ class Manifest:
         try:
             document = json.loads(path.read_text(encoding="utf-8"))
             runs = [(str(r["name"]), dict(r["axes"])) for r in document["runs"]]
-            return cls(str(document["name"]), list(document["axes"]), str(document["aggregate_over"]), runs)
+            return cls(str(document["name"]), list(document["axes"]), str(document["aggregate_over"]), runs,
+                       str(document.get("description", "")))
         except OSError as error:
             raise InputError(
                 str(path), f"not a campaign directory (no readable {MANIFEST_FILE}: {error.strerror or error})"

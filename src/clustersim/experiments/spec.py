@@ -58,6 +58,7 @@ class Experiment:
     axes: list[str]
     aggregate_over: str = "seed"
     warnings: list[str] = field(default_factory=list)
+    description: str = ""
 
 
 def load_experiment(path: Path | str, *, strict: bool = False) -> Experiment:
@@ -115,7 +116,10 @@ def parse_experiment(
         PlannedRun(label, {key: written.get(key, _default(key)) for key in varying}, config)
         for label, _, written, config in planned
     ]
-    return Experiment(source, name, runs, varying, over, warnings)
+    description = top.get("description", "")
+    if not isinstance(description, str):
+        check.expected("description", "a text", description)
+    return Experiment(source, name, runs, varying, over, warnings, description)
 
 
 Checked = dict[str, tuple[object, object]]

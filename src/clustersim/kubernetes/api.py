@@ -611,12 +611,12 @@ class _Server(ThreadingHTTPServer):
     request_queue_size = 256
 
     def __init__(self, address: tuple[str, int], api: Api):
-        super().__init__(address, _Handler)
         self.api = api
-        self.reaper = _Reaper()
+        self.reaper = _Reaper()  # before binding: a failed bind calls server_close, which stops it
         self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
         self._open: set[socket.socket] = set()
         self._open_lock = threading.Lock()
+        super().__init__(address, _Handler)
 
     def process_request(self, request: socket.socket, client_address: object) -> None:  # type: ignore[override]
         """Serve the connection on a thread of its own, or answer 429 when MAX_CONNECTIONS are being served."""
@@ -654,7 +654,10 @@ class ApiServer:
 
     def __init__(self, store: Store, facade: KubeFacade, host: str = "127.0.0.1", port: int = 8001):
         self.api = Api(store, facade)
-        self._server = _Server((host, port), self.api)
+        try:
+            self._server = _Server((host, port), self.api)
+        except OSError as error:  # "[Errno 98] Address already in use" would not say which address
+            raise InputError("--host/--port", f"cannot listen on {host}:{port}: {error.strerror or error}") from None
         self.host = host
         self.port: int = self._server.server_address[1]
         self._thread = threading.Thread(target=self._server.serve_forever, name="k8s-api", daemon=True)

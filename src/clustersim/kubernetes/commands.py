@@ -42,6 +42,7 @@ def add_kubernetes_commands(commands: argparse._SubParsersAction[argparse.Argume
     _inputs(run)
     run.add_argument("--policy-option", action="append", metavar="KEY=VALUE",
                      help="an option of the kube policy, e.g. strategy=MostAllocated, seed=1")
+    run.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
     run.set_defaults(handler=_run)
 
 
@@ -106,6 +107,7 @@ def _run(args: argparse.Namespace) -> int:
     result = simulate(platform, pods.workload, process, args.output,
                       extra_sinks=[PodsCsvWriter(args.output / "pods.csv", platform)])
     m = result.metrics
-    print(f"{m.nb_jobs} pods: makespan {m.makespan:g} s, mean wait {m.mean('waiting'):.6g} s; outputs in "
-          f"{args.output}/", file=sys.stderr)
+    if not args.quiet:
+        print(f"{m.nb_jobs} pods: makespan {m.makespan:g} s, mean wait {m.mean('waiting'):.6g} s; outputs in "
+              f"{args.output}/", file=sys.stderr)
     return 4 if result.summary.unfinished else 0

@@ -21,10 +21,12 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 from matplotlib import rc_context
+from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import PathCollection
 from matplotlib.colors import hsv_to_rgb
 from matplotlib.figure import Figure
+from matplotlib.patches import Patch
 from matplotlib.path import Path as MplPath
 from matplotlib.ticker import MaxNLocator
 
@@ -45,6 +47,13 @@ LARGE = 5_000
 LABELLED = 60
 """Up to this many rectangles, each is labelled with its job id."""
 
+READABLE = 20_000
+"""Above this many rectangles jobs are narrower than a pixel and the chart is noise: it becomes a density view
+(how many jobs run in each cell of a time x resource grid) instead."""
+
+DENSITY_BINS = (1000, 300)
+"""The density view's grid: time bins (about one per pixel column) and at most this many resource bins."""
+
 
 @dataclass(frozen=True, slots=True)
 class GanttSummary:
@@ -62,6 +71,8 @@ class GanttSummary:
     """Earliest start and latest finish of the drawn jobs."""
     resource_range: tuple[int, int] | None
     """Lowest and highest allocated unit id."""
+    density: bool = False
+    """Whether the chart is the density view (more than READABLE rectangles)."""
 
 
 PALETTE_SIZE = 256
@@ -276,9 +287,39 @@ def plot_gantt(
     if n:
         time_range = (float(rects.array("start").min()), float(rects.array("finish").max()))
         resource_range = (int(rects.array("lo").min()), int(rects.array("hi").max()))
-    summary = GanttSummary(nb_jobs, n, nb_killed, nb_skipped, time_range, resource_range)
+    summary = GanttSummary(nb_jobs, n, nb_killed, nb_skipped, time_range, resource_range, n > READABLE)
+    if title is None:
+        title = f"{jobs_path.name}: {nb_jobs} jobs ({nb_killed} killed)" + (", density view" if summary.density else "")
     _draw(rects, summary, out, image_format, nb_resources, title)
     return summary
+
+
+def _legend(ax: Axes, killed: bool) -> None:
+    """What the colours and outlines mean: one colour per job, red hatching for killed jobs."""
+    handles = [Patch(facecolor=PALETTE[0], edgecolor="black", linewidth=0.4, label="a job (one colour per job)")]
+    if killed:
+        handles.append(Patch(facecolor="none", edgecolor="red", hatch="///", label="killed (walltime or scheduler)"))
+    ax.legend(handles=handles, loc="upper right", fontsize=8, framealpha=0.8)
+
+
+def _density(
+    rects: _Rectangles, t0: float, t1: float, units: int
+) -> tuple[npt.NDArray[np.float64], int]:
+    """The density grid (time bins x resource bins): jobs running in each cell, by a 2-D difference array
+    (each rectangle adds at its corners, cumulative sums spread it), and the units per resource bin."""
+    time_bins, max_resource_bins = DENSITY_BINS
+    group = max(1, math.ceil(units / max_resource_bins))
+    resource_bins = math.ceil(units / group)
+    span = (t1 - t0) or 1.0
+    b0 = np.clip(np.floor((rects.array("start") - t0) / span * time_bins), 0, time_bins - 1).astype(np.int64)
+    b1 = np.clip(np.ceil((rects.array("finish") - t0) / span * time_bins), b0 + 1, time_bins).astype(np.int64)
+    r0 = np.clip(rects.array("lo") // group, 0, resource_bins - 1).astype(np.int64)
+    r1 = np.clip(rects.array("hi") // group + 1, r0 + 1, resource_bins).astype(np.int64)
+    diff = np.zeros((time_bins + 1, resource_bins + 1), dtype=np.float64)
+    for rows, cols, sign in ((b0, r0, 1.0), (b1, r0, -1.0), (b0, r1, -1.0), (b1, r1, 1.0)):
+        np.add.at(diff, (rows, cols), sign)
+    grid: npt.NDArray[np.float64] = diff.cumsum(axis=0).cumsum(axis=1)[:time_bins, :resource_bins]
+    return grid, group
 
 
 def _draw(
@@ -299,7 +340,14 @@ def _draw(
         FigureCanvasAgg(fig)
         try:
             ax = fig.add_subplot()
-            if n:
+            t0, t1 = summary.time_range if summary.time_range is not None else (0.0, 1.0)
+            if summary.density:
+                grid, group = _density(rects, t0, t1, y_high + 1)
+                image = ax.imshow(grid.T, origin="lower", aspect="auto", interpolation="nearest", cmap="viridis",
+                                  extent=(t0, t1, -0.5, y_high + 0.5))
+                cell = f"{(t1 - t0) / DENSITY_BINS[0]:.3g} s x {group} resource{'s' if group > 1 else ''}"
+                fig.colorbar(image, ax=ax, label=f"jobs running in each cell ({cell})")
+            elif n:
                 paths, colours = rects.by_colour()
                 ax.add_collection(PathCollection(
                     paths,
@@ -319,13 +367,13 @@ def _draw(
                         hatch=None if large else "///",
                         rasterized=large,
                     ), autolim=False)
+                _legend(ax, bool(killed.any()))
                 for k, label in enumerate(rects.labels or ()):
                     if rects.finish[k] > rects.start[k]:
                         ax.text(
                             (rects.start[k] + rects.finish[k]) / 2, (rects.lo[k] + rects.hi[k]) / 2, label,
                             ha="center", va="center", fontsize=8, clip_on=True,
                         )
-            t0, t1 = summary.time_range if summary.time_range is not None else (0.0, 1.0)
             pad = (t1 - t0) * 0.01 if t1 > t0 else 0.5
             ax.set_xlim(t0 - pad, t1 + pad)
             ax.set_ylim(-0.5, y_high + 0.5)

@@ -30,6 +30,11 @@ class PolicyRegistry:
     def names(self) -> list[str]:
         return sorted(self._classes)
 
+    def summary(self, name: str) -> str:
+        """The first sentence of the policy's docstring: what `clustersim policies` shows beside its name."""
+        doc = (self._classes[name].__doc__ or "").strip()
+        return " ".join(doc.split("\n\n")[0].split())
+
     def create(self, name: str, **options: object) -> Policy:
         """A new instance; `options` are its constructor's keyword arguments (a slurm.conf path...)."""
         cls = self._classes.get(name)

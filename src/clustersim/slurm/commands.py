@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from clustersim.exit_codes import EXIT_OK, EXIT_UNAVAILABLE, EXIT_UNFINISHED
+from clustersim.workload.swf import add_swf_options
 
 
 def add_slurm_commands(commands: argparse._SubParsersAction[Any]) -> None:
@@ -27,8 +28,7 @@ def add_slurm_commands(commands: argparse._SubParsersAction[Any]) -> None:
     replay.add_argument("--conf", type=Path, required=True, help="slurm.conf: nodes, partitions, scheduling")
     replay.add_argument("--speedup", type=float, default=10.0, help="clock acceleration K (default: 10)")
     replay.add_argument("-o", "--output", type=Path, default=Path("slurm-replay"), help="output directory")
-    replay.add_argument("--processors", choices=("allocated", "requested"), default="allocated")
-    replay.add_argument("--walltime", choices=("requested", "exact"), default="requested")
+    add_swf_options(replay, cores_per_node=False)
     replay.add_argument("--overhead", type=float, help="per-job overhead in cluster seconds (default: measured)")
     replay.add_argument("--timeout", type=float, default=3600.0, help="wall seconds to wait for the jobs")
     replay.add_argument("--no-install", action="store_true", help="do not apt-get install missing packages")

@@ -17,6 +17,7 @@ A record submitted before the previous one, or a malformed line, is an `InputErr
 
 from __future__ import annotations
 
+import argparse
 import math
 import zlib
 from collections.abc import Iterator
@@ -303,3 +304,20 @@ def _is_number(text: str) -> bool:
 
 def _shorten(text: str, limit: int = 40) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def add_swf_options(parser: argparse.ArgumentParser, cores_per_node: bool = True) -> None:
+    """How an SWF trace is read: the same options, with the same help, for every command that reads one."""
+    parser.add_argument(
+        "--processors", choices=("allocated", "requested"), default="allocated",
+        help="SWF: which processor count a job requests (default: allocated)",
+    )
+    parser.add_argument(
+        "--walltime", choices=("requested", "exact"), default="requested",
+        help="SWF: walltime is the requested time, or the exact run time (perfect estimates)",
+    )
+    if cores_per_node:
+        parser.add_argument(
+            "--cores-per-node", action="store_true",
+            help="SWF without --platform: MaxNodes nodes of MaxProcs/MaxNodes cores instead of MaxProcs hosts",
+        )

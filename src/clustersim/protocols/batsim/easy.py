@@ -1,6 +1,6 @@
 """The reference external scheduler: EASY backfilling over the Batsim protocol.
 
-    python -m clustersim.protocols.batsim.easy                 # listens on tcp://*:28000, like Batsim schedulers
+    python -m clustersim.protocols.batsim.easy                 # listens on tcp://127.0.0.1:28000 (loopback)
     clustersim run -p platform.yaml -w workload.json --external tcp://localhost:28000
 
 It runs clustersim's own `easy` policy behind a REP socket (see `host.py`), so the schedule it produces over the

@@ -8,7 +8,7 @@ JOB_SUBMITTED, running jobs from its own EXECUTE_JOB decisions, freed resources 
 updates it as each decision is made, exactly as the core does in process. Jobs' run times are unknown to it, as
 to a real scheduler: only their walltimes are.
 
-    python -m clustersim.protocols.batsim.host --policy fcfs -s tcp://*:28000
+    python -m clustersim.protocols.batsim.host --policy fcfs -s tcp://127.0.0.1:28000
 """
 
 from __future__ import annotations
@@ -30,8 +30,9 @@ from clustersim.protocols.batsim.errors import ProtocolError
 from clustersim.workload.job import Job
 from clustersim.workload.profiles import Delay
 
-LISTEN_ENDPOINT = "tcp://*:28000"
-"""Where Batsim schedulers listen by default (pybatsim's `-s` default too)."""
+LISTEN_ENDPOINT = "tcp://127.0.0.1:28000"
+"""Batsim's usual port, on loopback: a scheduler reachable from the network is a choice (`-s tcp://*:28000`),
+not a default (pybatsim binds every interface)."""
 
 _FINAL_LINGER_MS = 2000
 """How long closing the socket may take to deliver the acknowledgement of SIMULATION_ENDS."""
