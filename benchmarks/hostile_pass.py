@@ -1,8 +1,8 @@
 """A hostile user's pass over every reader and output path: broken inputs run through the `clustersim` command.
 
 Each input runs in its own process (4 GiB address space, 60 s), and counts as clean when the command ends
-without a traceback, within the limits, with exit 0 (accepted), 2 (refused with a `clustersim: error:` line) or
-4 (jobs left unstarted). Inputs: the bad-input table of the test suite (tests/bad_inputs.py), plus mutations of
+without a traceback, within the limits, with exit 0 (accepted), 2 (refused with a `clustersim: error:` line),
+4 (jobs left unstarted) or 5 (`sweep`: runs failed, each named with its error). Inputs: the bad-input table of the test suite (tests/bad_inputs.py), plus mutations of
 a valid seed of each reader (empty, truncated, binary, non-UTF-8, every number made negative, huge, 1e15 or a
 word, the document doubled, a directory, a missing path), plus output-directory faults and Ctrl-C.
 
@@ -106,7 +106,7 @@ def _run(case: Case, directory: Path, interrupt_after: float | None = None) -> t
     code = process.returncode
     if "Traceback" in stderr or "MemoryError" in stderr:
         return False, f"exit {code}: {stderr.strip().splitlines()[-1]}"
-    if code in (0, 4) or (code in (2, 130) and "clustersim: " in stderr):
+    if code in (0, 4) or (code in (2, 5, 130) and "clustersim: " in stderr):
         return True, stderr.strip().splitlines()[-1] if stderr.strip() else "accepted"
     return False, f"exit {code}: {stderr.strip()[-300:]}"
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from clustersim.cli import _build_parser, main
-from clustersim.exit_codes import EXIT_BAD_INPUT, EXIT_MEANINGS, EXIT_OK
+from clustersim.exit_codes import EXIT_BAD_INPUT, EXIT_OK, MEANINGS
 from clustersim.plots import gantt
 from clustersim.protocols.batsim.host import LISTEN_ENDPOINT
 
@@ -29,7 +29,7 @@ def test_top_level_help_lists_every_exit_code(capsys: pytest.CaptureFixture[str]
     with pytest.raises(SystemExit):
         main(["--help"])
     text = " ".join(capsys.readouterr().out.split())
-    for code, meaning in EXIT_MEANINGS.items():
+    for code, meaning in MEANINGS.items():
         assert f"{code} {meaning}" in text
 
 

@@ -15,13 +15,13 @@ from clustersim.exit_codes import (
     EXIT_BAD_INPUT,
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
-    EXIT_MEANINGS,
     EXIT_NO_ANSWER,
     EXIT_OK,
     EXIT_PROTOCOL,
     EXIT_REFUSED_DECISION,
     EXIT_RUNS_FAILED,
     EXIT_UNFINISHED,
+    MEANINGS,
 )
 from clustersim.protocols.batsim.errors import NoAnswerError, ProtocolError
 from clustersim.workload.swf import add_swf_options
@@ -41,7 +41,7 @@ def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="clustersim",
         description="Simulate a compute cluster and the scheduler that runs it.",
-        epilog="Exit codes: " + "; ".join(f"{code} {meaning}" for code, meaning in EXIT_MEANINGS.items()) + ".",
+        epilog="Exit codes: " + "; ".join(f"{code} {meaning}" for code, meaning in MEANINGS.items()) + ".",
     )
     parser.add_argument("--version", action="version", version=f"clustersim {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

@@ -20,7 +20,7 @@ EXIT_UNAVAILABLE = 9
 """`slurm-replay`: Slurm cannot be installed or started here."""
 EXIT_INTERRUPTED = 130
 
-EXIT_MEANINGS = {
+MEANINGS = {
     EXIT_OK: "ok",
     EXIT_INTERNAL: "internal error",
     EXIT_BAD_INPUT: "bad input (the message names the file, line or field)",

@@ -27,9 +27,11 @@ class PoweredProcess:
         self._calls: set[float] = set()
 
     def begin(self, view: ClusterView) -> Iterable[Decision] | None:
-        """The scheduler's first decisions, then the power policies' at t=0: idle nodes may sleep from the start
-        (`always` switches them off before the first submission, as Batsim's energy schedulers do)."""
-        return [*(self.scheduler.begin(view) or ()), *self._power(view.now, (), view)]
+        """The scheduler's first decisions, and a call at t=0: the power policies then act at the first instant
+        (`always` switches idle nodes off before the first submission), after that instant's submissions, so
+        a node a job submitted at t=0 needs is not switched off first."""
+        self._calls.add(view.now)
+        return [*(self.scheduler.begin(view) or ()), CallMeLater(view.now)]
 
     def end(self, view: ClusterView) -> None:
         self.scheduler.end(view)
