@@ -2,9 +2,10 @@
 
 Each input runs in its own process (4 GiB address space, 60 s), and counts as clean when the command ends
 without a traceback, within the limits, with exit 0 (accepted), 2 (refused with a `clustersim: error:` line),
-4 (jobs left unstarted) or 5 (`sweep`: runs failed, each named with its error). Inputs: the bad-input table of the test suite (tests/bad_inputs.py), plus mutations of
-a valid seed of each reader (empty, truncated, binary, non-UTF-8, every number made negative, huge, 1e15 or a
-word, the document doubled, a directory, a missing path), plus output-directory faults and Ctrl-C.
+4 (jobs left unstarted) or 5 (`sweep`: runs failed, each named with its error). Inputs: the bad-input table
+of the test suite (tests/bad_inputs.py), plus mutations of a valid seed of each reader (empty, truncated,
+binary, non-UTF-8, every number made negative, zero, huge, 1e15 or a word, the document doubled, a directory,
+a missing path), plus output-directory faults and Ctrl-C.
 
     python benchmarks/hostile_pass.py            # prints every input that was not clean, then N tried, M clean, K not
 """
