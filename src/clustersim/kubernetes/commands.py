@@ -75,7 +75,8 @@ def _serve(args: argparse.Namespace) -> int:
         try:
             result = session.wait()
         except DeadlockError as error:
-            print(f"clustersim: error: {error}; outputs written so far are kept", file=sys.stderr)
+            print(f"clustersim: error: {error}; outputs written so far are kept (schedule.csv is marked partial)",
+                  file=sys.stderr)
             return EXIT_DEADLOCK
         m = result.metrics
         print(f"{m.nb_jobs} pods, {session.facade.nb_bindings} bindings: makespan {m.makespan:g} s, mean wait "
