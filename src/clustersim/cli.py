@@ -350,9 +350,6 @@ def _policies(args: argparse.Namespace) -> int:
 
 # -- campaigns (sweep, report, run --config) -------------------------------------------------------------
 
-"""`clustersim sweep`: the campaign finished but some of its runs failed (see results.csv and their error.txt)."""
-
-
 def _add_campaign_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     sweep = commands.add_parser(
         "sweep", help="run a campaign described by an experiment file",
