@@ -61,7 +61,11 @@ Parser = Callable[[Checker, object, str, Path], object]
 
 def _path(check: Checker, value: object, field: str, base: Path) -> str:
     text = check.string(value, field)
-    return os.path.normpath(base / Path(text).expanduser())
+    try:
+        path = Path(text).expanduser()
+    except RuntimeError:  # `~name/...` of a user that does not exist (found by fuzzing)
+        check.fail(field, f"cannot expand '{text.split('/')[0]}': no such user's home directory")
+    return os.path.normpath(base / path)
 
 
 def _platform(check: Checker, value: object, field: str, base: Path) -> str | int | None:

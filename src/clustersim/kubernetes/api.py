@@ -479,8 +479,13 @@ class _Handler(BaseHTTPRequestHandler):
         return True
 
     def _handle(self) -> None:
-        url = urlsplit(self.path)
-        query = {k: v[-1] for k, v in parse_qs(url.query).items()}
+        try:
+            url = urlsplit(self.path)
+            query = {k: v[-1] for k, v in parse_qs(url.query).items()}
+        except ValueError as error:  # `//[::1` and the like (found by fuzzing)
+            self.close_connection = True
+            self._send(400, status(400, "BadRequest", f"bad request path {self.path[:200]!r}: {error}"))
+            return
         length_text = self.fields.get("content-length") or "0"
         if not (length_text.isascii() and length_text.isdigit()):  # isdigit alone accepts "²", which int refuses
             self._send(400, status(400, "BadRequest", f"bad Content-Length {length_text!r}"))
