@@ -162,6 +162,31 @@ def test_python_client_lists_creates_binds_and_a_second_binding_is_409(served) -
     assert created.status.phase == "Pending"
 
 
+def test_deleting_a_running_pod_frees_its_node_before_the_answer(served) -> None:  # type: ignore[no-untyped-def]
+    """A scheduler that binds the moment a DELETE is answered (or its watch says DELETED) finds the room free."""
+    _, v1 = served
+    body = client.V1Binding(metadata=client.V1ObjectMeta(name="pod-0"), target=client.V1ObjectReference(name="node0"))
+    v1.create_namespaced_pod_binding("pod-0", "default", body, _preload_content=False)
+    deleted = v1.delete_namespaced_pod("pod-0", "default")
+    assert deleted.metadata.name == "pod-0"
+    other = client.V1Binding(metadata=client.V1ObjectMeta(name="pod-1"), target=client.V1ObjectReference(name="node0"))
+    v1.create_namespaced_pod_binding("pod-1", "default", other, _preload_content=False)
+    assert v1.read_namespaced_pod("pod-1", "default").spec.node_name == "node0"
+    assert "pod-0" not in [p.metadata.name for p in v1.list_namespaced_pod("default").items]
+
+
+def test_a_pod_created_without_a_duration_is_refused_with_422(served) -> None:  # type: ignore[no-untyped-def]
+    """A simulated pod must say how long it runs: without it, it would end as it starts (and a scheduler caching
+    it would loop on a pod that is gone)."""
+    _, v1 = served
+    for annotations in ({}, {"clustersim.io/duration": "0s"}):
+        with pytest.raises(client.ApiException) as refused:
+            v1.create_namespaced_pod("default", {"metadata": {"name": "bare", "annotations": annotations},
+                                                 "spec": {"containers": [{"name": "c", "image": "x"}]}})
+        assert refused.value.status == 422 and "clustersim.io/duration" in refused.value.body
+    assert "bare" not in [p.metadata.name for p in v1.list_namespaced_pod("default").items]
+
+
 def test_watch_streams_changes_and_selector_transitions_as_deleted(served) -> None:  # type: ignore[no-untyped-def]
     session, v1 = served
     listing = v1.list_pod_for_all_namespaces(field_selector="status.phase!=Succeeded,status.phase!=Failed")

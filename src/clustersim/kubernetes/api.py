@@ -10,6 +10,7 @@ import contextlib
 import json
 import re
 import socket
+import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -20,7 +21,7 @@ from urllib.parse import parse_qs, urlsplit
 from clustersim.errors import InputError
 from clustersim.kubernetes.facade import Action, ApiError, KubeFacade
 from clustersim.kubernetes.feeds import Feed, Watcher, encode
-from clustersim.kubernetes.manifests import pod_template
+from clustersim.kubernetes.manifests import DURATION_ANNOTATION, pod_template
 from clustersim.kubernetes.objects import timestamp
 from clustersim.kubernetes.pages import InvalidToken, ListPages
 from clustersim.kubernetes.resources import (
@@ -285,6 +286,9 @@ class Api:
             return 422, status(422, "Invalid", str(error))
         if not template.spec.name:
             return 422, status(422, "Invalid", "metadata.name: Required value")
+        if template.duration <= 0:  # a simulated pod must say how long it runs: it would end as it starts
+            return 422, status(422, "Invalid", f"metadata.annotations[{DURATION_ANNOTATION}]: Required value: "
+                               "the pod's simulated run time (e.g. 170s, 2m30s), greater than 0")
         action = self.facade.create_pod(template.spec.namespace, template.spec, template.request, template.duration)
         return self._run(action, 201)
 
@@ -452,8 +456,13 @@ class _Handler(BaseHTTPRequestHandler):
             try:
                 decoded = json.loads(self.rfile.read(length))
             except ValueError:
-                self._send(415, status(415, "UnsupportedMediaType", "the body must be JSON "
-                                       "(run kube-scheduler with --kube-api-content-type=application/json)"))
+                message = ("the body must be JSON (run kube-scheduler with --kube-api-content-type=application/json"
+                           " or clientConnection.contentType: application/json)")
+                if not self.server.warned_media:  # said once: a scheduler on protobuf fails every binding
+                    self.server.warned_media = True
+                    print(f"clustersim: error: {self.command} {url.path}: Content-Type "
+                          f"{self.fields.get('content-type', '?')}: {message}", file=sys.stderr, flush=True)
+                self._send(415, status(415, "UnsupportedMediaType", message))
                 return
             body = decoded if isinstance(decoded, dict) else {"items": decoded}
         streaming = [False]
@@ -511,6 +520,7 @@ class _Server(ThreadingHTTPServer):
     def __init__(self, address: tuple[str, int], api: Api):
         super().__init__(address, _Handler)
         self.api = api
+        self.warned_media = False
 
 
 class ApiServer:

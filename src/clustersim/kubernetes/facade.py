@@ -74,11 +74,15 @@ class KubeFacade:
         self._keys: dict[tuple[str, str], str] = {}
         self._names: dict[str, tuple[str, str]] = {}
         self._reported: dict[str, int] = {}
-        self._deleted: set[str] = set()
+        self._killing: str | None = None
+        """The running pod the current DELETE kills."""
+        self._deleting: dict[str, Command] = {}
+        """DELETEs of running pods, answered once the core has freed their resources."""
         self._epoch = 0
         self._now = 0.0
         self._step = self.control.base_timestep
         self._last_progress = time.monotonic()
+        self._unwatched_since: float | None = None
         self._filters = KubePolicy(percentage_of_nodes_to_score=100)
         self._finished = threading.Event()
         self._lock = threading.Lock()
@@ -119,9 +123,10 @@ class KubeFacade:
             clock = time.monotonic()
             if settled and clock - start >= control.min_delay:
                 break
-            if "pods" not in self.store.watched:
-                waiting_since = clock  # no scheduler watches pods yet: no timeout may move time on without it
-            if not settled and control.timeout and clock - waiting_since >= control.timeout:
+            if self._holding(clock):
+                waiting_since = clock  # no scheduler watches pods: no timeout may move time on without it
+            if (not settled and control.timeout and clock - waiting_since >= control.timeout
+                    and not self._backing_off(view, clock)):
                 break
             if not settled:
                 self._check_deadlock(view)
@@ -133,8 +138,10 @@ class KubeFacade:
             except queue.Empty:
                 continue
             yield from self._execute(command, view)
-            while not self.commands.empty():  # a burst of requests: take them all before re-checking
+            while not self.commands.empty() and not self._deleting:  # a burst: take them all before re-checking
                 yield from self._execute(self.commands.get_nowait(), view)
+            if self._deleting:
+                return  # a pod was killed: the core frees its resources at this same instant, then calls again
         if self.nb_bindings > bound_before:
             self._step = control.base_timestep
         busy = bool(view.pending) or bool(view.running)
@@ -191,7 +198,11 @@ class KubeFacade:
         except ApiError as error:
             command.error = error
         finally:
-            command.done.set()
+            if self._killing is None:
+                command.done.set()
+            else:  # answered when the kill has freed the pod's resources (`_completed`)
+                self._deleting[self._killing] = command
+                self._killing = None
 
     def bind(self, namespace: str, name: str, node_name: str) -> Action:
         """POST pods/{name}/binding: the core starts the pod on the node, or the binding is refused."""
@@ -259,7 +270,7 @@ class KubeFacade:
                 conditions = changes.get("conditions")
                 for condition in conditions if isinstance(conditions, list) else []:
                     if (isinstance(condition, Mapping) and condition.get("type") == "PodScheduled"
-                            and condition.get("status") == "False"):
+                            and condition.get("status") == "False" and condition.get("reason") != "SchedulerError"):
                         self._reported[key] = self._epoch
                         self._last_progress = time.monotonic()
             with self.store.cond:
@@ -285,22 +296,28 @@ class KubeFacade:
         return action
 
     def delete_pod(self, namespace: str, name: str) -> Action:
-        """DELETE pods/{name}: a pending pod is rejected, a running one killed; the object goes at once."""
+        """DELETE pods/{name}: a pending pod is rejected and goes at once; a running one is killed, and goes (and
+        the DELETE is answered) once the core has freed its resources, so that a binding the scheduler makes on
+        hearing of the deletion finds them free."""
 
         def action(view: ClusterView | None) -> Iterator[Decision]:
             key, pod = self._pod(namespace, name)
+            if view is not None and key in view.running:
+                self._killing = key
+                yield KillJob(key)
+                return
             if view is not None and key in view.pending:
                 yield RejectJob(key)
-            elif view is not None and key in view.running:
-                self._deleted.add(key)
-                yield KillJob(key)
-            with self.store.cond:
-                gone = self.store.remove("pods", namespace, name)
-            self._keys.pop((namespace, name), None)
-            self._reported.pop(key, None)
-            self._last_result = gone or pod
+            self._last_result = self._remove(key, namespace, name) or pod
 
         return action
+
+    def _remove(self, key: str, namespace: str, name: str) -> Obj | None:
+        with self.store.cond:
+            gone = self.store.remove("pods", namespace, name)
+        self._keys.pop((namespace, name), None)
+        self._reported.pop(key, None)
+        return gone
 
     # -- publication -------------------------------------------------------------------------------------
 
@@ -329,8 +346,12 @@ class KubeFacade:
 
     def _completed(self, job: Job, state: FinalState, now: float) -> None:
         name = self._names.pop(job.key, None)
-        if name is None or job.key in self._deleted:
-            self._deleted.discard(job.key)
+        deleting = self._deleting.pop(job.key, None)
+        if deleting is not None and name is not None:
+            deleting.result = self._remove(job.key, *name) or {}
+            deleting.done.set()
+            return
+        if name is None:
             return
         self._keys.pop(name, None)
         with self.store.cond:
@@ -365,22 +386,46 @@ class KubeFacade:
 
     def _settled(self, view: ClusterView) -> bool:
         """Every pending pod is reported since the last change, or reported before and fits no node now."""
-        epoch = self._epoch
         fits: dict[tuple[object, ...], bool] = {}
         for key, job in view.pending.items():
             reported = self._reported.get(key)
             if reported is None:
                 return False
-            if reported == epoch or job.request is None:
-                continue
-            pod = PodInfo(key, job.request, pod_spec(job), job.submit_time, 0)
-            signature = pod.signature
-            fit = fits.get(signature)
-            if fit is None:
-                fit = fits[signature] = self._filters.place(pod, view)[0] is not None
-            if fit:
+            if reported != self._epoch and self._fits(key, job, view, fits):
                 return False
         return True
+
+    def _fits(self, key: str, job: Job, view: ClusterView, cache: dict[tuple[object, ...], bool]) -> bool:
+        """The pod fits some node now (the kube filters decide; `cache` by pod signature)."""
+        if job.request is None:
+            return False
+        pod = PodInfo(key, job.request, pod_spec(job), job.submit_time, 0)
+        signature = pod.signature
+        fit = cache.get(signature)
+        if fit is None:
+            fit = cache[signature] = self._filters.place(pod, view)[0] is not None
+        return fit
+
+    def _holding(self, clock: float) -> bool:
+        """No client watches pods (a scheduler not started yet, or restarting): time holds, for the deadlock
+        timeout at most, so that a scheduler outage of any length leaves the schedule unchanged."""
+        if self.store.watching("pods"):
+            self._unwatched_since = None
+            return False
+        if self._unwatched_since is None:
+            self._unwatched_since = clock
+        limit = self.control.deadlock_timeout
+        return not limit or clock - self._unwatched_since < limit
+
+    def _backing_off(self, view: ClusterView, clock: float) -> bool:
+        """A pod that fits a node now is not bound yet: the scheduler is only waiting out its backoff (wall-clock
+        seconds in kube-scheduler), so time must not move on without it; for the deadlock timeout at most."""
+        limit = self.control.deadlock_timeout
+        if limit and clock - self._last_progress >= limit:
+            return False
+        fits: dict[tuple[object, ...], bool] = {}
+        return any(self._reported.get(key) != self._epoch and self._fits(key, job, view, fits)
+                   for key, job in view.pending.items())
 
     def _check_deadlock(self, view: ClusterView) -> None:
         idle = time.monotonic() - self._last_progress
