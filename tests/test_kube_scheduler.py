@@ -130,8 +130,8 @@ def test_a_scheduler_on_protobuf_is_told_and_never_settles(tmp_path: Path, binar
     session = session_for(tmp_path, "burst", count=2, nodes=1, timeout=0.2, deadlock_timeout=3)
     config = write_config(session.output / "scheduler.yaml", session.kubeconfig)
     config.write_text(config.read_text().replace("  contentType: application/json\n", ""))
-    with session, KubeScheduler(binaries[SIMULATION], config, session.output / "scheduler.log"):
-        with pytest.raises(DeadlockError):
-            session.wait(120)
+    with (session, KubeScheduler(binaries[SIMULATION], config, session.output / "scheduler.log"),
+          pytest.raises(DeadlockError)):
+        session.wait(120)
     assert "--kube-api-content-type=application/json" in capfd.readouterr().err
     assert session.facade.now() == 0

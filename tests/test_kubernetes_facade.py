@@ -179,9 +179,9 @@ def test_a_pod_created_without_a_duration_is_refused_with_422(served) -> None:  
     """A simulated pod must say how long it runs: without it, it would end as it starts (and a scheduler caching
     it would loop on a pod that is gone)."""
     _, v1 = served
-    for annotations in ({}, {"clustersim.io/duration": "0s"}):
+    for given in ({}, {"clustersim.io/duration": "0s"}):
         with pytest.raises(client.ApiException) as refused:
-            v1.create_namespaced_pod("default", {"metadata": {"name": "bare", "annotations": annotations},
+            v1.create_namespaced_pod("default", {"metadata": {"name": "bare", "annotations": given},
                                                  "spec": {"containers": [{"name": "c", "image": "x"}]}})
         assert refused.value.status == 422 and "clustersim.io/duration" in refused.value.body
     assert "bare" not in [p.metadata.name for p in v1.list_namespaced_pod("default").items]

@@ -19,6 +19,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
 from clustersim.errors import InputError
+from clustersim.kubernetes.events import core_event, in_simulated_time
 from clustersim.kubernetes.facade import Action, ApiError, KubeFacade
 from clustersim.kubernetes.feeds import Feed, Watcher, encode
 from clustersim.kubernetes.manifests import DURATION_ANNOTATION, pod_template
@@ -220,14 +221,22 @@ class Api:
             meta["name"] = f"{meta['generateName']}{self._generated:05d}"
         if request.resource.namespaced:
             meta["namespace"] = request.namespace or meta.get("namespace") or "default"
-        meta.setdefault("creationTimestamp", timestamp(self.facade.now()))
+        now = self.facade.now()
+        if not meta.get("creationTimestamp"):  # a client's `null` too: the server sets it
+            meta["creationTimestamp"] = timestamp(now)
         obj["metadata"] = meta
         obj.setdefault("kind", request.resource.kind)
         obj.setdefault("apiVersion", request.resource.group_version)
+        resource = request.resource
+        if resource.plural == "events":
+            obj = in_simulated_time(obj, now)
         with self.store.cond:
-            if self.store.get(request.resource.key, str(meta.get("namespace", "")), str(meta["name"])) is not None:
-                return 409, status(409, "AlreadyExists", f"{request.resource.plural} \"{meta['name']}\" already exists")
-            return 201, self.store.write(request.resource.key, "ADDED", obj)
+            if self.store.get(resource.key, str(meta.get("namespace", "")), str(meta["name"])) is not None:
+                return 409, status(409, "AlreadyExists", f"{resource.plural} \"{meta['name']}\" already exists")
+            if resource.key == "events.events.k8s.io" and self.store.get("events", str(meta.get("namespace", "")),
+                                                                          str(meta["name"])) is None:
+                self.store.write("events", "ADDED", core_event(obj, now))
+            return 201, self.store.write(resource.key, "ADDED", obj)
 
     def update(self, request: Request) -> tuple[int, object]:
         with self.store.cond:

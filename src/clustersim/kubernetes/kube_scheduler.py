@@ -74,7 +74,7 @@ class KubeScheduler:
         self._log_file: IO[bytes] | None = None
 
     def start(self) -> KubeScheduler:
-        self._log_file = open(self.log, "ab")
+        self._log_file = open(self.log, "ab")  # noqa: SIM115 (the process writes it until stop())
         self._process = subprocess.Popen(self.command, stdout=self._log_file, stderr=subprocess.STDOUT,
                                          stdin=subprocess.DEVNULL)
         return self

@@ -2,12 +2,15 @@
 
 As in kube-scheduler, a pod that fits nowhere waits in the unschedulable set until the cluster changes (a pod
 ends); it then goes back to the active queue, or to the backoff queue until its backoff (1 s, doubling per
-failed attempt, at most 10 s) has passed since its last attempt. Times are simulated seconds.
+failed attempt, at most 10 s) has passed since its last attempt. Times are simulated seconds. Since v1.33
+(feature SchedulerPopFromBackoffQ, on by default) a scheduler whose active queue is empty takes pods from the
+backoff queue without waiting: earliest backoff end first (in 1 s windows), then the active queue's order.
 """
 
 from __future__ import annotations
 
 import heapq
+import math
 from dataclasses import dataclass, field
 from operator import attrgetter
 
@@ -79,6 +82,14 @@ class SchedulingQueue:
                 heapq.heappush(self._ends, end)
         self._unschedulable = []
         return self._ends[0] if self._ends else None
+
+    def pop_backoff(self) -> list[QueuedPod]:
+        """Every pod still backing off, in the order an idle kube-scheduler (v1.33+) pops them."""
+        popped = [queued for end in self._ends for queued in self._backoff[end]]
+        self._backoff.clear()
+        self._ends.clear()
+        popped.sort(key=lambda queued: (math.floor(queued.backoff_end), queued.order))
+        return popped
 
     def backoff_over(self, now: float) -> float | None:
         """Move pods whose backoff has ended to active; the next backoff end, if any."""
