@@ -81,7 +81,7 @@ class KubeFacade:
         self._epoch = 0
         self._now = 0.0
         self._step = self.control.base_timestep
-        self._last_progress = time.monotonic()
+        self._last_progress = self._last_binding = time.monotonic()
         self._unwatched_since: float | None = None
         self._filters = KubePolicy(percentage_of_nodes_to_score=100)
         self._finished = threading.Event()
@@ -208,6 +208,13 @@ class KubeFacade:
         """POST pods/{name}/binding: the core starts the pod on the node, or the binding is refused."""
 
         def action(view: ClusterView | None) -> Iterator[Decision]:
+            try:
+                yield from attempt(view)
+            except ApiError:
+                self.refused()
+                raise
+
+        def attempt(view: ClusterView | None) -> Iterator[Decision]:
             key, pod = self._pod(namespace, name)
             if view is None:
                 raise ApiError(409, "Conflict", "the simulation is over: no pod can be bound")
@@ -228,11 +235,17 @@ class KubeFacade:
                                f"insufficient {', '.join(missing)}")
             yield StartJob(key, IntervalSet.from_ids([unit]))
             self.nb_bindings += 1
-            self._last_progress = time.monotonic()
+            self._last_progress = self._last_binding = time.monotonic()
             self._reported.pop(key, None)
             self._last_result = self._bound(pod, node_name)
 
         return action
+
+    def refused(self) -> None:
+        """A binding was refused (by the core, or unreadable): the scheduler had reserved room for the pod and
+        now gives it up, so its reports since the last change of the cluster may be stale: they settle no more."""
+        with self._lock:
+            self._epoch += 1
 
     def _bound(self, pod: Obj, node_name: str) -> Obj:
         now = timestamp(self._now)
@@ -428,12 +441,19 @@ class KubeFacade:
                    for key, job in view.pending.items())
 
     def _check_deadlock(self, view: ClusterView) -> None:
-        idle = time.monotonic() - self._last_progress
-        if self.control.deadlock_timeout and idle > self.control.deadlock_timeout and not view.running:
+        """Pods wait, none runs, and the scheduler did nothing useful for the deadlock timeout: reports count
+        unless a pod fits now (then only a binding does: a scheduler whose bindings all fail is stuck too)."""
+        clock = time.monotonic()
+        limit = self.control.deadlock_timeout
+        if not limit or view.running or clock - self._last_binding <= limit:
+            return
+        fits: dict[tuple[object, ...], bool] = {}
+        stuck = any(self._fits(key, job, view, fits) for key, job in view.pending.items())
+        if stuck or clock - self._last_progress > limit:
             raise DeadlockError(
                 f"deadlock at t={self._now:g}: {len(view.pending)} pod(s) pending, none running, and the scheduler "
-                f"has neither bound nor reported a pod for {self.control.deadlock_timeout:g} s of wall time "
-                f"(is a scheduler running with the pods' schedulerName?)"
+                f"has bound no pod{'' if stuck else ' nor reported one'} for {limit:g} s of wall time"
+                f"{' though some fit' if stuck else ''} (is a scheduler running with the pods' schedulerName?)"
             )
 
     def explain(self) -> str:
