@@ -10,6 +10,7 @@ Kubernetes (minutes), later ones only check the caches (seconds).
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -43,15 +44,17 @@ def build(name: str, module: Path = MODULE) -> Path:
     """`go build` one of the two commands into `module/bin/` and return its path (cached after the first)."""
     if name not in (PLAIN, SIMULATION):
         raise ValueError(f"unknown kube-scheduler build '{name}'; valid: {PLAIN}, {SIMULATION}")
-    go = shutil.which("go")
+    go = shutil.which("go") or shutil.which("go", path=str(Path(os.environ.get("GOROOT", "/usr/local/go")) / "bin"))
     if go is None:
         raise ClusterSimError("building kube-scheduler needs Go 1.24 or newer on PATH (and the Go module proxy)")
     if not (module / "go.mod").is_file():
         raise ClusterSimError(f"{module}: no go.mod (the kube-scheduler module is in the source tree only)")
+    release = re.search(r"k8s\.io/kubernetes (v[0-9][^\s]*)", (module / "go.mod").read_text())
+    stamp = f"-X k8s.io/component-base/version.gitVersion={release[1]}" if release else ""
     output = module / "bin" / name
     nice = shutil.which("nice")  # the build takes minutes of both cores: let the tests beside it run
-    done = subprocess.run([*([nice] if nice else []), go, "build", "-o", str(output), f"./cmd/{name}"], cwd=module,
-                          capture_output=True, text=True)
+    done = subprocess.run([*([nice] if nice else []), go, "build", f"-ldflags={stamp}", "-o", str(output),
+                           f"./cmd/{name}"], cwd=module, capture_output=True, text=True)
     if done.returncode:
         raise ClusterSimError(f"go build ./cmd/{name} failed in {module}:\n{done.stderr.strip()}")
     return output
