@@ -22,8 +22,8 @@ from clustersim.kubernetes import KubeSession, PodWorkload, TimeControl, batkube
 from clustersim.kubernetes.kube_scheduler import FAST_BACKOFF, PLAIN, SIMULATION, KubeScheduler, build, write_config
 from clustersim.kubernetes.synthetic import saturated_pods
 from clustersim.platform.model import Platform
+from clustersim.policies.registry import create_policy
 from clustersim.runner import simulate
-from clustersim.scheduling.registry import create_policy
 from clustersim.workload.job import Job
 from clustersim.workload.stream import Workload
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import random
 
-from clustersim.kubernetes.pods import PodSpec, make_pod
 from clustersim.workload.job import Job
+from clustersim.workload.pods import PodSpec, make_pod
 
 MIB = 2**20
 CPUS = (250, 500, 1000, 2000)
