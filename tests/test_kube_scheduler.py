@@ -127,7 +127,7 @@ def test_a_scheduler_on_protobuf_is_told_and_never_settles(tmp_path: Path, binar
     PodScheduled=False, reason SchedulerError. That is not a decision: the run ends in a deadlock, not at t=0."""
     from clustersim.kubernetes import DeadlockError
 
-    session = session_for(tmp_path, "burst", count=2, nodes=1, timeout=0.2, deadlock_timeout=3)
+    session = session_for(tmp_path, "burst", count=2, nodes=1, timeout=0.2, deadlock_timeout=8)
     config = write_config(session.output / "scheduler.yaml", session.kubeconfig)
     config.write_text(config.read_text().replace("  contentType: application/json\n", ""))
     with (session, KubeScheduler(binaries[SIMULATION], config, session.output / "scheduler.log"),
