@@ -31,8 +31,8 @@ GIB = 2**30
 
 
 def inputs(kind: str, count: int, nodes: int) -> tuple[Platform, list[Job]]:
-    if kind == "saturated":
-        return batkube_platform(nodes, cores=8, memory=32 * GIB), saturated_pods(count)
+    if kind == "saturated":  # a group of nodes/2 pods every 10 s: twice what the nodes can run
+        return batkube_platform(nodes, cores=8, memory=32 * GIB), saturated_pods(count, group=max(nodes // 2, 1))
     return batkube_platform(), batkube_pods(kind)
 
 
@@ -81,8 +81,8 @@ def main() -> None:
         print(f"{len(set(outcomes))} distinct (makespan, mean wait) over {args.runs} runs: {sorted(set(outcomes))}")
     if args.workload == "saturated":
         for options in ({"initial_backoff": 0, "max_backoff": 0}, {}):
-            result = simulate(platform, Workload.from_jobs(saturated_pods(args.count)),
-                              create_policy("kube", **options))
+            fresh = inputs(args.workload, args.count, args.nodes)[1]
+            result = simulate(platform, Workload.from_jobs(fresh), create_policy("kube", **options))
             m = result.metrics
             print(f"built-in kube policy {options or '(defaults)'}: makespan {m.makespan:g} s, mean wait "
                   f"{m.mean('waiting'):.6g} s")
