@@ -37,9 +37,9 @@ def session_for(tmp_path: Path, kind: str = "burst", count: int = 200, nodes: in
 
 
 @contextlib.contextmanager
-def scheduling(session: KubeSession, binary: Path, extra: str = "") -> Iterator[KubeScheduler]:
+def scheduling(session: KubeSession, binary: Path, extra: str = "", *args: str) -> Iterator[KubeScheduler]:
     config = write_config(session.output / "scheduler.yaml", session.kubeconfig, extra)
-    with session, KubeScheduler(binary, config, session.output / "scheduler.log") as scheduler:
+    with session, KubeScheduler(binary, config, session.output / "scheduler.log", *args) as scheduler:
         yield scheduler
 
 
@@ -81,11 +81,14 @@ def test_plain_binary_as_the_docs_configure_it_is_exact(tmp_path: Path, binaries
 def test_time_waits_for_a_pod_that_fits_while_the_scheduler_backs_off(tmp_path: Path,
                                                                       binaries: dict[str, Path]) -> None:
     """The plain binary's default backoff (1 s doubling to 10 s, wall clock) is longer than the facade's timeout
-    here: time must still not move on while a pod that fits is waiting for its retry."""
+    here: time must still not move on while a pod that fits is waiting for its retry. SchedulerPopFromBackoffQ
+    off (as before v1.33, e.g. the v1.26 scheduler): the backoff is waited out even when the scheduler is idle."""
     session = session_for(tmp_path, "burst", count=12, nodes=4, timeout=0.2)
-    with scheduling(session, binaries[PLAIN]) as scheduler:
+    started = time.monotonic()
+    with scheduling(session, binaries[PLAIN], "", "--feature-gates=SchedulerPopFromBackoffQ=false") as scheduler:
         rows = finish(session, scheduler)
     assert summary(rows) == (510.0, (4 * 170 + 4 * 340) / 12)
+    assert time.monotonic() - started > 2 * 0.2  # two waves, each held for a backoff longer than the timeout
 
 
 def test_a_scheduler_outage_does_not_change_the_schedule(tmp_path: Path, binaries: dict[str, Path]) -> None:

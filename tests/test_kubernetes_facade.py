@@ -147,6 +147,9 @@ def test_python_client_lists_creates_binds_and_a_second_binding_is_409(served) -
     bound = v1.read_namespaced_pod("pod-0", "default")
     assert bound.spec.node_name == "node0"
     assert {c.type: c.status for c in bound.status.conditions}["PodScheduled"] == "True"
+    running = bound.status.container_statuses[0]  # what `kubectl describe` and dashboards read
+    assert running.ready and running.state.running.started_at == bound.status.start_time
+    assert running.state.running.started_at.year == 2000  # simulated time
     with pytest.raises(client.ApiException) as again:
         v1.create_namespaced_pod_binding("pod-0", "default", body, _preload_content=False)
     assert again.value.status == 409

@@ -258,7 +258,10 @@ class KubeFacade:
         old = pod.get("status")
         qos = old.get("qosClass", "Burstable") if isinstance(old, Mapping) else "Burstable"
         status = {"phase": "Running", "conditions": conditions, "hostIP": "10.0.0.1", "podIP": "10.1.0.1",
-                  "startTime": now, "qosClass": qos}
+                  "startTime": now, "qosClass": qos, "containerStatuses": [{
+                      "name": "main", "ready": True, "started": True, "restartCount": 0, "image": "clustersim/delay",
+                      "imageID": "", "containerID": f"clustersim://{pod['metadata']['name']}",  # type: ignore[index]
+                      "state": {"running": {"startedAt": now}}}]}
         new = {**pod, "spec": spec, "status": status, "metadata": dict(metadata(pod))}
         with self.store.cond:
             return self.store.write("pods", "MODIFIED", new)
@@ -376,11 +379,12 @@ class KubeFacade:
             status["phase"] = phase
             status["conditions"] = [dict(c, status="False") if c["type"] in ("Ready", "ContainersReady") else c
                                     for c in status.get("conditions", [])]
-            status["containerStatuses"] = [{"name": "main", "ready": False, "restartCount": 0, "image": "",
-                                            "imageID": "", "state": {"terminated": {
+            started = status.get("startTime", timestamp(now))
+            status["containerStatuses"] = [{"name": "main", "ready": False, "started": False, "restartCount": 0,
+                                            "image": "clustersim/delay", "imageID": "", "state": {"terminated": {
                                                 "exitCode": 0 if phase == "Succeeded" else 1,
                                                 "reason": "Completed" if phase == "Succeeded" else "Error",
-                                                "finishedAt": timestamp(now)}}}]
+                                                "startedAt": started, "finishedAt": timestamp(now)}}}]
             self.store.write("pods", "MODIFIED", {**pod, "status": status, "metadata": dict(metadata(pod))})
             terminated = self._terminated
             terminated.append(name)
