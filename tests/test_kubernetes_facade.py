@@ -342,11 +342,13 @@ def test_kubectl_get_describe_create_delete(served, tmp_path: Path) -> None:  # 
         return done.stdout
 
     nodes = run("get", "nodes")
-    assert "node0" in nodes and "Ready" in nodes
+    assert "node0" in nodes and "Ready" in nodes and "OS-IMAGE" not in nodes
+    assert "CONTAINER-RUNTIME" in run("get", "nodes", "-o", "wide")
     v1.create_namespaced_pod_binding("pod-0", "default", client.V1Binding(
         metadata=client.V1ObjectMeta(name="pod-0"), target=client.V1ObjectReference(name="node1")),
         _preload_content=False)
     wide = run("get", "pods", "-o", "wide")
+    assert "NOMINATED NODE" in wide.splitlines()[0]
     assert any(line.split()[0] == "pod-0" and "Running" in line and "node1" in line for line in wide.splitlines())
     assert "Node:" in run("describe", "pod", "pod-0")
     manifest = tmp_path / "pod.yaml"

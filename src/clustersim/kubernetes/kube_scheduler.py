@@ -53,8 +53,8 @@ def build(name: str, module: Path = MODULE) -> Path:
     stamp = f"-X k8s.io/component-base/version.gitVersion={release[1]}" if release else ""
     output = module / "bin" / name
     nice = shutil.which("nice")  # the build takes minutes of both cores: let the tests beside it run
-    done = subprocess.run([*([nice] if nice else []), go, "build", f"-ldflags={stamp}", "-o", str(output),
-                           f"./cmd/{name}"], cwd=module, capture_output=True, text=True)
+    command = [go, "build", "-buildvcs=false", f"-ldflags={stamp}", "-o", str(output), f"./cmd/{name}"]
+    done = subprocess.run([*([nice] if nice else []), *command], cwd=module, capture_output=True, text=True)
     if done.returncode:
         raise ClusterSimError(f"go build ./cmd/{name} failed in {module}:\n{done.stderr.strip()}")
     return output
