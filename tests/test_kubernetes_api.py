@@ -95,6 +95,20 @@ def test_a_null_creation_timestamp_is_set_by_the_server(api) -> None:  # type: i
     assert created["metadata"]["creationTimestamp"] == "2000-01-01T00:00:00Z"
 
 
+def test_a_watch_as_table_streams_rows_aged_in_simulated_time(api) -> None:  # type: ignore[no-untyped-def]
+    """`kubectl get pods -w` asks for Tables: rows whose Age is simulated (a raw pod would be aged from 2000 by
+    kubectl's wall clock: "26y")."""
+    session, _ = api
+    request = urllib.request.Request(session.url + "/api/v1/namespaces/default/pods?watch=true&timeoutSeconds=1",
+                                     headers={"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"})
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        event = json.loads(answer.readline())
+    assert event["type"] == "ADDED" and event["object"]["kind"] == "Table"
+    names = [c["name"] for c in event["object"]["columnDefinitions"]]
+    row = dict(zip(names, event["object"]["rows"][0]["cells"], strict=True))
+    assert row["Name"] == "pod-0" and row["Status"] == "Pending" and row["Age"] == "0s"
+
+
 def test_leases_are_created_read_renewed_with_put_and_a_stale_renewal_is_409(api) -> None:  # type: ignore[no-untyped-def]
     _, api_client = api
     leases = client.CoordinationV1Api(api_client)

@@ -7,6 +7,7 @@ Stdlib only (ThreadingHTTPServer, HTTP/1.1 keep-alive, TCP_NODELAY: without it e
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import re
 import socket
@@ -350,6 +351,8 @@ class Api:
             watcher = Watcher(feed.end)
         timeout = min(float(request.query.get("timeoutSeconds", WATCH_TIMEOUT)), WATCH_TIMEOUT)
         bookmarks = request.query.get("allowWatchBookmarks") == "true"
+        if request.table:  # `kubectl get -w`: each object as a one-row Table, its age in simulated time
+            request = dataclasses.replace(request, write=self._tables(request))
         try:
             request.start()
             if lines:
@@ -358,6 +361,23 @@ class Api:
         finally:
             with store.cond:
                 store.unfeed(resource.key, feed, watcher)
+
+    def _tables(self, request: Request) -> Callable[[bytes], None]:
+        """A writer turning watch lines into lines whose object is a Table (as kube-apiserver serves as=Table)."""
+        kind, write = request.resource.kind, request.write
+
+        def tables(data: bytes) -> None:
+            lines = []
+            for line in data.splitlines():
+                event = json.loads(line)
+                obj = event.get("object")
+                if event.get("type") in ("ADDED", "MODIFIED", "DELETED") and isinstance(obj, dict):
+                    rv = int(metadata(obj).get("resourceVersion") or 0)  # type: ignore[call-overload]
+                    event["object"] = table(kind, [obj], rv, self.facade.now())
+                lines.append(encode(str(event.get("type")), event.get("object")))
+            write(b"".join(lines))
+
+        return tables
 
     def _stream(self, request: Request, feed: Feed, watcher: Watcher, deadline: float, bookmarks: bool) -> None:
         """Write what the feed gained since the last write, in one chunk; sleep on the watcher's own event."""
