@@ -8,7 +8,9 @@ caches make later runs seconds).
 from __future__ import annotations
 
 import contextlib
+import json
 import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -138,3 +140,23 @@ def test_a_scheduler_on_protobuf_is_told_and_never_settles(tmp_path: Path, binar
         session.wait(120)
     assert "--kube-api-content-type=application/json" in capfd.readouterr().err
     assert session.facade.now() == 0
+
+
+def test_a_node_cordoned_through_the_api_reaches_the_scheduler_and_the_settle_logic(
+        tmp_path: Path, binaries: dict[str, Path]) -> None:
+    """`kubectl cordon node1` (a PATCH of spec.unschedulable): kube-scheduler places nothing there, and the facade
+    knows the pods waiting do not fit, so time moves on at once instead of holding for a backoff."""
+    session = session_for(tmp_path, "burst", count=4, nodes=2, timeout=0.2, deadlock_timeout=60)
+    with session:
+        patch = urllib.request.Request(session.url + "/api/v1/nodes/node1", json.dumps(
+            {"spec": {"unschedulable": True}}).encode(), {"Content-Type": "application/strategic-merge-patch+json"},
+            method="PATCH")
+        with urllib.request.urlopen(patch, timeout=10) as answer:
+            assert json.loads(answer.read())["spec"]["unschedulable"] is True
+        started = time.monotonic()
+        config = write_config(session.output / "scheduler.yaml", session.kubeconfig)
+        with KubeScheduler(binaries[SIMULATION], config, session.output / "scheduler.log") as scheduler:
+            rows = finish(session, scheduler)
+    assert {r["node"] for r in rows} == {"node0"}
+    assert summary(rows) == (680.0, (170 + 340 + 510) / 4)
+    assert time.monotonic() - started < 40  # not held until the deadlock timeout (60 s) at an instant

@@ -252,14 +252,23 @@ class Api:
                                    "to the latest version and try again")
             meta.update({k: metadata(current)[k] for k in ("uid", "creationTimestamp", "namespace")
                          if k in metadata(current)})
-            return 200, self.store.write(request.resource.key, "MODIFIED", {**request.body, "metadata": meta})
+            written = self.store.write(request.resource.key, "MODIFIED", {**request.body, "metadata": meta})
+        return self._node_changed(request, written)
 
     def patch(self, request: Request) -> tuple[int, object]:
         with self.store.cond:
             current = self.store.get(request.resource.key, request.namespace, request.name)
             if current is None:
                 return 404, status(404, "NotFound", f"{request.resource.plural} \"{request.name}\" not found")
-            return 200, self.store.write(request.resource.key, "MODIFIED", _merge(current, request.body))
+            written = self.store.write(request.resource.key, "MODIFIED", _merge(current, request.body))
+        return self._node_changed(request, written)
+
+    def _node_changed(self, request: Request, written: Obj) -> tuple[int, object]:
+        """A Node changed through the API (cordon, labels, taints): the simulated cluster follows."""
+        if request.resource.key != "nodes":
+            return 200, written
+        code, _ = self._run(self.facade.node_changed(written), 200)
+        return code, written
 
     def delete(self, request: Request) -> tuple[int, object]:
         with self.store.cond:

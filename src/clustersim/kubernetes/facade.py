@@ -27,7 +27,7 @@ from clustersim.platform.model import Platform
 from clustersim.policies.kube.framework import PodInfo
 from clustersim.policies.kube.policy import KubePolicy
 from clustersim.workload.job import Job
-from clustersim.workload.pods import PodSpec, make_pod, pod_spec
+from clustersim.workload.pods import PodSpec, Taint, make_pod, pod_spec
 
 
 class ApiError(Exception):
@@ -53,6 +53,8 @@ class Command:
     error: ApiError | None = None
 
 
+UNSCHEDULABLE_TAINT = "node.kubernetes.io/unschedulable"
+"""A cordoned node (`spec.unschedulable`) is filtered as if it had this NoSchedule taint, as kube-scheduler does."""
 _FINAL_PHASE = {FinalState.COMPLETED_SUCCESSFULLY: "Succeeded"}
 TERMINATED_POD_GC_THRESHOLD = 12_500
 """kube-controller-manager's --terminated-pod-gc-threshold: beyond it the oldest finished pods are deleted, so
@@ -308,6 +310,30 @@ class KubeFacade:
             job = make_pod(spec, request, duration, self._now, job_id=f"{namespace}.{spec.name}", workload="api")
             yield SubmitJob(job)
             self._last_result = self._added(job, self._now)
+
+        return action
+
+    def node_changed(self, node: Obj) -> Action:
+        """A Node written through the API (kubectl cordon, label, taint): the settle logic's filters follow its
+        labels and taints (a cordon is the NoSchedule taint kube-scheduler's NodeUnschedulable plugin checks),
+        and the cluster counts as changed."""
+
+        def action(view: ClusterView | None) -> Iterator[Decision]:
+            meta, spec = metadata(node), node.get("spec")
+            labels = meta.get("labels")
+            taints = []
+            for taint in (spec.get("taints") or []) if isinstance(spec, Mapping) else []:
+                if isinstance(taint, Mapping):
+                    taints.append(Taint(str(taint.get("key", "")), str(taint.get("value") or ""),
+                                        str(taint.get("effect") or "NoSchedule")))
+            if isinstance(spec, Mapping) and spec.get("unschedulable"):
+                taints.append(Taint(UNSCHEDULABLE_TAINT))
+            self._filters.relabel(str(meta.get("name", "")), dict(labels) if isinstance(labels, Mapping) else {},
+                                  tuple(taints))
+            self._epoch += 1
+            self._last_result = node
+            return
+            yield
 
         return action
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import itertools
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from clustersim.core.decisions import CallMeLater, Decision, RejectJob, SetJobMetadata, StartJob
@@ -26,7 +27,7 @@ from clustersim.policies.kube.framework import FilterPlugin, NodeInfo, PodInfo, 
 from clustersim.policies.kube.queue import SchedulingQueue
 from clustersim.policies.kube.scores import BalancedAllocation, NodeResourcesFit
 from clustersim.policies.registry import POLICIES
-from clustersim.workload.pods import pod_spec
+from clustersim.workload.pods import Taint, pod_spec
 
 if TYPE_CHECKING:
     from clustersim.policies.kube.columns import NodeColumns
@@ -99,10 +100,21 @@ class KubePolicy(Policy):
                      allocatable(node), {})
             for node in platform.nodes
         ]
+        self._build_columns()
+
+    def _build_columns(self) -> None:
         from clustersim.policies.kube.columns import NodeColumns, vectorizable  # numpy: only now
 
         vectorized = self.vectorized and vectorizable(self._nodes, self.filters, self.scores)
         self._columns = NodeColumns(self._nodes, self._score_resources) if vectorized else None
+
+    def relabel(self, name: str, labels: Mapping[str, str], taints: tuple[Taint, ...]) -> None:
+        """A node's labels or taints changed (e.g. through the Kubernetes API): later placements see them."""
+        for node in self._nodes:
+            if node.node.name == name:
+                node.labels, node.taints = MappingProxyType(dict(labels)), taints
+                self._build_columns()
+                return
 
     def decide(self, now: float, events: Sequence[Event], view: ClusterView) -> Iterator[Decision]:
         changed = False
