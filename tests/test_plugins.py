@@ -56,6 +56,10 @@ def test_an_installed_entry_point_is_a_policy_by_name(tmp_path: Path, monkeypatc
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: lifo-plugin\nVersion: 1.0\n")
     (info / "entry_points.txt").write_text("[clustersim.policies]\nlifo = lifo_plugin:Lifo\n")
+    from clustersim.policies.registry import POLICIES
+
+    clustersim.policy_names()  # the built-ins registered first: the copy below keeps them
+    monkeypatch.setattr(POLICIES, "_entries", dict(POLICIES._entries))  # `lifo`, loaded below, dies with the test
     monkeypatch.syspath_prepend(str(tmp_path))
     assert "lifo" in clustersim.policy_names()
     process = clustersim.create_policy("lifo", tag="x")
