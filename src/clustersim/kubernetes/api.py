@@ -500,7 +500,7 @@ class _Handler(BaseHTTPRequestHandler):
                     self.server.warned_media = True
                     print(f"clustersim: error: {self.command} {url.path}: Content-Type "
                           f"{self.fields.get('content-type', '?')}: {message}", file=sys.stderr, flush=True)
-                self.server.api.facade.refused()
+                self.server.api.facade.refused(unreadable=True)
                 self._send(415, status(415, "UnsupportedMediaType", message))
                 return
             body = decoded if isinstance(decoded, dict) else {"items": decoded}

@@ -85,6 +85,8 @@ class KubeFacade:
         self._step = self.control.base_timestep
         self._last_progress = self._last_binding = time.monotonic()
         self._unwatched_since: float | None = None
+        self._unreadable = False
+        """A binding came in a format the facade cannot read (protobuf), and none has succeeded since."""
         self._filters = KubePolicy(percentage_of_nodes_to_score=100)
         self._finished = threading.Event()
         self._lock = threading.Lock()
@@ -238,16 +240,19 @@ class KubeFacade:
             yield StartJob(key, IntervalSet.from_ids([unit]))
             self.nb_bindings += 1
             self._last_progress = self._last_binding = time.monotonic()
+            self._unreadable = False
             self._reported.pop(key, None)
             self._last_result = self._bound(pod, node_name)
 
         return action
 
-    def refused(self) -> None:
-        """A binding was refused (by the core, or unreadable): the scheduler had reserved room for the pod and
-        now gives it up, so its reports since the last change of the cluster may be stale: they settle no more."""
+    def refused(self, unreadable: bool = False) -> None:
+        """A binding was refused (by the core, or `unreadable`: not JSON): the scheduler had reserved room for the
+        pod and now gives it up, so its reports since the last change of the cluster may be stale: they settle
+        no more. After an unreadable one nothing settles until a binding succeeds: the scheduler cannot bind."""
         with self._lock:
             self._epoch += 1
+            self._unreadable = self._unreadable or unreadable
 
     def _bound(self, pod: Obj, node_name: str) -> Obj:
         now = timestamp(self._now)
@@ -429,6 +434,8 @@ class KubeFacade:
 
     def _settled(self, view: ClusterView) -> bool:
         """Every pending pod is reported since the last change, or reported before and fits no node now."""
+        if self._unreadable and view.pending:
+            return False
         fits: dict[tuple[object, ...], bool] = {}
         for key, job in view.pending.items():
             reported = self._reported.get(key)
