@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from clustersim.energy.meter import EnergyMeter, EnergySummary
+from clustersim.execution.model import ExecutionModel
 from clustersim.nodes import NodeTracker
 from clustersim.platform.model import Platform
 from clustersim.records.jobs_csv import JobsCsvWriter
@@ -37,13 +38,15 @@ def simulate(
     energy: bool = False,
     energy_traces: bool = True,
     power: bool = False,
+    execution: ExecutionModel | None = None,
 ) -> RunResult:
     """Simulate and, with an output directory, write `jobs.csv` and `schedule.csv` into it.
 
     `prefix` is prepended to the file names (Batsim's `-e out/exp` is output_dir `out`, prefix `exp_`).
     `energy` turns on power management and energy accounting (every node needs a power model); with
     `energy_traces` it also writes Batsim's `machine_states.csv` and `consumed_energy.csv`. `power` alone
-    keeps node power states (for power policies) without accounting for energy.
+    keeps node power states (for power policies) without accounting for energy. `execution` is how jobs
+    execute (default: the fast model).
 
     `schedule.csv` is written even when the run fails, with the jobs that ended until then. Wall-clock
     columns are -1 unless `record_wall_clock`: they would make two runs' outputs differ.
@@ -58,7 +61,7 @@ def simulate(
     nodes = NodeTracker(platform) if power and meter is None else None
     started = time.perf_counter()
     try:
-        summary = Simulation(platform, workload, process, sinks, nodes=nodes, meter=meter).run()
+        summary = Simulation(platform, workload, process, sinks, nodes=nodes, meter=meter, execution=execution).run()
     finally:
         wall = time.perf_counter() - started
         if out is not None:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from clustersim.energy.meter import EnergyMeter
 from clustersim.engine import EventClass, EventQueue
 from clustersim.errors import DecisionError, InputError
+from clustersim.execution.model import ExecutionModel, FastExecution
 from clustersim.intervals import IntervalSet
 from clustersim.nodes import NodeTracker
 from clustersim.platform.model import Platform
@@ -40,7 +41,6 @@ from clustersim.scheduling.interface import DecisionProcess
 from clustersim.sharing import shortfall
 from clustersim.state import ClusterState, ClusterView, RunningJob
 from clustersim.workload.job import Job, id_order
-from clustersim.workload.profiles import Delay
 from clustersim.workload.stream import Workload
 
 
@@ -82,9 +82,12 @@ class Simulation:
         *,
         nodes: NodeTracker | None = None,
         meter: EnergyMeter | None = None,
+        execution: ExecutionModel | None = None,
     ):
-        """`nodes` enables power management (switching nodes off and on); `meter` accounts for energy."""
+        """`nodes` enables power management (switching nodes off and on); `meter` accounts for energy;
+        `execution` says how jobs execute (default: the fast model, where a job's end is known at its start)."""
         self.platform = platform
+        self.execution: ExecutionModel = execution if execution is not None else FastExecution(platform)
         self.workload = workload
         self.process = decision_process
         self.sinks = list(sinks)
@@ -115,17 +118,7 @@ class Simulation:
     def run(self) -> RunSummary:
         """Run until no event is left. Sinks are closed even when the run fails, so outputs stay valid."""
         try:
-            self._pull_next_submission()
-            for decision in self.process.begin(self.view) or ():
-                self._apply(decision)
-            queue = self._queue
-            while queue:
-                events = self._apply_instant(queue.pop_instant())
-                if events:
-                    self.state.now = queue.now
-                    self._summary.nb_decision_calls += 1
-                    for decision in self.process.decide(queue.now, events, self.view):
-                        self._apply(decision)
+            self.execution.drive(self._loop)
         finally:
             try:
                 self.process.end(self.view)
@@ -137,6 +130,37 @@ class Simulation:
         self._summary.end_time = self._queue.now
         self._summary.unfinished = list(self.state.pending)
         return self._summary
+
+    def _loop(self) -> None:
+        """The event loop: a stepped execution model first runs up to the next event and reports job ends."""
+        self._pull_next_submission()
+        for decision in self.process.begin(self.view) or ():
+            self._apply(decision)
+        queue = self._queue
+        execution = self.execution
+        stepped = execution.stepped
+        while True:
+            if stepped:
+                for end, key in execution.advance(queue.next_time()):
+                    self._executed(key, end)
+            if not queue:
+                break
+            events = self._apply_instant(queue.pop_instant())
+            if events:
+                self.state.now = queue.now
+                self._summary.nb_decision_calls += 1
+                for decision in self.process.decide(queue.now, events, self.view):
+                    self._apply(decision)
+
+    def _executed(self, key: str, end: float) -> None:
+        """A stepped model says a job's execution is over: it ends successfully, before its walltime."""
+        execution = self._executions.get(key)
+        if execution is None or execution.cancelled:
+            return
+        execution.cancelled = True
+        done = _Execution(execution.running, max(end, self._queue.now), FinalState.COMPLETED_SUCCESSFULLY)
+        self._executions[key] = done
+        self._queue.push(done.end, EventClass.JOB_END, done)
 
     # -- events ------------------------------------------------------------------------------------------
 
@@ -209,6 +233,8 @@ class Simulation:
     def _end(self, execution: _Execution) -> JobCompleted:
         running = execution.running
         key = running.job.key
+        if execution.state is FinalState.COMPLETED_WALLTIME_REACHED and self.execution.stepped:
+            self.execution.cancel(key)
         del self._executions[key]
         del self.state.running[key]
         if running.job.request is not None:
@@ -322,15 +348,19 @@ class Simulation:
         self._launch(running)
 
     def _launch(self, running: RunningJob) -> None:
-        """Schedule the end of a started job: its profile's run time, or its walltime if shorter."""
+        """Schedule the end of a started job: its run time, or its walltime if shorter.
+
+        When the execution model reports ends later (stepped), only the walltime is scheduled here.
+        """
         job, now = running.job, running.start
-        profile = job.profile
-        if type(profile) is Delay:
-            runtime = profile.seconds
-        else:
-            runtime = profile.runtime(job.nb_res, self.platform.min_speed(running.resources))
+        runtime = self.execution.start(running)
         walltime = job.walltime
-        if walltime is not None and runtime > walltime:
+        if runtime is None:
+            if walltime is None:  # no end event until the model reports one
+                self._executions[job.key] = _Execution(running, float("inf"), FinalState.COMPLETED_SUCCESSFULLY)
+                return
+            execution = _Execution(running, now + walltime, FinalState.COMPLETED_WALLTIME_REACHED)
+        elif walltime is not None and runtime > walltime:
             execution = _Execution(running, now + walltime, FinalState.COMPLETED_WALLTIME_REACHED)
         else:
             execution = _Execution(running, now + runtime, FinalState.COMPLETED_SUCCESSFULLY)
@@ -349,6 +379,7 @@ class Simulation:
         if d.state is FinalState.REJECTED:
             raise DecisionError(d, "a running job cannot end REJECTED")
         execution.cancelled = True
+        self.execution.cancel(d.job_key)
         killed = _Execution(execution.running, self._queue.now, d.state)
         self._executions[d.job_key] = killed
         self._queue.push(killed.end, EventClass.JOB_END, killed)
