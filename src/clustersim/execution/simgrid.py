@@ -14,10 +14,11 @@ SimGrid has one engine per process, so a process runs one SimGrid simulation (th
 
 from __future__ import annotations
 
-import ctypes
 import importlib.machinery
 import importlib.util
 import os
+import shutil
+import subprocess
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -49,9 +50,26 @@ class SimgridUsed(ClusterSimError):
 _used = False
 
 
+def _debian_module() -> Path | None:
+    """Debian's build of the bindings for the running Python version, when installed."""
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        candidate = DEBIAN_DIR / f"simgrid{suffix}"
+        if suffix.startswith(".cpython") and candidate.is_file():
+            return candidate
+    return None
+
+
+def simgrid_installed() -> bool:
+    """Whether SimGrid's bindings can be found (without importing them)."""
+    return importlib.util.find_spec("simgrid") is not None or _debian_module() is not None
+
+
 def load_simgrid() -> ModuleType:
-    """SimGrid's Python module: an installed `simgrid`, else Debian's build for this Python version."""
-    if "simgrid" in sys.modules:
+    """SimGrid's Python module: an installed `simgrid`, else Debian's build for this Python version.
+
+    Debian builds its bindings for its own Python; any CPython of the same version loads them.
+    """
+    if sys.modules.get("simgrid") is not None:
         return sys.modules["simgrid"]
     try:
         with _quiet_stderr():  # the bindings announce their thread contexts on import
@@ -59,21 +77,36 @@ def load_simgrid() -> ModuleType:
         return simgrid
     except ImportError:
         pass
-    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
-        candidate = DEBIAN_DIR / f"simgrid{suffix}"
-        if suffix.startswith(".cpython") and candidate.is_file():
-            spec = importlib.util.spec_from_file_location("simgrid", candidate)
-            if spec is None or spec.loader is None:
-                break
-            module = importlib.util.module_from_spec(spec)
-            try:
-                with _quiet_stderr():
-                    spec.loader.exec_module(module)
-            except ImportError as error:
-                raise SimgridMissing(f"cannot load {candidate} ({error}); {INSTALL_HINT}") from None
-            sys.modules["simgrid"] = module
-            return module
-    raise SimgridMissing(f"the simgrid platform model needs SimGrid: {INSTALL_HINT}")
+    candidate = _debian_module()
+    spec = importlib.util.spec_from_file_location("simgrid", candidate) if candidate is not None else None
+    if spec is None or spec.loader is None:
+        raise SimgridMissing(f"the simgrid platform model needs SimGrid: {INSTALL_HINT}")
+    try:
+        with _quiet_stderr():
+            module = importlib.util.module_from_spec(spec)  # loads the library, which runs its init
+            spec.loader.exec_module(module)
+    except ImportError as error:
+        raise SimgridMissing(f"cannot load {candidate} ({error}); {INSTALL_HINT}") from None
+    sys.modules["simgrid"] = module
+    return module
+
+
+def ensure_simgrid() -> None:
+    """Install Debian's SimGrid bindings when they are missing (needs root and apt-get), as the tests do."""
+    if simgrid_installed():
+        return
+    apt = shutil.which("apt-get")
+    if apt is None or os.geteuid() != 0:
+        raise SimgridMissing(f"SimGrid is missing and cannot be installed here (needs root and apt-get): {INSTALL_HINT}")
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    subprocess.run([apt, "update"], env=env, capture_output=True, text=True, check=False)
+    result = subprocess.run(
+        [apt, "install", "-y", "--no-install-recommends", DEBIAN_PACKAGE], env=env, capture_output=True, text=True,
+        check=False,
+    )
+    if not simgrid_installed():
+        tail = (result.stderr or result.stdout).strip().splitlines()[-3:]
+        raise SimgridMissing(f"apt-get could not install {DEBIAN_PACKAGE}: {' / '.join(tail)}")
 
 
 @contextmanager
@@ -86,17 +119,8 @@ def _quiet_stderr() -> Iterator[None]:
             os.dup2(devnull.fileno(), 2)
         yield
     finally:
-        ctypes.CDLL(None).fflush(None)  # SimGrid's log lines may still sit in C's stdio buffers
         os.dup2(saved, 2)
         os.close(saved)
-
-
-def simgrid_available() -> bool:
-    try:
-        load_simgrid()
-    except SimgridMissing:
-        return False
-    return True
 
 
 def task_matrices(profile: ParallelHomogeneous | Parallel, nb_hosts: int) -> tuple[list[float], list[float]]:
