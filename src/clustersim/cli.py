@@ -230,8 +230,8 @@ def _load_inputs(args: argparse.Namespace, default: Platform | None = None) -> t
     """
     from clustersim.platform.load import load_platform
     from clustersim.platform.model import Node
-    from clustersim.platform.simgrid import IgnoredPlatformElements
     from clustersim.platform.model import Platform as PlatformOf
+    from clustersim.platform.simgrid import IgnoredPlatformElements
     from clustersim.platform.swf_header import platform_from_swf_header
     from clustersim.workload.load import load_workload, workload_format
 

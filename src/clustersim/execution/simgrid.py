@@ -73,8 +73,7 @@ def load_simgrid() -> ModuleType:
         return sys.modules["simgrid"]
     try:
         with _quiet_stderr():  # the bindings announce their thread contexts on import
-            import simgrid
-        return simgrid
+            return importlib.import_module("simgrid")
     except ImportError:
         pass
     candidate = _debian_module()
@@ -97,7 +96,7 @@ def ensure_simgrid() -> None:
         return
     apt = shutil.which("apt-get")
     if apt is None or os.geteuid() != 0:
-        raise SimgridMissing(f"SimGrid is missing and cannot be installed here (needs root and apt-get): {INSTALL_HINT}")
+        raise SimgridMissing(f"SimGrid is missing and cannot be installed here (needs root, apt-get): {INSTALL_HINT}")
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
     subprocess.run([apt, "update"], env=env, capture_output=True, text=True, check=False)
     result = subprocess.run(
