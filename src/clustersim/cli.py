@@ -62,6 +62,11 @@ def _build_parser() -> argparse.ArgumentParser:
         "when the workload's profiles communicate and the platform is a SimGrid file, else fast "
         "(see docs/platform-model.md)",
     )
+    run.add_argument(
+        "--events", type=Path, metavar="FILE",
+        help="Batsim external events: machines that become unavailable and available again (JSON lines, "
+        "see docs/platform-model.md)",
+    )
     run.add_argument("-w", "--workload", type=Path, help="SWF (.swf, .swf.gz) or Batsim workload JSON")
     run.add_argument("--policy", default="easy", help="built-in policy name (see `clustersim policies`)")
     run.add_argument(
@@ -152,6 +157,7 @@ def _say(args: argparse.Namespace, text: str) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from clustersim.platform.events import read_events
     from clustersim.progress import ProgressSink
     from clustersim.runner import simulate
     from clustersim.scheduling.registry import create_policy, parse_policy_options
@@ -166,6 +172,7 @@ def _run(args: argparse.Namespace) -> int:
     policy = create_policy(args.policy, **options) if args.external is None else None
     platform, workload = _load_inputs(args, getattr(policy, "platform", None))
     execution = _execution_model(args, platform, workload)
+    events = read_events(args.events, platform.nb_resources) if args.events is not None else []
     progress = ProgressSink(enabled=not args.quiet)
     args.output, prefix = _export_target(args.export) if args.export is not None else (args.output, "")
     external = None
@@ -181,7 +188,7 @@ def _run(args: argparse.Namespace) -> int:
         result = simulate(
             platform, workload, process, args.output,
             extra_sinks=[progress], record_wall_clock=args.record_wall_clock, prefix=prefix, energy=energy,
-            execution=execution,
+            execution=execution, events=events,
         )
     except DecisionError as error:
         raise (error if external is None else external.explain(error)) from None

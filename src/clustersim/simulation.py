@@ -6,15 +6,16 @@ are pushed to sinks as jobs end, so memory follows the jobs alive in the simulat
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from clustersim.energy.meter import EnergyMeter
 from clustersim.engine import EventClass, EventQueue
-from clustersim.errors import DecisionError, InputError
+from clustersim.errors import ClusterSimError, DecisionError, InputError
 from clustersim.execution.model import ExecutionModel, FastExecution
 from clustersim.intervals import IntervalSet
 from clustersim.nodes import NodeTracker
+from clustersim.platform.events import AvailabilityChange
 from clustersim.platform.model import Platform
 from clustersim.power import PowerSwitcher
 from clustersim.records.outcome import JobOutcome, OutcomeSink
@@ -34,6 +35,9 @@ from clustersim.scheduling.events import (
     FinalState,
     JobCompleted,
     JobSubmitted,
+    MachinesAvailable,
+    MachinesUnavailable,
+    NoMoreExternalEvents,
     NoMoreJobs,
     RequestedCall,
 )
@@ -56,7 +60,7 @@ class _Execution:
         self.cancelled = False
 
 
-Payload = _Execution | Job | tuple[tuple[int, ...], bool] | None
+Payload = _Execution | Job | tuple[tuple[int, ...], bool] | AvailabilityChange | None
 
 
 @dataclass
@@ -68,6 +72,8 @@ class RunSummary:
     nb_decision_calls: int = 0
     unfinished: list[str] = field(default_factory=list)
     """Jobs still pending when nothing else could happen: the decision process never started them."""
+    unavailable_seconds: float = 0.0
+    """Machine-seconds spent unavailable, over the periods that ended (Batsim's `time_unavailable`)."""
 
 
 class Simulation:
@@ -83,11 +89,18 @@ class Simulation:
         nodes: NodeTracker | None = None,
         meter: EnergyMeter | None = None,
         execution: ExecutionModel | None = None,
+        events: Sequence[AvailabilityChange] = (),
     ):
         """`nodes` enables power management (switching nodes off and on); `meter` accounts for energy;
-        `execution` says how jobs execute (default: the fast model, where a job's end is known at its start)."""
+        `execution` says how jobs execute (default: the fast model, where a job's end is known at its start);
+        `events` are machines becoming unavailable and available again (Batsim's external events)."""
         self.platform = platform
         self.execution: ExecutionModel = execution if execution is not None else FastExecution(platform)
+        self.events = events
+        if events and (nodes is not None or meter is not None):
+            raise ClusterSimError("external events (machines unavailable) with power management are not modelled")
+        self._events_left = len(events)
+        self._unavailable_since: dict[int, float] = {}
         self.workload = workload
         self.process = decision_process
         self.sinks = list(sinks)
@@ -131,9 +144,16 @@ class Simulation:
         self._summary.unfinished = list(self.state.pending)
         return self._summary
 
+    @property
+    def summary(self) -> RunSummary:
+        """What happened so far (complete once `run` returns)."""
+        return self._summary
+
     def _loop(self) -> None:
         """The event loop: a stepped execution model first runs up to the next event and reports job ends."""
         self._pull_next_submission()
+        for change in self.events:
+            self._queue.push(change.time, EventClass.MACHINES, change)
         for decision in self.process.begin(self.view) or ():
             self._apply(decision)
         queue = self._queue
@@ -184,6 +204,9 @@ class Simulation:
             elif kind is EventClass.NODE_SWITCHED:
                 assert isinstance(payload, tuple)
                 events.append(self._power.switched(*payload))
+            elif kind is EventClass.MACHINES:
+                assert isinstance(payload, AvailabilityChange)
+                events.extend(self._availability(payload))
             else:
                 events.append(RequestedCall(self._queue.now))
         return events
@@ -214,6 +237,22 @@ class Simulation:
             events.append(NoMoreJobs())
         return events
 
+    def _availability(self, change: AvailabilityChange) -> list[Event]:
+        """Machines become unavailable (nothing may start there; running jobs go on) or available again."""
+        state, now, resources = self.state, self._queue.now, change.resources
+        since = self._unavailable_since
+        event: Event
+        if change.available:
+            back = state.make_available(resources)
+            self._summary.unavailable_seconds += sum(now - since.pop(unit) for unit in back)
+            event = MachinesAvailable(resources)
+        else:
+            for unit in state.make_unavailable(resources):
+                since[unit] = now
+            event = MachinesUnavailable(resources)
+        self._events_left -= 1
+        return [event] if self._events_left else [event, NoMoreExternalEvents()]
+
     def _pull_next_submission(self) -> None:
         self._lookahead = next(self._jobs, None)
         self._schedule_lookahead()
@@ -240,7 +279,7 @@ class Simulation:
         if running.job.request is not None:
             self._end_pod(running)
         else:
-            self.state.free = self.state.free | running.resources
+            self.state.release(running.resources)
             if self.state.nodes is not None:
                 self.state.nodes.release(running.resources, self._queue.now)
         return self._completed(running, execution)
@@ -304,6 +343,9 @@ class Simulation:
         remaining = free - resources
         if len(remaining) != len(free) - len(resources):
             busy = resources - free
+            down = busy & self.state.unavailable
+            if down:
+                raise DecisionError(d, f"resources {down} are unavailable (an external event made them so)")
             raise DecisionError(d, f"resources {busy} are not free (free: {free or 'none'})")
         now = self._queue.now
         del self.state.pending[job.key]

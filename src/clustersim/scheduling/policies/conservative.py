@@ -13,11 +13,15 @@ from collections.abc import Iterator, Sequence
 
 from clustersim.scheduling.availability import AvailabilityProfile
 from clustersim.scheduling.decisions import CallMeLater, Decision, StartJob
-from clustersim.scheduling.events import Event, JobCompleted
+from clustersim.scheduling.events import Event, JobCompleted, MachinesAvailable, MachinesUnavailable
 from clustersim.scheduling.policy import Policy
 from clustersim.scheduling.registry import POLICIES
 from clustersim.state import ClusterView
 from clustersim.workload.job import Job
+
+
+_REPLAN = (JobCompleted, MachinesUnavailable, MachinesAvailable)
+"""Events after which every reservation is placed again."""
 
 
 def _duration(job: Job) -> float:
@@ -37,15 +41,16 @@ class Conservative(Policy):
         starts = self._starts
         for key in [k for k in starts if k not in view.pending]:
             del starts[key]  # rejected or started
-        profile = AvailabilityProfile(now, view.platform.nb_resources)
+        unavailable = view.unavailable  # never free in the plan: the machines may come back, no one knows when
+        profile = AvailabilityProfile(now, view.platform.nb_resources - len(unavailable))
         for running in view.running.values():
-            profile.add(now, running.expected_end, -len(running.resources))
+            profile.add(now, running.expected_end, -len(running.resources - unavailable))
         queue = list(view.pending.values())
         reserved = [job for job in queue if job.key in starts]
-        if any(isinstance(e, JobCompleted) for e in events):
+        if any(isinstance(e, _REPLAN) for e in events):
             # Compression: re-place every reservation in order of its previous start (ties: queue order).
             # Each job's previous slot stays feasible (jobs placed before it only moved earlier, jobs after it
-            # are not placed yet), so no reservation ever moves later.
+            # are not placed yet), so no reservation ever moves later, unless machines became unavailable.
             reserved.sort(key=lambda job: starts[job.key])
             for job in reserved:
                 self._place(profile, job)

@@ -18,7 +18,7 @@ from operator import attrgetter
 
 from clustersim.intervals import IntervalSet
 from clustersim.scheduling.decisions import Decision, StartJob
-from clustersim.scheduling.events import Event, JobSubmitted, NoMoreJobs, RequestedCall
+from clustersim.scheduling.events import Event, JobSubmitted, NoMoreExternalEvents, NoMoreJobs, RequestedCall
 from clustersim.scheduling.policy import Policy
 from clustersim.scheduling.registry import POLICIES
 from clustersim.state import ClusterView
@@ -33,25 +33,29 @@ class Reservation:
 
 
 def reserve(nb_res: int, view: ClusterView) -> Reservation:
-    """The earliest time `nb_res` units are free by the running jobs' walltimes, on the lowest such ids."""
+    """The earliest time `nb_res` units are free by the running jobs' walltimes, on the lowest such ids.
+
+    Units of unavailable machines are not freed when their job ends: the reservation waits for others.
+    """
     free = view.free
     if nb_res <= len(free):
         return Reservation(view.now, free.lowest(nb_res))
     ordered = sorted(view.running.values(), key=attrgetter("expected_end"))
+    unavailable = view.unavailable
     available = len(free)
     start = math.inf
     last = len(ordered)
     for i, running in enumerate(ordered):
-        available += len(running.resources)
+        available += len(running.resources - unavailable if unavailable else running.resources)
         if available >= nb_res and (i + 1 == len(ordered) or ordered[i + 1].expected_end != running.expected_end):
             start = running.expected_end
             last = i + 1
             break
     freed = [interval for running in ordered[:last] for interval in running.resources.intervals]
-    return Reservation(start, IntervalSet(list(free.intervals) + freed).lowest(nb_res))
+    return Reservation(start, (IntervalSet(list(free.intervals) + freed) - unavailable).lowest(nb_res))
 
 
-_UNCHANGING = (JobSubmitted, RequestedCall, NoMoreJobs)
+_UNCHANGING = (JobSubmitted, RequestedCall, NoMoreJobs, NoMoreExternalEvents)
 """Events after which the head's reservation stays what it was (no job ended, no node changed state)."""
 
 
