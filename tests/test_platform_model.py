@@ -98,7 +98,7 @@ def run_cli(*args: str | Path) -> subprocess.CompletedProcess[str]:
     """`clustersim run` in its own process (SimGrid runs one simulation per process)."""
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
     return subprocess.run(
-        [sys.executable, "-m", "clustersim.cli", "run", "--policy", "fcfs", "--no-gantt", "-q", *map(str, args)],
+        [sys.executable, "-m", "clustersim.cli", "run", "--no-gantt", "-q", *map(str, args)],
         capture_output=True, text=True, env=env, timeout=300, check=False,
     )
 
@@ -109,7 +109,8 @@ def finishes(jobs_csv: Path) -> dict[str, tuple[str, float]]:
 
 def test_simgrid_model_gives_the_hand_computed_times(inputs: tuple[Path, Path], tmp_path: Path) -> None:
     platform, workload = inputs
-    done = run_cli("-p", platform, "-w", workload, "--platform-model", "simgrid", "-o", tmp_path / "out")
+    done = run_cli("-p", platform, "-w", workload, "--policy", "fcfs", "--platform-model", "simgrid",
+                   "-o", tmp_path / "out")
     assert done.returncode == EXIT_OK, done.stderr
     assert done.stderr == "", "no warning: SimGrid reads the links the fast model would ignore"
     got = finishes(tmp_path / "out" / "jobs.csv")
@@ -121,14 +122,15 @@ def test_simgrid_model_gives_the_hand_computed_times(inputs: tuple[Path, Path], 
 
 def test_communicating_profiles_choose_simgrid_by_default(inputs: tuple[Path, Path], tmp_path: Path) -> None:
     platform, workload = inputs
-    done = run_cli("-p", platform, "-w", workload, "-o", tmp_path / "auto")
+    done = run_cli("-p", platform, "-w", workload, "--policy", "fcfs", "-o", tmp_path / "auto")
     assert done.returncode == EXIT_OK, done.stderr
     assert finishes(tmp_path / "auto" / "jobs.csv")["2"] == ("COMPLETED_SUCCESSFULLY", pytest.approx(14.001))
 
 
 def test_fast_model_ignores_communication_with_one_warning(inputs: tuple[Path, Path], tmp_path: Path) -> None:
     platform, workload = inputs
-    done = run_cli("-p", platform, "-w", workload, "--platform-model", "fast", "-o", tmp_path / "fast")
+    done = run_cli("-p", platform, "-w", workload, "--policy", "fcfs", "--platform-model", "fast",
+                   "-o", tmp_path / "fast")
     assert done.returncode == EXIT_OK, done.stderr
     assert done.stderr.count("CommunicationIgnored") == 1, done.stderr
     got = finishes(tmp_path / "fast" / "jobs.csv")
@@ -197,3 +199,18 @@ def test_network_family_execution_times_are_batsims() -> None:
             compared += 1
     assert compared == 406
     assert exact >= 401, f"{compared - exact} jobs differ from Batsim by more than 1e-6 relative"
+
+
+def test_failures_with_the_simgrid_model_give_the_fast_models_schedule(tmp_path: Path) -> None:
+    """Machines that fail under the simgrid model: the hand-computed EASY case of test_machine_failures."""
+    from test_machine_failures import WITH_FAILURE, schedule, write_inputs
+
+    workload, events = write_inputs(tmp_path)
+    platform = tmp_path / "five.xml"
+    hosts = "".join(f'<host id="h{i}" speed="1Gf"/>' for i in range(5))
+    platform.write_text(PLATFORM.split("<platform")[0] + f'<platform version="4.1"><zone id="z" routing="Full">{hosts}'
+                        "</zone></platform>")
+    done = run_cli("-p", platform, "-w", workload, "--policy", "easy", "--platform-model", "simgrid",
+                   "--events", events, "-o", tmp_path / "out")
+    assert done.returncode == EXIT_OK, done.stderr
+    assert schedule(tmp_path / "out" / "jobs.csv") == WITH_FAILURE

@@ -171,7 +171,10 @@ class SimgridExecution:
         _used = True
         self._sg: Any = simgrid
         self._engine: Any = simgrid.Engine(["clustersim", "--cfg=host/model:ptask_L07", "--log=root.thres:critical"])
-        self._engine.load_platform(str(platform_file))
+        try:
+            self._engine.load_platform(str(platform_file))
+        except RuntimeError as error:  # SimGrid's own parser is stricter than ours (it wants the DOCTYPE...)
+            raise InputError(str(platform_file), f"SimGrid cannot load the platform: {error}") from None
         by_name = {host.name: host for host in self._engine.all_hosts}
         missing = [node.name for node in platform.nodes if node.name not in by_name]
         if missing:

@@ -65,7 +65,7 @@ def _change(
     if not isinstance(time, int | float) or isinstance(time, bool) or not 0 <= time < float("inf"):
         raise fail(f"'timestamp' must be a number >= 0, got {time!r}")
     if earlier and time < earlier[-1].time:
-        raise fail(f"timestamp {time!r} is before the previous event's ({earlier[-1].time!r}): events go in time order")
+        raise fail(f"timestamp {time:g} is before the previous event's ({earlier[-1].time:g}): events go in time order")
     text = entry.get("resources")
     if not isinstance(text, str):
         raise fail(f"'resources' must be an interval set such as '0-2 5', got {text!r}")

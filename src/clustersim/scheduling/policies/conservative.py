@@ -19,7 +19,6 @@ from clustersim.scheduling.registry import POLICIES
 from clustersim.state import ClusterView
 from clustersim.workload.job import Job
 
-
 _REPLAN = (JobCompleted, MachinesUnavailable, MachinesAvailable)
 """Events after which every reservation is placed again."""
 
