@@ -164,9 +164,9 @@ def test_simgrid_needs_a_simgrid_platform(tmp_path: Path, capsys: pytest.Capture
 
 
 def _replay(case: Path) -> dict[str, list[object]]:
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "src"), str(ROOT / "tests")]))
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
     done = subprocess.run(
-        [sys.executable, str(ROOT / "tests" / "simgrid_replay.py"), str(case)],
+        [sys.executable, "-m", "clustersim.replay", str(case)],
         capture_output=True, text=True, env=env, timeout=300, check=False,
     )
     assert done.returncode == 0, done.stderr

@@ -1,15 +1,18 @@
-"""Replay a Batsim reference case's schedule (its starts and allocations) through the simgrid platform model.
+"""Replay a recorded schedule (a Batsim out_jobs.csv: starts and allocations) through an execution model.
 
-    python tests/simgrid_replay.py CASE_DIR    # prints {job_id: [start, execution_time, final_state]} as JSON
+    python -m clustersim.replay CASE_DIR [--model fast|simgrid]
+        # CASE_DIR holds platform.xml, workload.json and out_jobs.csv (a Batsim reference case);
+        # prints {job_id: [start, execution_time, final_state]} as JSON
 
-SimGrid runs one simulation per process, so the tests call this script once per case. The scripted decision
-process starts each job at Batsim's starting time on Batsim's hosts, so the execution times measure the
-execution model alone, apart from the scheduler. Batsim numbers the hosts in SimGrid's order, by name
-(`h10` before `h2`): the network family's heterogeneous platforms show it, as `--host-order name` does.
+The scripted decision process starts each job at the recorded time on the recorded hosts, so the execution
+times measure the execution model alone, apart from any scheduler. SimGrid runs one simulation per process:
+callers run this module once per case. Batsim numbers hosts in SimGrid's order, by name (`h10` before `h2`),
+which is `--host-order name`: the reference corpus's heterogeneous platforms show it.
 """
 
 from __future__ import annotations
 
+import argparse
 import csv
 import json
 import sys
@@ -17,7 +20,7 @@ import warnings
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from clustersim.execution.simgrid import SimgridExecution
+from clustersim.execution.choice import MODELS, execution_model
 from clustersim.intervals import IntervalSet
 from clustersim.platform.simgrid import IgnoredPlatformElements, read_simgrid_platform
 from clustersim.records.outcome import JobOutcome
@@ -68,7 +71,8 @@ class Outcomes:
         return None
 
 
-def replay(case: Path) -> dict[str, list[object]]:
+def replay(case: Path, model: str = "simgrid") -> dict[str, list[object]]:
+    """Each job's (start, execution time, final state) when the case's recorded schedule is replayed."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", IgnoredPlatformElements)
         platform = read_simgrid_platform(case / "platform.xml", order="name")
@@ -81,10 +85,20 @@ def replay(case: Path) -> dict[str, list[object]]:
                 starts.append((float(row["starting_time"]), key, units))
     workload = read_batsim_workload(case / "workload.json")
     outcomes = Outcomes()
-    execution = SimgridExecution(platform, case / "platform.xml")
+    execution = execution_model(model, platform, case / "platform.xml", workload)
     Simulation(platform, workload, BatsimSchedule(starts), [outcomes], execution=execution).run()
     return outcomes.rows
 
 
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("case", type=Path, help="folder with platform.xml, workload.json and out_jobs.csv")
+    parser.add_argument("--model", choices=MODELS, default="simgrid", help="execution model (default simgrid)")
+    args = parser.parse_args(argv)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the fast model's warning that it ignores communication: known here
+        json.dump(replay(args.case, args.model), sys.stdout)
+
+
 if __name__ == "__main__":
-    json.dump(replay(Path(sys.argv[1])), sys.stdout)
+    main()
