@@ -117,7 +117,7 @@ def _corpus(figure: Path) -> None:
         ax.scatter(xs, [max(y, 1e-3) for y in ys], marker=marker, s=16, alpha=0.7, label=label)
     ax.plot([1e-3, 3e3], [1e-3, 3e3], color="grey", linewidth=0.8, label="same as Batsim")
     ax.set(xscale="log", yscale="log", xlabel="Batsim 4.2 execution time (s)", ylabel="clustersim execution time (s)",
-           title="Reference corpus, network family: 406 jobs, Batsim's starts and hosts")
+           title="network family: 406 jobs at Batsim's starts, on its hosts")
     ax.legend(loc="upper left", fontsize=8)
     fig.tight_layout()
     fig.savefig(figure, dpi=110)
