@@ -63,10 +63,10 @@ def _measure(platform: str, workload: str, model: str) -> dict[str, float]:
     """One run in this (fresh) process."""
     import warnings
 
-    from clustersim.execution.choice import execution_model
+    from clustersim.core.execution_choice import execution_model
     from clustersim.platform.simgrid import read_simgrid_platform
+    from clustersim.policies.registry import create_policy
     from clustersim.runner import simulate
-    from clustersim.scheduling.registry import create_policy
     from clustersim.workload.batsim_json import read_batsim_workload
 
     with warnings.catch_warnings():
@@ -102,7 +102,7 @@ def _corpus(figure: Path) -> None:
         with open(case / "out_jobs.csv", newline="") as rows:
             batsim = {r["job_id"]: float(r["execution_time"]) for r in csv.DictReader(rows) if r["starting_time"]}
         for model, series in points.items():
-            command = [sys.executable, "-m", "clustersim.replay", str(case), "--model", model]
+            command = [sys.executable, "-m", "clustersim.records.replay", str(case), "--model", model]
             ours = json.loads(subprocess.run(command, check=True, capture_output=True, text=True).stdout)
             series += [(batsim[job], float(ours[job][1])) for job in batsim]
     print(f"{'model':8} {'jobs':>5} {'within 1e-6':>12} {'within 1%':>10} {'max rel. error':>15}")

@@ -13,17 +13,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from clustersim.cli import main
+from clustersim.core.decisions import Decision
+from clustersim.core.events import Event, MachinesAvailable, MachinesUnavailable, NoMoreExternalEvents
+from clustersim.core.interface import DecisionProcess
+from clustersim.core.outcome import JobOutcome
+from clustersim.core.simulation import Simulation
+from clustersim.core.state import ClusterView
 from clustersim.exit_codes import EXIT_BAD_INPUT, EXIT_OK
 from clustersim.intervals import IntervalSet
 from clustersim.platform.events import AvailabilityChange
 from clustersim.platform.model import Node, Platform
-from clustersim.records.outcome import JobOutcome
-from clustersim.scheduling.decisions import Decision
-from clustersim.scheduling.events import Event, MachinesAvailable, MachinesUnavailable, NoMoreExternalEvents
-from clustersim.scheduling.interface import DecisionProcess
-from clustersim.scheduling.registry import create_policy
-from clustersim.simulation import Simulation
-from clustersim.state import ClusterView
+from clustersim.policies.registry import create_policy
 from clustersim.workload.job import Job
 from clustersim.workload.profiles import Delay
 from clustersim.workload.stream import Workload

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-import clustersim.execution.simgrid as simgrid_model
+import clustersim.core.simgrid_execution as simgrid_model
 from clustersim.cli import main
 from clustersim.exit_codes import EXIT_OK
 from conftest import csv_rows
@@ -166,7 +166,7 @@ def test_simgrid_needs_a_simgrid_platform(tmp_path: Path, capsys: pytest.Capture
 def _replay(case: Path) -> dict[str, list[object]]:
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
     done = subprocess.run(
-        [sys.executable, "-m", "clustersim.replay", str(case)],
+        [sys.executable, "-m", "clustersim.records.replay", str(case)],
         capture_output=True, text=True, env=env, timeout=300, check=False,
     )
     assert done.returncode == 0, done.stderr

@@ -16,9 +16,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from clustersim._io.textfile import StrPath, open_text
 from clustersim.errors import InputError
 from clustersim.intervals import IntervalSet
-from clustersim.textfile import StrPath, open_text
 
 EVENT_TYPES = ("machine_unavailable", "machine_available")
 

@@ -14,7 +14,7 @@ A speed may be a power-state list (`100Mf, 50Mf, 20Mf`): the node runs at the st
 comma-separated) for the energy model.
 
 Links, routes, backbones and other elements are parsed and left out of the `Platform`: the fast platform
-model ignores them, the simgrid one (clustersim.execution.simgrid) hands the file itself to SimGrid. The
+model ignores them, the simgrid one (clustersim.core.simgrid_execution) hands the file itself to SimGrid. The
 reader emits exactly one `IgnoredPlatformElements` warning per file that lists what it left out.
 Errors name the line and, for a bad or missing attribute, the element and the attribute.
 """
@@ -29,11 +29,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, NoReturn
 
-from clustersim.energy.model import from_batsim_properties
+from clustersim._io.quantities import parse_bytes, parse_speeds
+from clustersim._io.textfile import StrPath, open_binary
 from clustersim.errors import InputError
 from clustersim.platform.model import Node, Platform, Unit
-from clustersim.quantities import parse_bytes, parse_speeds
-from clustersim.textfile import StrPath, open_binary
+from clustersim.platform.power_model import from_batsim_properties
 
 NON_COMPUTE_ROLES = frozenset({"master", "storage"})
 MAX_HOSTS = 1_000_000  # a guard against a radical such as 0-999999999 exhausting memory

@@ -1,7 +1,7 @@
 """Job profiles: how long a job runs on the resources it was given, as Batsim's profiles define it.
 
 `runtime` is the fast platform model's answer: a parallel task runs for its computation time on its slowest
-host and communication costs nothing. The SimGrid platform model (clustersim.execution.simgrid) executes the
+host and communication costs nothing. The SimGrid platform model (clustersim.core.simgrid_execution) executes the
 same profiles, communication included, as Batsim does.
 """
 

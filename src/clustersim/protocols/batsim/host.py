@@ -19,13 +19,8 @@ from collections.abc import Callable, Iterable, Sequence
 
 import zmq
 
-from clustersim.errors import ClusterSimError
-from clustersim.intervals import IntervalSet
-from clustersim.platform.model import Node, Platform
-from clustersim.protocols.batsim import messages as m
-from clustersim.protocols.batsim.errors import ProtocolError
-from clustersim.scheduling.decisions import CallMeLater, Decision, KillJob, RejectJob, SetJobMetadata, StartJob
-from clustersim.scheduling.events import (
+from clustersim.core.decisions import CallMeLater, Decision, KillJob, RejectJob, SetJobMetadata, StartJob
+from clustersim.core.events import (
     Event,
     FinalState,
     JobCompleted,
@@ -36,8 +31,13 @@ from clustersim.scheduling.events import (
     NoMoreJobs,
     RequestedCall,
 )
-from clustersim.scheduling.interface import DecisionProcess
-from clustersim.state import ClusterState, ClusterView, RunningJob
+from clustersim.core.interface import DecisionProcess
+from clustersim.core.state import ClusterState, ClusterView, RunningJob
+from clustersim.errors import ClusterSimError
+from clustersim.intervals import IntervalSet
+from clustersim.platform.model import Node, Platform
+from clustersim.protocols.batsim import messages as m
+from clustersim.protocols.batsim.errors import ProtocolError
 from clustersim.workload.job import Job
 from clustersim.workload.profiles import Delay
 
@@ -240,7 +240,7 @@ def serve(host: PolicyHost, endpoint: str = LISTEN_ENDPOINT, *, announce: bool =
 
 def main(argv: Sequence[str] | None = None, *, policy: str | None = None) -> int:
     """`python -m clustersim.protocols.batsim.host --policy NAME [-s ENDPOINT]`."""
-    from clustersim.scheduling.registry import create_policy
+    from clustersim.policies.registry import create_policy
 
     parser = argparse.ArgumentParser(
         prog=f"python -m clustersim.protocols.batsim.{'host' if policy is None else policy}",

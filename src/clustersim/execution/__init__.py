@@ -1,1 +1,0 @@
-"""How jobs execute: the models the core asks when a job starts and, for stepped models, when jobs end."""
