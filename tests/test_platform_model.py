@@ -60,6 +60,7 @@ JOBS = [  # (id, submit time, hosts, profile, walltime)
     (7, 40, 2, "twice", None),
     (8, 50, 2, "send", None),
     (9, 60, 2, "total", None),
+    (10, 70, 1, "wait3", 3),
 ]
 # Hand-computed finish times. A parallel task pays its route's latency (1 ms) first, then progresses at the pace
 # of its most loaded resource (ptask_L07): a host computing 2e9 flops at 1e9 flop/s needs 2 s, the link carrying
@@ -74,6 +75,7 @@ EXPECTED = {
     "7": ("COMPLETED_SUCCESSFULLY", 44.0),  # (1 s of computing, no communication, no latency + 1 s) x 2
     "8": ("COMPLETED_SUCCESSFULLY", 51.001),  # 1e8 bytes one way
     "9": ("COMPLETED_SUCCESSFULLY", 62.001),  # the totals spread: 2e9 flops per host, 1e8 bytes per pair
+    "10": ("COMPLETED_WALLTIME_REACHED", 73.0),  # a delay equal to the walltime reaches it, as in Batsim
 }
 
 

@@ -177,6 +177,8 @@ class Simulation:
         execution = self._executions.get(key)
         if execution is None or execution.cancelled:
             return
+        if execution.state is FinalState.COMPLETED_WALLTIME_REACHED and end >= execution.end:
+            return  # ends exactly at its walltime: the walltime is reached, as in Batsim (delay == walltime)
         execution.cancelled = True
         done = _Execution(execution.running, max(end, self._queue.now), FinalState.COMPLETED_SUCCESSFULLY)
         self._executions[key] = done
