@@ -57,6 +57,10 @@ def test_an_installed_entry_point_is_a_policy_by_name(tmp_path: Path, monkeypatc
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: lifo-plugin\nVersion: 1.0\n")
     (info / "entry_points.txt").write_text("[clustersim.policies]\nlifo = lifo_plugin:Lifo\n")
     monkeypatch.syspath_prepend(str(tmp_path))
+    from clustersim.policies.registry import POLICIES
+
+    clustersim.policy_names()  # load the built-ins, then forget what this test loads once it is over
+    monkeypatch.setattr(POLICIES, "_entries", dict(POLICIES._entries))
     assert "lifo" in clustersim.policy_names()
     process = clustersim.create_policy("lifo", tag="x")
     assert isinstance(process, clustersim.RejectNeverFitting)
@@ -102,3 +106,25 @@ def test_a_workload_reader_plugin_is_chosen_by_name_on_the_command_line(
     assert main(argv) == 2  # not a format clustersim recognises
     assert main([*argv, "--workload-format", "csv_jobs:CSV_JOBS"]) == 0
     assert [(r["job_id"], r["starting_time"]) for r in csv_rows(out / "jobs.csv")] == [("1", "0"), ("2", "10")]
+
+
+def test_threads_that_look_up_policies_at_once_all_find_the_built_ins() -> None:
+    """The first lookup imports the built-ins; threads racing it (a Dask campaign on threads) wait for them."""
+    import subprocess
+    import sys
+
+    code = (
+        "import threading, clustersim\n"
+        "errors = []\n"
+        "def look():\n"
+        "    try:\n"
+        "        clustersim.create_policy('easy')\n"
+        "    except Exception as error:\n"
+        "        errors.append(error)\n"
+        "threads = [threading.Thread(target=look) for _ in range(8)]\n"
+        "[t.start() for t in threads]; [t.join() for t in threads]\n"
+        "print(len(errors))\n"
+    )
+    for _ in range(3):
+        result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+        assert result.stdout.strip() == "0", result.stdout + result.stderr
