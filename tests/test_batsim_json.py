@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from clustersim.errors import InputError
@@ -308,11 +308,3 @@ def test_random_json_structures_are_read_or_refused_with_an_input_error(
         with contextlib.suppress(InputError):
             list(parse_batsim_workload(document).jobs)
 
-
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.text(max_size=200))
-def test_random_text_is_read_or_refused_with_an_input_error(tmp_path: Path, text: str) -> None:
-    path = tmp_path / "fuzz.json"
-    path.write_text(text)
-    with contextlib.suppress(InputError):
-        list(read_batsim_workload(path).jobs)

@@ -76,6 +76,12 @@ def _build_parser() -> argparse.ArgumentParser:
         "see docs/platform-model.md)",
     )
     run.add_argument("-w", "--workload", type=Path, help="SWF (.swf, .swf.gz) or Batsim workload JSON")
+    run.add_argument("--workload-format", metavar="NAME",
+                     help="read the workload with this reader (swf, batsim-json, or a plugin's name or module:Name) "
+                     "instead of recognising its format")
+    run.add_argument("--platform-format", metavar="NAME",
+                     help="read the platform with this reader (simgrid, cluster, or a plugin's) instead of "
+                     "recognising its format")
     run.add_argument("--policy", default="easy", help="policy name (see `clustersim policies`) or package.module:Class")
     run.add_argument(
         "--policy-option", action="append", metavar="KEY=VALUE",
@@ -250,16 +256,18 @@ def _load_inputs(args: argparse.Namespace, default: Platform | None = None) -> t
     from clustersim.platform.swf_header import platform_from_swf_header
     from clustersim.workload.load import load_workload, workload_format
 
-    workload = load_workload(args.workload, processors=args.processors, walltime=args.walltime)
+    formats = {"workload": getattr(args, "workload_format", None), "platform": getattr(args, "platform_format", None)}
+    workload = load_workload(args.workload, processors=args.processors, walltime=args.walltime,
+                             format=formats["workload"])
     if args.platform is not None:
         with warnings.catch_warnings():
             model = getattr(args, "platform_model", "fast")
             if model == "simgrid" or (model is None and workload.communicates):  # SimGrid reads the links
                 warnings.simplefilter("ignore", IgnoredPlatformElements)
-            return load_platform(args.platform, host_order=args.host_order), workload
+            return load_platform(args.platform, host_order=args.host_order, format=formats["platform"]), workload
     if default is not None:
         return default, workload
-    if workload_format(args.workload) == "swf":
+    if (formats["workload"] or workload_format(args.workload)) == "swf":
         return platform_from_swf_header(workload.header, cores_per_node=args.cores_per_node), workload
     if workload.nb_res:
         return PlatformOf([Node(i, f"host{i}") for i in range(workload.nb_res)], name="nb_res"), workload
