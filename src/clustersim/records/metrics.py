@@ -99,11 +99,8 @@ class ScheduleMetrics:
         span = self.makespan - (self.first_submit if self.nb_jobs else 0.0)
         return self.busy_resource_seconds / (self.nb_resources * span) if span > 0 else 0.0
 
-    def as_row(
-        self, wall_clock: WallClock | None = None, energy: EnergySummary | None = None, partial: bool = False
-    ) -> dict[str, str]:
-        """schedule.csv's columns, alphabetically as Batsim writes them, then `partial` (1) for a run that did
-        not complete: a complete run's file keeps exactly Batsim's columns."""
+    def as_row(self, wall_clock: WallClock | None = None, energy: EnergySummary | None = None) -> dict[str, str]:
+        """schedule.csv's columns, alphabetically as Batsim writes them."""
         total_resource_seconds = self.nb_resources * self.makespan
         row = {
             "batsim_version": f"clustersim-{__version__}",
@@ -146,8 +143,6 @@ class ScheduleMetrics:
                 time_switching_off=fmt(energy.time_switching_off),
                 time_switching_on=fmt(energy.time_switching_on),
             )
-        if partial:
-            row["partial"] = "1"
         return row
 
     def write(
@@ -155,9 +150,18 @@ class ScheduleMetrics:
         path: Path | str,
         wall_clock: WallClock | None = None,
         energy: EnergySummary | None = None,
+        unavailable_seconds: float | None = None,
         partial: bool = False,
     ) -> None:
-        row = self.as_row(wall_clock, energy, partial)
+        """Write schedule.csv; `time_unavailable` is a column only when machines could be unavailable, and
+        `partial` (1, last) only for a run that did not complete: a complete run keeps Batsim's columns."""
+        row = self.as_row(wall_clock, energy)
+        if unavailable_seconds is not None:
+            utilisation = row.pop("utilisation")
+            row["time_unavailable"] = fmt(unavailable_seconds)
+            row["utilisation"] = utilisation
+        if partial:
+            row["partial"] = "1"
         with open(path, "w", newline="", encoding="utf-8") as f:
             writer = csv.writer(f, lineterminator="\n")
             writer.writerow(row.keys())
