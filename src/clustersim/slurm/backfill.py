@@ -22,11 +22,12 @@ Node sets are ints used as bitmaps (bit i is node i).
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from clustersim.slurm.select import Allocation, select_cpus
+from clustersim.slurm.select import Allocation, bits, select_cpus
 
 WILL_RUN_WINDOW = 30
 """cons_common's `time_window`: the first batch of running jobs removed ends within 30 s."""
@@ -125,18 +126,58 @@ class NodeSpace:
         self.records = merged
 
 
+WillRunCache = dict[tuple[int, int], "tuple[float | None, Allocation] | None"]
+"""(CPUs, nodes) -> (end of the last running job removed, None when the job fits now; its CPUs), or None when
+it never fits. Valid while no job starts or ends: the caller clears it then."""
+
+
 def will_run(
-    cpus: int, nodes: int, free: Sequence[int], running: Sequence[Running], now: float, epoch: float = 0.0
+    cpus: int,
+    nodes: int,
+    free: Sequence[int],
+    running: Sequence[Running],
+    now: float,
+    epoch: float = 0.0,
+    cache: WillRunCache | None = None,
 ) -> tuple[float, Allocation] | None:
     """When and where a job could start on `nodes`, by removing running jobs in batches of end times.
 
-    `epoch` is the wall-clock second of t=0: Slurm aligns the 30 s windows on epoch time.
+    `running` is in order of end time (stable: jobs ending together keep their order). `epoch` is the
+    wall-clock second of t=0: Slurm aligns the 30 s windows on epoch time. With a `cache`, a test already made
+    on the same free CPUs and running jobs is not made again (only `now` may differ, and it only enters the
+    result through the guess for a job past its limit).
     """
-    allocation = select_cpus(cpus, nodes, free)
-    if allocation is not None:
+    key = (cpus, nodes)
+    if cache is not None and key in cache:
+        found = cache[key]
+    else:
+        found = _will_run(cpus, nodes, free, running, epoch)
+        if cache is not None:
+            cache[key] = found
+    if found is None:
+        return None
+    last_end, allocation = found
+    if last_end is None:
         return now, allocation
+    return (last_end if last_end > now else _guess_end(last_end, now)), allocation
+
+
+def _will_run(
+    cpus: int, nodes: int, free: Sequence[int], running: Sequence[Running], epoch: float
+) -> tuple[float | None, Allocation] | None:
+    """`_will_run_test`: None when the job fits now, else the end of the last job removed; and its CPUs.
+
+    select_cpus fails exactly when the nodes' idle CPUs total less than the job asks, so it is only called
+    once the running total of CPUs freed by the removed batches reaches the request.
+    """
+    members = bits(nodes)
+    total = sum(map(free.__getitem__, members))
+    if total >= cpus:
+        allocation = select_cpus(cpus, nodes, free)
+        assert allocation is not None
+        return None, allocation
     future = list(free)
-    ordered = sorted(running, key=lambda r: r.end)
+    ordered = running
     window = WILL_RUN_WINDOW
     batch_end = 0.0
     i = 0
@@ -157,6 +198,8 @@ def will_run(
             last = job
             for node, count in job.allocation.items():
                 future[node] += count
+                if nodes >> node & 1:
+                    total += count
             if i >= len(ordered):
                 more = False
                 break
@@ -168,16 +211,16 @@ def will_run(
         window *= 2
         while following is not None and following.end > batch_end + window:
             window *= 2
-        allocation = select_cpus(cpus, nodes, future)
-        if allocation is not None:
-            start = last.end if last.end > now else _guess_end(last, now)
-            return start, allocation
+        if total >= cpus:
+            allocation = select_cpus(cpus, nodes, future)
+            assert allocation is not None
+            return last.end, allocation
     return None
 
 
-def _guess_end(job: Running, now: float) -> float:
+def _guess_end(limit_end: float, now: float) -> float:
     """A job past its limit but not yet killed: Slurm guesses it ends KillWait later (`_guess_job_end`)."""
-    end = job.end + KILL_WAIT
+    end = limit_end + KILL_WAIT
     return end if end > now else now + 1
 
 
@@ -200,13 +243,30 @@ def backfill_cycle(
     up_nodes: int,
     params: BackfillParameters,
     epoch: float = 0.0,
+    cache: WillRunCache | None = None,
 ) -> Iterator[tuple[Candidate, Allocation]]:
     """Test the queue (in priority order) and yield the jobs to start now with their CPUs.
 
     The caller starts each yielded job before resuming the generator; `free` and `running` are updated here,
     so later jobs see it, as the select plugin sees a job started by backfill. `epoch` is the wall-clock second
-    of t=0: Slurm rounds to bf_resolution on epoch time.
+    of t=0: Slurm rounds to bf_resolution on epoch time. `cache` keeps will-run tests from one cycle to the next
+    while no job starts or ends (the caller clears it when one does; a start here clears it too).
+
+    A cycle in which no job fits the idle CPUs of its nodes, reservations ignored, starts nothing, and its node
+    space map dies with it: it is not run.
     """
+    idle: dict[int, int] = {}
+    for job in queue:
+        nodes = job.nodes & up_nodes
+        if nodes not in idle:
+            idle[nodes] = sum(map(free.__getitem__, bits(nodes)))
+        if job.cpus <= idle[nodes]:
+            break
+    else:
+        return
+    if cache is None:
+        cache = {}
+    running = sorted(running, key=_end)
     res = params.resolution
 
     def floor(t: float) -> float:
@@ -234,7 +294,7 @@ def backfill_cycle(
             if not counted:
                 tested += 1
                 counted = True
-            result = will_run(job.cpus, avail, free, running, now, epoch)
+            result = will_run(job.cpus, avail, free, running, now, epoch, cache)
             if result is None:
                 if later_start:
                     continue
@@ -244,7 +304,9 @@ def backfill_cycle(
                 yield job, allocation
                 for node, count in allocation.items():
                     free[node] -= count
-                running.append(Running(job.key, now + job.time_limit, allocation, _bitmap(allocation)))
+                started = Running(job.key, now + job.time_limit, allocation, _bitmap(allocation))
+                running.insert(bisect.bisect_right(running, started.end, key=_end), started)
+                cache.clear()
                 break
             if later_start and start > later_start:
                 continue
@@ -258,6 +320,10 @@ def backfill_cycle(
                 continue
             space.reserve(begin, end, planned)
             break
+
+
+def _end(job: Running) -> float:
+    return job.end
 
 
 def _bitmap(allocation: Allocation) -> int:

@@ -42,7 +42,7 @@ def select_cpus(cpus: int, allowed: int, free: Sequence[int], max_nodes: int | N
     runs: list[list[int]] = []
     previous = -2
     candidates = bits(allowed)
-    if sum(free[n] for n in candidates) < cpus:
+    if sum(map(free.__getitem__, candidates)) < cpus:
         return None
     for node in candidates:
         if free[node] <= 0:

@@ -39,7 +39,7 @@ from clustersim.scheduling.decisions import CallMeLater, Decision, KillJob, Reje
 from clustersim.scheduling.events import Event, JobCompleted, JobSubmitted, NoMoreJobs
 from clustersim.scheduling.policy import Policy
 from clustersim.scheduling.registry import POLICIES
-from clustersim.slurm.backfill import BackfillParameters, Candidate, Running, backfill_cycle
+from clustersim.slurm.backfill import BackfillParameters, Candidate, Running, WillRunCache, backfill_cycle
 from clustersim.slurm.conf import NodeConf, PartitionConf, SlurmConf, read_slurm_conf
 from clustersim.slurm.priority import BasicPriority, JobFactors, MultifactorPriority, PriorityPlugin
 from clustersim.slurm.select import Allocation, select_cpus
@@ -143,6 +143,8 @@ class Slurm(Policy):
         self._free = [node.cpus for node in conf.nodes]
         """Idle CPUs per node; only this policy starts jobs, so it keeps the count itself."""
         self._free_ids = [list(range(node.cpus)) for node in conf.nodes]
+        self._will_run_cache: WillRunCache = {}
+        """Backfill's will-run tests, kept while no job starts or ends."""
         index = conf.node_index()
         top = max((p.priority_job_factor for p in conf.partitions), default=1) or 1
         self._partitions: dict[str, _Partition] = {}
@@ -241,6 +243,7 @@ class Slurm(Policy):
         if info is None:
             self._pending.pop(key, None)
             return
+        self._will_run_cache.clear()
         for node, ids in info.cpu_ids.items():
             self._free_ids[node] = sorted(self._free_ids[node] + ids)
             self._free[node] += len(ids)
@@ -301,6 +304,7 @@ class Slurm(Policy):
 
     def _start(self, info: _Job, allocation: Allocation, now: float) -> StartJob:
         """Take the lowest free CPU ids of each allocated node (Slurm's CPU_IDs are lowest first)."""
+        self._will_run_cache.clear()
         units: list[int] = []
         cpu_ids: dict[int, list[int]] = {}
         for node, count in sorted(allocation.items()):
@@ -337,7 +341,8 @@ class Slurm(Policy):
         ]
         started = False
         second = self._second(now) - self._epoch  # backfill.c works in whole seconds (time_t)
-        cycle = backfill_cycle(second, candidates, list(self._free), running, self._up, self._bf, self._epoch)
+        cycle = backfill_cycle(second, candidates, list(self._free), running, self._up, self._bf, self._epoch,
+                               self._will_run_cache)
         for candidate, allocation in cycle:
             started = True
             yield self._start(by_key[candidate.key], allocation, now)
