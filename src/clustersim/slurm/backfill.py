@@ -31,8 +31,7 @@ from clustersim.slurm.select import Allocation, bits, select_cpus
 
 WILL_RUN_WINDOW = 30
 """cons_common's `time_window`: the first batch of running jobs removed ends within 30 s."""
-KILL_WAIT = 30.0
-"""slurm.conf KillWait default: how long past its limit a job still running is guessed to end."""
+YEAR = 365 * 86400.0
 
 
 @dataclass(slots=True)
@@ -43,6 +42,8 @@ class Running:
     end: float
     allocation: Allocation
     nodes: int
+    limit: float | None = None
+    """Its time limit in seconds (None: unlimited), for the guess made when OverTimeLimit is UNLIMITED."""
 
 
 @dataclass(slots=True)
@@ -126,9 +127,9 @@ class NodeSpace:
         self.records = merged
 
 
-WillRunCache = dict[tuple[int, int], "tuple[float | None, Allocation] | None"]
-"""(CPUs, nodes) -> (end of the last running job removed, None when the job fits now; its CPUs), or None when
-it never fits. Valid while no job starts or ends: the caller clears it then."""
+WillRunCache = dict[tuple[int, int], "tuple[Running | None, Allocation] | None"]
+"""(CPUs, nodes) -> (the last running job removed, None when the job fits now; its CPUs), or None when it never
+fits. Valid while no job starts or ends: the caller clears it then."""
 
 
 def will_run(
@@ -139,32 +140,36 @@ def will_run(
     now: float,
     epoch: float = 0.0,
     cache: WillRunCache | None = None,
+    params: BackfillParameters | None = None,
 ) -> tuple[float, Allocation] | None:
     """When and where a job could start on `nodes`, by removing running jobs in batches of end times.
 
     `running` is in order of end time (stable: jobs ending together keep their order). `epoch` is the
     wall-clock second of t=0: Slurm aligns the 30 s windows on epoch time. With a `cache`, a test already made
     on the same free CPUs and running jobs is not made again (only `now` may differ, and it only enters the
-    result through the guess for a job past its limit).
+    result through the guess for a job past its limit). `params` gives the nodes' weights and the guess's
+    KillWait and OverTimeLimit.
     """
+    params = params or BackfillParameters()
     key = (cpus, nodes)
     if cache is not None and key in cache:
         found = cache[key]
     else:
-        found = _will_run(cpus, nodes, free, running, epoch)
+        found = _will_run(cpus, nodes, free, running, epoch, params.weights)
         if cache is not None:
             cache[key] = found
     if found is None:
         return None
-    last_end, allocation = found
-    if last_end is None:
+    last, allocation = found
+    if last is None:
         return now, allocation
-    return (last_end if last_end > now else _guess_end(last_end, now)), allocation
+    return (last.end if last.end > now else _guess_end(last, now, params)), allocation
 
 
 def _will_run(
-    cpus: int, nodes: int, free: Sequence[int], running: Sequence[Running], epoch: float
-) -> tuple[float | None, Allocation] | None:
+    cpus: int, nodes: int, free: Sequence[int], running: Sequence[Running], epoch: float,
+    weights: Sequence[int] | None,
+) -> tuple[Running | None, Allocation] | None:
     """`_will_run_test`: None when the job fits now, else the end of the last job removed; and its CPUs.
 
     select_cpus fails exactly when the nodes' idle CPUs total less than the job asks, so it is only called
@@ -173,7 +178,7 @@ def _will_run(
     members = bits(nodes)
     total = sum(map(free.__getitem__, members))
     if total >= cpus:
-        allocation = select_cpus(cpus, nodes, free)
+        allocation = select_cpus(cpus, nodes, free, weights=weights)
         assert allocation is not None
         return None, allocation
     future = list(free)
@@ -212,27 +217,35 @@ def _will_run(
         while following is not None and following.end > batch_end + window:
             window *= 2
         if total >= cpus:
-            allocation = select_cpus(cpus, nodes, future)
+            allocation = select_cpus(cpus, nodes, future, weights=weights)
             assert allocation is not None
-            return last.end, allocation
+            return last, allocation
     return None
 
 
-def _guess_end(limit_end: float, now: float) -> float:
-    """A job past its limit but not yet killed: Slurm guesses it ends KillWait later (`_guess_job_end`)."""
-    end = limit_end + KILL_WAIT
+def _guess_end(job: Running, now: float, params: BackfillParameters) -> float:
+    """A job past its limit but not yet killed: when Slurm guesses it ends (`_guess_job_end`): KillWait and
+    OverTimeLimit after its limit, or, with OverTimeLimit=UNLIMITED, its whole limit from now."""
+    if params.over_time_limit is None:
+        end = now + (YEAR if job.limit is None else job.limit)
+    else:
+        end = job.end + params.kill_wait + params.over_time_limit
     return end if end > now else now + 1
 
 
 @dataclass(frozen=True, slots=True)
 class BackfillParameters:
-    """SchedulerParameters of the backfill scheduler (seconds)."""
+    """What the backfill scheduler reads from slurm.conf: its SchedulerParameters, KillWait and OverTimeLimit
+    (seconds; None: UNLIMITED) and the nodes' Weight (None: all equal)."""
 
     interval: float = 30.0
     resolution: float = 60.0
     window: float = 86400.0
     max_job_test: int = 500
     continue_: bool = False
+    kill_wait: float = 30.0
+    over_time_limit: float | None = 0.0
+    weights: tuple[int, ...] | None = None
 
 
 def backfill_cycle(
@@ -274,9 +287,12 @@ def backfill_cycle(
 
     space = NodeSpace(floor(now), floor(now + params.window), up_nodes, res)
     tested = 0
+    started_keys: set[str] = set()
     for job in queue:
         if tested >= params.max_job_test:
             break
+        if job.key in started_keys:
+            continue  # a job queued in several partitions started from an earlier entry
         counted = False
         later_start = now
         previous_start = -math.inf
@@ -294,7 +310,7 @@ def backfill_cycle(
             if not counted:
                 tested += 1
                 counted = True
-            result = will_run(job.cpus, avail, free, running, now, epoch, cache)
+            result = will_run(job.cpus, avail, free, running, now, epoch, cache, params)
             if result is None:
                 if later_start:
                     continue
@@ -304,9 +320,10 @@ def backfill_cycle(
                 yield job, allocation
                 for node, count in allocation.items():
                     free[node] -= count
-                started = Running(job.key, now + job.time_limit, allocation, _bitmap(allocation))
+                started = Running(job.key, now + job.time_limit, allocation, _bitmap(allocation), job.time_limit)
                 running.insert(bisect.bisect_right(running, started.end, key=_end), started)
                 cache.clear()
+                started_keys.add(job.key)
                 break
             if later_start and start > later_start:
                 continue

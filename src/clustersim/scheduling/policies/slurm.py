@@ -29,14 +29,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from clustersim.errors import InputError
 from clustersim.intervals import IntervalSet
 from clustersim.platform.model import Platform, Unit
 from clustersim.scheduling.decisions import CallMeLater, Decision, KillJob, RejectJob, StartJob
-from clustersim.scheduling.events import Event, JobCompleted, JobSubmitted, NoMoreJobs
+from clustersim.scheduling.events import Event, FinalState, JobCompleted, JobSubmitted, NoMoreJobs
 from clustersim.scheduling.policy import Policy
 from clustersim.scheduling.registry import POLICIES
 from clustersim.slurm.backfill import BackfillParameters, Candidate, Running, WillRunCache, backfill_cycle
@@ -71,11 +71,20 @@ class _Job:
     submit: float
     cpus: int
     partition: _Partition
+    """The first partition it names (its limits), then the one it started in."""
     limit: float | None
     """Time limit in seconds (whole minutes); None: unlimited."""
     factors: JobFactors
-    priority: int = 0
-    runnable: bool = True
+    partitions: tuple[_Partition, ...] = ()
+    """Where it may run (`-p a,b`): one queue entry each, as Slurm's job queue holds one per partition."""
+    priorities: dict[int, int] = field(default_factory=dict)
+    """Priority per partition index (multifactor's partition factor differs between partitions)."""
+    too_long: frozenset[int] = frozenset()
+    """Partitions whose MaxTime its limit exceeds: it waits there (EnforcePartLimits=NO)."""
+    dependencies: list[tuple[str, str]] = field(default_factory=list)
+    """Unmet (type, job id) dependencies: `afterany` or `afterok`."""
+    never: bool = False
+    """An afterok dependency failed: it stays pending (DependencyNeverSatisfied)."""
     start: float = 0.0
     start_second: float = 0.0
     """The whole second Slurm records as its start (its end_time is that plus the limit)."""
@@ -85,6 +94,14 @@ class _Job:
     @property
     def slurm_end(self) -> float:
         return self.start_second + (YEAR if self.limit is None else self.limit)
+
+    @property
+    def priority(self) -> int:
+        return self.priorities[self.partition.index]
+
+    @property
+    def runnable(self) -> bool:
+        return not self.dependencies and not self.never
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +134,9 @@ class Slurm(Policy):
         self._pending: dict[str, _Job] = {}
         self._running: dict[str, _Job] = {}
         self._seq = 0
+        self._ended: dict[str, FinalState] = {}
+        """Final state of every job that ended (dependencies are tested against it)."""
+        self._dependents: dict[str, list[_Job]] = {}
         self._calls: set[float] = set()
         self._no_more_jobs = False
         self._stuck = False
@@ -162,12 +182,16 @@ class Slurm(Policy):
             calc_period=conf.time("PriorityCalcPeriod", 300.0) or 300.0,
         )
         self._backfill = conf.get("SchedulerType", "sched/backfill").lower() != "sched/builtin"
+        weights = tuple(node.weight for node in conf.nodes)
         self._bf = BackfillParameters(
             interval=float(_param(params, "bf_interval", 30, conf)),
             resolution=float(_param(params, "bf_resolution", 60, conf)),
             window=60.0 * _param(params, "bf_window", 1440, conf),
             max_job_test=_param(params, "bf_max_job_test", 500, conf),
             continue_="bf_continue" in params,
+            kill_wait=float(conf.integer("KillWait", 30)),
+            over_time_limit=_over_time_limit(conf),
+            weights=weights if len(set(weights)) > 1 else None,
         )
         self._enforce_limits = conf.get("EnforcePartLimits", "NO").upper() not in ("NO", "0", "")
         cluster_cpus = sum(node.cpus for node in conf.nodes)
@@ -202,7 +226,7 @@ class Slurm(Policy):
                 if rejected is not None:
                     yield rejected
             elif isinstance(event, JobCompleted):
-                self._end(event.job.key, now)
+                self._end(event.job.key, now, event.state)
             elif isinstance(event, NoMoreJobs):
                 self._no_more_jobs = True
         yield from self._enforce_time_limits(now)
@@ -218,27 +242,87 @@ class Slurm(Policy):
         yield from self._wake_up(now)
 
     def _submit(self, job: Job, now: float) -> Decision | None:
-        partition = self._partitions.get(job.queue, self._default_partition)
+        """`_slurm_rpc_submit_batch_job`: reject what Slurm rejects, else queue the job (one entry per partition)."""
+        names = [name.strip() for name in job.queue.split(",")] if job.queue else []
+        if any(name not in self._partitions for name in names):
+            return RejectJob(job.key)  # "Invalid partition name specified"
+        named = [self._partitions[name] for name in dict.fromkeys(names)] or [self._default_partition]
+        first = named[0].conf
         limit = _minutes(job.walltime)
-        part = partition.conf
         if limit is None:
-            limit = _minutes(part.default_time) if part.default_time is not None else _minutes(part.max_time)
-        too_long = part.max_time is not None and (limit is None or limit > part.max_time)
-        if job.nb_res > partition.cpus or job.nb_res <= 0 or (too_long and self._enforce_limits):
-            return RejectJob(job.key)
+            limit = _minutes(first.default_time) if first.default_time is not None else _minutes(first.max_time)
+        too_long = frozenset(
+            p.index for p in named if p.conf.max_time is not None and (limit is None or limit > p.conf.max_time)
+        )
+        holding = tuple(p for p in named if job.nb_res <= p.cpus)
+        if not holding or job.nb_res <= 0 or (too_long and self._enforce_limits):
+            return RejectJob(job.key)  # "Requested node configuration is not available" / a partition limit
+        dependencies = self._dependencies(job)
+        if dependencies is None:
+            return RejectJob(job.key)  # "Job dependency problem"
         self._seq += 1
         factors = JobFactors(
             cpus=job.nb_res, min_nodes=1, eligible=now, user=job.user, account=job.group or "root",
-            partition_factor=partition.norm_priority,
+            partition_factor=named[0].norm_priority,
             time_limit_minutes=None if limit is None else limit / 60, qos=str(job.extra.get("qos", "normal")),
         )
-        info = _Job(job, self._seq, now, job.nb_res, partition, limit, factors, runnable=not too_long)
-        info.priority = self._plugin.initial(factors, now)
+        info = _Job(job, self._seq, now, job.nb_res, named[0], limit, factors, holding, too_long=too_long)
+        first_priority = self._plugin.initial(factors, now)
+        info.priorities = {p.index: first_priority for p in named}
+        if len(named) > 1:
+            self._set_priorities(info, now)
+        for kind, dependee in dependencies:
+            info.dependencies.append((kind, dependee))
+            self._dependents.setdefault(dependee, []).append(info)
         self._pending[job.key] = info
         self._ask_for_pass(now)
         return None
 
-    def _end(self, key: str, now: float) -> None:
+    def _dependencies(self, job: Job) -> list[tuple[str, str]] | None:
+        """The job's unmet dependencies as (type, job key); None when one names no job Slurm knows.
+
+        `--dependency=afterok:1:2,afterany:3` is `Job.extra["dependency"]`; an SWF record's preceding job
+        (`Job.extra["preceding_job"]`) is `afterany` on it, and is met when that job is not in the simulation.
+        """
+        wanted: list[tuple[str, str, bool]] = []
+        text = str(job.extra.get("dependency", "") or "")
+        for item in filter(None, (part.strip() for part in text.replace("?", ",").split(","))):
+            kind, _, ids = item.partition(":")
+            if kind not in ("afterok", "afterany") or not ids:
+                raise InputError(job.key, f"dependency '{item}' is not afterok:ID[:ID...] or afterany:ID[:ID...]",
+                                 field="dependency")
+            wanted.extend((kind, f"{job.workload}!{i.partition('+')[0]}", True) for i in ids.split(":"))
+        preceding = job.extra.get("preceding_job")
+        if preceding is not None:
+            wanted.append(("afterany", f"{job.workload}!{preceding}", False))
+        unmet: list[tuple[str, str]] = []
+        for kind, key, strict in wanted:
+            state = self._ended.get(key)
+            if state is not None:
+                if kind == "afterok" and state is not FinalState.COMPLETED_SUCCESSFULLY:
+                    return None  # Slurm refuses a dependency that can never be satisfied
+                continue
+            if key in self._pending or key in self._running:
+                unmet.append((kind, key))
+            elif strict:
+                return None
+        return unmet
+
+    def _set_priorities(self, info: _Job, now: float) -> None:
+        """Multifactor priorities in each of its partitions (their PriorityJobFactor differ); basic: one for all."""
+        if not isinstance(self._plugin, MultifactorPriority):
+            return
+        for part in info.partitions:
+            factors = replace(info.factors, partition_factor=part.norm_priority)
+            info.priorities[part.index] = self._plugin.recalculate(factors, now)
+
+    def _end(self, key: str, now: float, state: FinalState) -> None:
+        self._ended[key] = state
+        for dependent in self._dependents.pop(key, []):
+            met = [(kind, k) for kind, k in dependent.dependencies if k == key]
+            dependent.dependencies = [(kind, k) for kind, k in dependent.dependencies if k != key]
+            if any(kind == "afterok" for kind, _ in met) and state is not FinalState.COMPLETED_SUCCESSFULLY:
+                dependent.never = True
         info = self._running.pop(key, None)
         if info is None:
             self._pending.pop(key, None)
@@ -268,11 +352,17 @@ class Slurm(Policy):
 
     # -- the main scheduler --------------------------------------------------------------------------
 
-    def _queue(self) -> list[_Job]:
-        """Runnable pending jobs in Slurm's order: partition tier, priority, submit time, job id."""
-        jobs = [info for info in self._pending.values() if info.runnable]
-        jobs.sort(key=lambda j: (-j.partition.conf.priority_tier, -j.priority, j.submit, j.job_id))
-        return jobs
+    def _queue(self) -> list[tuple[_Job, _Partition]]:
+        """Runnable pending jobs in Slurm's order, one entry per partition (`build_job_queue`): partition tier,
+        priority, submit time, job id."""
+        entries = [
+            (info, part)
+            for info in self._pending.values() if info.runnable
+            for part in info.partitions if part.index not in info.too_long
+        ]
+        entries.sort(key=lambda e: (-e[1].conf.priority_tier, -e[0].priorities[e[1].index], e[0].submit,
+                                    e[0].job_id))
+        return entries
 
     def _main_pass(self, now: float, full: bool) -> Iterator[Decision]:
         """`_schedule`: start jobs in priority order; a job that does not fit closes its partition's nodes."""
@@ -282,27 +372,28 @@ class Slurm(Policy):
         depth = 0
         limit = self._timing.queue_depth
         skipped = False
-        for info in self._queue():
+        for info, part in self._queue():
+            if info.job.key not in self._pending:
+                continue  # started from an entry of another partition
             if not full:
                 if depth > limit:
                     break
                 depth += 1
-            part = info.partition
             if part.index in failed or not part.conf.up:
                 skipped = True  # Slurm sets the job's reason to Priority: an update
                 continue
-            allocation = select_cpus(info.cpus, part.nodes & avail, free)
+            allocation = select_cpus(info.cpus, part.nodes & avail, free, weights=self._bf.weights)
             if allocation is None:
                 failed.add(part.index)
                 avail &= ~part.nodes
                 continue
-            yield self._start(info, allocation, now)
+            yield self._start(info, allocation, now, part)
         if skipped:
             self._note_work(now)
         if full and not self._running and self._pending:
             self._stuck = True
 
-    def _start(self, info: _Job, allocation: Allocation, now: float) -> StartJob:
+    def _start(self, info: _Job, allocation: Allocation, now: float, part: _Partition) -> StartJob:
         """Take the lowest free CPU ids of each allocated node (Slurm's CPU_IDs are lowest first)."""
         self._will_run_cache.clear()
         units: list[int] = []
@@ -315,6 +406,7 @@ class Slurm(Policy):
             offset = self._offsets[node]
             units.extend(offset + cpu for cpu in taken)
         del self._pending[info.job.key]
+        info.partition = part
         info.start = now
         info.start_second = self._second(now) - self._epoch
         info.allocation = allocation
@@ -330,13 +422,12 @@ class Slurm(Policy):
         self._last_bf = now
         queue = self._queue()
         candidates = [
-            Candidate(info.job.key, info.cpus, info.partition.nodes if info.partition.conf.up else 0,
-                      _bf_limit(info))
-            for info in queue
+            Candidate(info.job.key, info.cpus, part.nodes if part.conf.up else 0, _bf_limit(info, part))
+            for info, part in queue
         ]
-        by_key = {info.job.key: info for info in queue}
+        by_candidate = {id(c): entry for c, entry in zip(candidates, queue, strict=True)}
         running = [
-            Running(key, info.slurm_end, dict(info.allocation or {}), _bitmap(info.allocation or {}))
+            Running(key, info.slurm_end, dict(info.allocation or {}), _bitmap(info.allocation or {}), info.limit)
             for key, info in self._running.items()
         ]
         started = False
@@ -345,7 +436,8 @@ class Slurm(Policy):
                                self._will_run_cache)
         for candidate, allocation in cycle:
             started = True
-            yield self._start(by_key[candidate.key], allocation, now)
+            info, part = by_candidate[id(candidate)]
+            yield self._start(info, allocation, now, part)
         # Slurm compares update times with the cycle's in whole seconds (`>=`): a change in the same second as
         # the cycle, even just before it, is work for the next cycle.
         # A cycle that only plans reservations changes nothing Slurm counts as an update: only starts do.
@@ -412,18 +504,22 @@ class Slurm(Policy):
                                  tick - max(self._last_calc, info.start))
             fairshare.update_factors()
             for info in self._pending.values():
-                priority = plugin.recalculate(info.factors, tick)
-                if priority != info.priority:
-                    info.priority = priority
+                before = dict(info.priorities)
+                for part in info.partitions:
+                    factors = replace(info.factors, partition_factor=part.norm_priority)
+                    info.priorities[part.index] = plugin.recalculate(factors, tick)
+                if info.priorities != before:
                     self._note_work(tick)
             self._last_calc = tick
             self._next_calc = tick + self._timing.calc_period
 
     def _enforce_time_limits(self, now: float) -> Iterator[Decision]:
-        if not self._running or not _on_period(now - self._ctld, PERIODIC_TIMEOUT):
+        """`job_time_limit`: every 30 s, kill the jobs OverTimeLimit past their limit (never when UNLIMITED)."""
+        over = self._bf.over_time_limit
+        if over is None or not self._running or not _on_period(now - self._ctld, PERIODIC_TIMEOUT):
             return
         for key, info in list(self._running.items()):
-            if info.limit is not None and info.slurm_end <= now + _EPS:
+            if info.limit is not None and info.slurm_end + over <= now + _EPS:
                 yield KillJob(key)
 
     def _wake_up(self, now: float) -> Iterator[Decision]:
@@ -439,11 +535,12 @@ class Slurm(Policy):
         due = self._bf_due()
         if self._backfill and due is not None and not stuck:
             times.append(due)  # even on an empty queue: the cycle sets the phase of the next ones
+        over = self._bf.over_time_limit
         for info in self._running.values():
             job = info.job
-            if info.limit is not None and (job.walltime is None or job.walltime > info.limit):
-                times.append(self._ctld + math.ceil((info.slurm_end - self._ctld) / PERIODIC_TIMEOUT - _EPS)
-                             * PERIODIC_TIMEOUT)
+            if over is not None and info.limit is not None and (job.walltime is None or job.walltime > info.limit):
+                kill = info.slurm_end + over
+                times.append(self._ctld + math.ceil((kill - self._ctld) / PERIODIC_TIMEOUT - _EPS) * PERIODIC_TIMEOUT)
         future = [t for t in times if t > now + _EPS]
         if future:
             wake = min(future)
@@ -463,8 +560,8 @@ def _minutes(seconds: float | None) -> float | None:
     return 60.0 * max(1, math.ceil(seconds / 60 - 1e-9))
 
 
-def _bf_limit(info: _Job) -> float:
-    part_max = info.partition.conf.max_time
+def _bf_limit(info: _Job, part: _Partition) -> float:
+    part_max = part.conf.max_time
     limits = [t for t in (info.limit, part_max) if t is not None]
     return min(limits) if limits else YEAR
 
@@ -474,6 +571,14 @@ def _bitmap(allocation: Allocation) -> int:
     for node in allocation:
         value |= 1 << node
     return value
+
+
+def _over_time_limit(conf: SlurmConf) -> float | None:
+    """OverTimeLimit in seconds (slurm.conf gives minutes), None for UNLIMITED."""
+    text = conf.get("OverTimeLimit", "0").strip()
+    if text.lower() in ("unlimited", "infinite"):
+        return None
+    return 60.0 * conf.integer("OverTimeLimit", 0)
 
 
 def _param(params: Mapping[str, str], name: str, default: int, conf: SlurmConf) -> int:
