@@ -25,7 +25,7 @@ from __future__ import annotations
 import bisect
 import math
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from clustersim.slurm.select import Allocation, bits, select_cpus
 
@@ -58,6 +58,30 @@ class Candidate:
     """Seconds: min(job limit, partition MaxTime), whole minutes; a year when unlimited."""
 
 
+class Validity:
+    """The interval of `now` over which a cycle's comparisons with now come out the same: [lo, hi)."""
+
+    __slots__ = ("lo", "hi")
+
+    def __init__(self, now: float):
+        self.lo = now
+        self.hi = math.inf
+
+    def below(self, value: float) -> None:
+        """A comparison found now < value."""
+        if value < self.hi:
+            self.hi = value
+
+    def at_least(self, value: float) -> None:
+        """A comparison found now >= value."""
+        if value > self.lo:
+            self.lo = value
+
+    def never(self) -> None:
+        """A result depends on now itself."""
+        self.hi = self.lo
+
+
 class NodeSpace:
     """Slurm's `node_space_map_t`: contiguous time records, each with the nodes free of reservations."""
 
@@ -65,22 +89,36 @@ class NodeSpace:
         self.records: list[list[float | int]] = [[begin, end, nodes]]
         self.resolution = resolution
 
-    def restrict(self, nodes: int, start: float, end: float) -> tuple[int, float]:
-        """The nodes free of reservations on [start, end], and `later_start` (0 when none) as backfill.c finds."""
+    def restrict(
+        self, nodes: int, start: float, end: float, validity: Validity | None = None, limit: float = 0.0
+    ) -> tuple[int, float]:
+        """The nodes free of reservations on [start, end], and `later_start` (0 when none) as backfill.c finds.
+
+        With `validity`, `start` is the cycle's now and `end` now + `limit`: what the comparisons with now
+        found is recorded there.
+        """
         records = self.records
+        count = len(records)
         avail = nodes
         later = 0.0
-        for j, (begin, stop, free) in enumerate(records):
-            free_bits = int(free)
-            if stop > start and j + 1 < len(records) and later == 0:
-                next_bits = nodes & int(records[j + 1][2])
-                if next_bits & ~(avail & free_bits):
-                    later = float(stop)
+        for j in range(count):
+            begin, stop, free = records[j]
             if stop <= start:
+                if validity is not None:
+                    validity.at_least(stop)
                 continue
+            if validity is not None:
+                validity.below(stop)
+            free_bits = int(free)
+            if later == 0 and j + 1 < count and nodes & int(records[j + 1][2]) & ~(avail & free_bits):
+                later = float(stop)
             if begin <= end:
+                if validity is not None:
+                    validity.at_least(begin - limit)
                 avail &= free_bits
             else:
+                if validity is not None:
+                    validity.below(begin - limit)
                 break
         return avail, later
 
@@ -88,11 +126,13 @@ class NodeSpace:
         """Whether planned nodes are reserved for another job somewhere in [start, end) (`_test_resv_overlap`)."""
         return any(stop > start and begin < end and nodes & ~int(free) for begin, stop, free in self.records)
 
-    def reserve(self, start: float, end: float, nodes: int) -> None:
-        """Take whole `nodes` out of the map on [start, end) (`_add_reservation`)."""
+    def reserve(self, start: float, end: float, nodes: int) -> bool:
+        """Take whole `nodes` out of the map on [start, end) (`_add_reservation`); whether it reaches the map's end
+        (where the map's extent, bf_window from now, shapes it)."""
         records = self.records
         start = max(start, float(records[0][0]))
         end = max(end, start + self.resolution)
+        reached = end >= float(records[-1][1])
         index = None
         for j, record in enumerate(records):
             begin, stop = float(record[0]), float(record[1])
@@ -108,7 +148,7 @@ class NodeSpace:
                 index = j + 1
                 break
         if index is None:
-            return
+            return reached
         while index < len(records):
             record = records[index]
             if end < float(record[1]):
@@ -125,6 +165,7 @@ class NodeSpace:
             else:
                 merged.append(record)
         self.records = merged
+        return reached
 
 
 WillRunCache = dict[tuple[int, int], "tuple[Running | None, Allocation] | None"]
@@ -141,6 +182,7 @@ def will_run(
     epoch: float = 0.0,
     cache: WillRunCache | None = None,
     params: BackfillParameters | None = None,
+    validity: Validity | None = None,
 ) -> tuple[float, Allocation] | None:
     """When and where a job could start on `nodes`, by removing running jobs in batches of end times.
 
@@ -148,7 +190,7 @@ def will_run(
     wall-clock second of t=0: Slurm aligns the 30 s windows on epoch time. With a `cache`, a test already made
     on the same free CPUs and running jobs is not made again (only `now` may differ, and it only enters the
     result through the guess for a job past its limit). `params` gives the nodes' weights and the guess's
-    KillWait and OverTimeLimit.
+    KillWait and OverTimeLimit. `validity` records how the result depends on now.
     """
     params = params or BackfillParameters()
     key = (cpus, nodes)
@@ -163,7 +205,13 @@ def will_run(
     last, allocation = found
     if last is None:
         return now, allocation
-    return (last.end if last.end > now else _guess_end(last, now, params)), allocation
+    if last.end > now:
+        if validity is not None:
+            validity.below(last.end)
+        return last.end, allocation
+    if validity is not None:
+        validity.at_least(last.end)
+    return _guess_end(last, now, params, validity), allocation
 
 
 def _will_run(
@@ -223,14 +271,21 @@ def _will_run(
     return None
 
 
-def _guess_end(job: Running, now: float, params: BackfillParameters) -> float:
+def _guess_end(job: Running, now: float, params: BackfillParameters, validity: Validity | None) -> float:
     """A job past its limit but not yet killed: when Slurm guesses it ends (`_guess_job_end`): KillWait and
     OverTimeLimit after its limit, or, with OverTimeLimit=UNLIMITED, its whole limit from now."""
     if params.over_time_limit is None:
-        end = now + (YEAR if job.limit is None else job.limit)
-    else:
-        end = job.end + params.kill_wait + params.over_time_limit
-    return end if end > now else now + 1
+        if validity is not None:
+            validity.never()
+        return now + (YEAR if job.limit is None else job.limit)
+    end = job.end + params.kill_wait + params.over_time_limit
+    if end > now:
+        if validity is not None:
+            validity.below(end)
+        return end
+    if validity is not None:
+        validity.never()
+    return now + 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,6 +303,22 @@ class BackfillParameters:
     weights: tuple[int, ...] | None = None
 
 
+@dataclass(slots=True)
+class BackfillMemory:
+    """What one cycle may reuse from the previous ones while no job starts or ends (the caller calls `clear`
+    then): the will-run tests, and the last cycle that started nothing with the interval of now over which its
+    comparisons with now come out the same (the same queue then starts nothing again)."""
+
+    will_run: WillRunCache = field(default_factory=dict)
+    queue: tuple[Candidate, ...] | None = None
+    valid_from: float = 0.0
+    valid_until: float = -math.inf
+
+    def clear(self) -> None:
+        self.will_run.clear()
+        self.queue = None
+
+
 def backfill_cycle(
     now: float,
     queue: Sequence[Candidate],
@@ -256,17 +327,18 @@ def backfill_cycle(
     up_nodes: int,
     params: BackfillParameters,
     epoch: float = 0.0,
-    cache: WillRunCache | None = None,
+    memory: BackfillMemory | None = None,
 ) -> Iterator[tuple[Candidate, Allocation]]:
     """Test the queue (in priority order) and yield the jobs to start now with their CPUs.
 
     The caller starts each yielded job before resuming the generator; `free` and `running` are updated here,
     so later jobs see it, as the select plugin sees a job started by backfill. `epoch` is the wall-clock second
-    of t=0: Slurm rounds to bf_resolution on epoch time. `cache` keeps will-run tests from one cycle to the next
-    while no job starts or ends (the caller clears it when one does; a start here clears it too).
+    of t=0: Slurm rounds to bf_resolution on epoch time. `memory` carries will-run tests and the last idle cycle
+    over to later cycles while no job starts or ends (a start here clears it).
 
-    A cycle in which no job fits the idle CPUs of its nodes, reservations ignored, starts nothing, and its node
-    space map dies with it: it is not run.
+    Two kinds of cycles are known to start nothing without running them (their node space map dies with them):
+    those in which no job fits the idle CPUs of its nodes, reservations ignored, and those that repeat an idle
+    cycle (same queue, same running jobs) at a now for which every comparison with now comes out the same.
     """
     idle: dict[int, int] = {}
     for job in queue:
@@ -277,8 +349,12 @@ def backfill_cycle(
             break
     else:
         return
-    if cache is None:
-        cache = {}
+    memory = memory if memory is not None else BackfillMemory()
+    signature = tuple(queue)
+    if memory.queue == signature and memory.valid_from <= now < memory.valid_until:
+        return
+    cache = memory.will_run
+    validity = Validity(now)
     running = sorted(running, key=_end)
     res = params.resolution
 
@@ -286,6 +362,7 @@ def backfill_cycle(
         return math.floor((t + epoch) / res) * res - epoch
 
     space = NodeSpace(floor(now), floor(now + params.window), up_nodes, res)
+    map_end = float(space.records[-1][1])
     tested = 0
     started_keys: set[str] = set()
     for job in queue:
@@ -302,7 +379,10 @@ def backfill_cycle(
                 break  # no progress: Slurm would end the cycle on bf_max_time
             previous_start = start_res
             end_time = job.time_limit + max(start_res, now)
-            avail, later_start = space.restrict(job.nodes & up_nodes, start_res, end_time)
+            if start_res == now:
+                avail, later_start = space.restrict(job.nodes & up_nodes, now, end_time, validity, job.time_limit)
+            else:
+                avail, later_start = space.restrict(job.nodes & up_nodes, start_res, end_time)
             if not avail:
                 if later_start:
                     continue
@@ -310,7 +390,7 @@ def backfill_cycle(
             if not counted:
                 tested += 1
                 counted = True
-            result = will_run(job.cpus, avail, free, running, now, epoch, cache, params)
+            result = will_run(job.cpus, avail, free, running, now, epoch, cache, params, validity)
             if result is None:
                 if later_start:
                     continue
@@ -322,21 +402,29 @@ def backfill_cycle(
                     free[node] -= count
                 started = Running(job.key, now + job.time_limit, allocation, _bitmap(allocation), job.time_limit)
                 running.insert(bisect.bisect_right(running, started.end, key=_end), started)
-                cache.clear()
+                memory.clear()
                 started_keys.add(job.key)
                 break
+            validity.below(start)
             if later_start and start > later_start:
                 continue
             if start > now + params.window:
+                validity.below(start - params.window)
                 break
+            validity.at_least(start - params.window)
             planned = _bitmap(allocation)
             begin = floor(start)
             end = floor(start + job.time_limit)
             if space.overlaps(planned, begin, end):
                 later_start = start
                 continue
-            space.reserve(begin, end, planned)
+            if space.reserve(begin, end, planned):
+                validity.at_least(map_end - params.window)
+                validity.below(map_end + res - params.window)
             break
+    if not started_keys:
+        memory.queue = signature
+        memory.valid_from, memory.valid_until = validity.lo, validity.hi
 
 
 def _end(job: Running) -> float:

@@ -39,7 +39,7 @@ from clustersim.scheduling.decisions import CallMeLater, Decision, KillJob, Reje
 from clustersim.scheduling.events import Event, FinalState, JobCompleted, JobSubmitted, NoMoreJobs
 from clustersim.scheduling.policy import Policy
 from clustersim.scheduling.registry import POLICIES
-from clustersim.slurm.backfill import BackfillParameters, Candidate, Running, WillRunCache, backfill_cycle
+from clustersim.slurm.backfill import BackfillMemory, BackfillParameters, Candidate, Running, backfill_cycle
 from clustersim.slurm.conf import NodeConf, PartitionConf, SlurmConf, read_slurm_conf
 from clustersim.slurm.priority import BasicPriority, JobFactors, MultifactorPriority, PriorityPlugin
 from clustersim.slurm.select import Allocation, select_cpus
@@ -85,6 +85,10 @@ class _Job:
     """Unmet (type, job id) dependencies: `afterany` or `afterok`."""
     never: bool = False
     """An afterok dependency failed: it stays pending (DependencyNeverSatisfied)."""
+    candidates: dict[int, Candidate] = field(default_factory=dict)
+    """What the backfill pass tests, per partition index (built once)."""
+    running: Running | None = None
+    """What the will-run test sees of it once started."""
     start: float = 0.0
     start_second: float = 0.0
     """The whole second Slurm records as its start (its end_time is that plus the limit)."""
@@ -163,8 +167,9 @@ class Slurm(Policy):
         self._free = [node.cpus for node in conf.nodes]
         """Idle CPUs per node; only this policy starts jobs, so it keeps the count itself."""
         self._free_ids = [list(range(node.cpus)) for node in conf.nodes]
-        self._will_run_cache: WillRunCache = {}
-        """Backfill's will-run tests, kept while no job starts or ends."""
+        self._bf_memory = BackfillMemory()
+        """What backfill cycles reuse while no job starts or ends."""
+        self._entries: list[tuple[_Job, _Partition]] | None = None
         index = conf.node_index()
         top = max((p.priority_job_factor for p in conf.partitions), default=1) or 1
         self._partitions: dict[str, _Partition] = {}
@@ -275,6 +280,7 @@ class Slurm(Policy):
             info.dependencies.append((kind, dependee))
             self._dependents.setdefault(dependee, []).append(info)
         self._pending[job.key] = info
+        self._entries = None
         self._ask_for_pass(now)
         return None
 
@@ -318,6 +324,7 @@ class Slurm(Policy):
 
     def _end(self, key: str, now: float, state: FinalState) -> None:
         self._ended[key] = state
+        self._entries = None
         for dependent in self._dependents.pop(key, []):
             met = [(kind, k) for kind, k in dependent.dependencies if k == key]
             dependent.dependencies = [(kind, k) for kind, k in dependent.dependencies if k != key]
@@ -327,7 +334,7 @@ class Slurm(Policy):
         if info is None:
             self._pending.pop(key, None)
             return
-        self._will_run_cache.clear()
+        self._bf_memory.clear()
         for node, ids in info.cpu_ids.items():
             self._free_ids[node] = sorted(self._free_ids[node] + ids)
             self._free[node] += len(ids)
@@ -354,15 +361,17 @@ class Slurm(Policy):
 
     def _queue(self) -> list[tuple[_Job, _Partition]]:
         """Runnable pending jobs in Slurm's order, one entry per partition (`build_job_queue`): partition tier,
-        priority, submit time, job id."""
-        entries = [
-            (info, part)
-            for info in self._pending.values() if info.runnable
-            for part in info.partitions if part.index not in info.too_long
-        ]
-        entries.sort(key=lambda e: (-e[1].conf.priority_tier, -e[0].priorities[e[1].index], e[0].submit,
-                                    e[0].job_id))
-        return entries
+        priority, submit time, job id. Kept until a job is submitted, starts or ends, or a priority changes."""
+        if self._entries is None:
+            entries = [
+                (info, part)
+                for info in self._pending.values() if info.runnable
+                for part in info.partitions if part.index not in info.too_long
+            ]
+            entries.sort(key=lambda e: (-e[1].conf.priority_tier, -e[0].priorities[e[1].index], e[0].submit,
+                                        e[0].job_id))
+            self._entries = entries
+        return self._entries
 
     def _main_pass(self, now: float, full: bool) -> Iterator[Decision]:
         """`_schedule`: start jobs in priority order; a job that does not fit closes its partition's nodes."""
@@ -395,7 +404,7 @@ class Slurm(Policy):
 
     def _start(self, info: _Job, allocation: Allocation, now: float, part: _Partition) -> StartJob:
         """Take the lowest free CPU ids of each allocated node (Slurm's CPU_IDs are lowest first)."""
-        self._will_run_cache.clear()
+        self._bf_memory.clear()
         units: list[int] = []
         cpu_ids: dict[int, list[int]] = {}
         for node, count in sorted(allocation.items()):
@@ -406,11 +415,13 @@ class Slurm(Policy):
             offset = self._offsets[node]
             units.extend(offset + cpu for cpu in taken)
         del self._pending[info.job.key]
+        self._entries = None
         info.partition = part
         info.start = now
         info.start_second = self._second(now) - self._epoch
         info.allocation = allocation
         info.cpu_ids = cpu_ids
+        info.running = Running(info.job.key, info.slurm_end, allocation, _bitmap(allocation), info.limit)
         self._running[info.job.key] = info
         self._note_work(now)
         return StartJob(info.job.key, IntervalSet.from_ids(units))
@@ -421,19 +432,13 @@ class Slurm(Policy):
         """`_attempt_backfill` on the runnable queue (clustersim.slurm.backfill)."""
         self._last_bf = now
         queue = self._queue()
-        candidates = [
-            Candidate(info.job.key, info.cpus, part.nodes if part.conf.up else 0, _bf_limit(info, part))
-            for info, part in queue
-        ]
+        candidates = [_candidate(info, part) for info, part in queue]
         by_candidate = {id(c): entry for c, entry in zip(candidates, queue, strict=True)}
-        running = [
-            Running(key, info.slurm_end, dict(info.allocation or {}), _bitmap(info.allocation or {}), info.limit)
-            for key, info in self._running.items()
-        ]
+        running = [info.running for info in self._running.values() if info.running is not None]
         started = False
         second = self._second(now) - self._epoch  # backfill.c works in whole seconds (time_t)
         cycle = backfill_cycle(second, candidates, list(self._free), running, self._up, self._bf, self._epoch,
-                               self._will_run_cache)
+                               self._bf_memory)
         for candidate, allocation in cycle:
             started = True
             info, part = by_candidate[id(candidate)]
@@ -509,6 +514,7 @@ class Slurm(Policy):
                     factors = replace(info.factors, partition_factor=part.norm_priority)
                     info.priorities[part.index] = plugin.recalculate(factors, tick)
                 if info.priorities != before:
+                    self._entries = None
                     self._note_work(tick)
             self._last_calc = tick
             self._next_calc = tick + self._timing.calc_period
@@ -558,6 +564,15 @@ def _minutes(seconds: float | None) -> float | None:
     if seconds is None:
         return None
     return 60.0 * max(1, math.ceil(seconds / 60 - 1e-9))
+
+
+def _candidate(info: _Job, part: _Partition) -> Candidate:
+    """The job as the backfill pass tests it in `part` (made once per job and partition)."""
+    candidate = info.candidates.get(part.index)
+    if candidate is None:
+        candidate = Candidate(info.job.key, info.cpus, part.nodes if part.conf.up else 0, _bf_limit(info, part))
+        info.candidates[part.index] = candidate
+    return candidate
 
 
 def _bf_limit(info: _Job, part: _Partition) -> float:
