@@ -28,6 +28,7 @@ QOS have no slurm.conf lines; a job's QOS is `Job.extra["qos"]`).
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -45,6 +46,45 @@ from clustersim.slurm.priority import BasicPriority, JobFactors, MultifactorPrio
 from clustersim.slurm.select import Allocation, select_cpus
 from clustersim.state import ClusterView
 from clustersim.workload.job import Job
+
+MODELLED = frozenset({
+    "schedulertype", "schedulerparameters", "selecttype", "selecttypeparameters", "prioritytype",
+    "priorityweightage", "priorityweightfairshare", "priorityweightjobsize", "priorityweightpartition",
+    "priorityweightqos", "prioritymaxage", "priorityfavorsmall", "prioritycalcperiod", "prioritydecayhalflife",
+    "priorityflags", "fairsharedampeningfactor", "accountingstoragetype", "enforcepartlimits", "killwait",
+    "overtimelimit",
+})
+"""Global slurm.conf keys the model reads."""
+NOT_SCHEDULING = frozenset({
+    "clustername", "slurmctldhost", "controlmachine", "controladdr", "backupcontroller", "backupaddr",
+    "slurmctldport", "slurmdport", "authtype", "authinfo", "credtype", "cryptotype", "slurmuser", "slurmduser",
+    "statesavelocation", "slurmdspooldir", "slurmctldpidfile", "slurmdpidfile", "slurmctldlogfile",
+    "slurmdlogfile", "slurmctlddebug", "slurmddebug", "slurmschedlogfile", "slurmschedloglevel", "debugflags",
+    "proctracktype", "taskplugin", "taskpluginparam", "switchtype", "mpidefault", "accountingstoragehost",
+    "accountingstorageport", "accountingstorageuser", "accountingstoragepass", "accountingstorageloc",
+    "accountingstorageenforce", "accountingstoragetres", "jobacctgathertype", "jobacctgatherfrequency",
+    "jobcomptype", "jobcomploc", "minjobage", "maxjobcount", "firstjobid", "returntoservice",
+    "slurmdparameters", "launchparameters", "messagetimeout", "tcptimeout", "slurmctldtimeout",
+    "slurmdtimeout", "batchstarttimeout", "unkillablesteptimeout", "prologepilogtimeout", "inactivelimit",
+    "plugstackconfig", "healthcheckprogram", "healthcheckinterval", "grestypes", "cgroupplugin", "mailprog",
+    "slurmctldparameters", "communicationparameters", "waittime", "prolog", "epilog", "srunprolog",
+    "srunepilog", "taskprolog", "taskepilog", "include",
+})
+"""Keys of daemons' plumbing (addresses, paths, logs, authentication, timeouts): no effect on scheduling."""
+SCHEDULER_OPTIONS = frozenset({
+    "sched_interval", "batch_sched_delay", "default_queue_depth", "bf_interval", "bf_resolution", "bf_window",
+    "bf_max_job_test", "bf_continue",
+})
+NODE_KEYS = frozenset({"nodename", "cpus", "realmemory", "weight", "port", "nodeaddr", "nodehostname", "state"})
+PARTITION_KEYS = frozenset({
+    "partitionname", "nodes", "default", "maxtime", "defaulttime", "priorityjobfactor", "prioritytier",
+    "priority", "state",
+})
+
+
+class UnmodelledSlurmSettings(UserWarning):
+    """A slurm.conf sets something the model does not model (it simulates as if it were not set)."""
+
 
 YEAR = 365 * 86400.0
 PERIODIC_TIMEOUT = 30.0
@@ -159,6 +199,13 @@ class Slurm(Policy):
         conf = self._conf if self._conf is not None else _default_conf(platform)
         self._conf = conf
         _check_platform(conf, platform)
+        unmodelled = unmodelled_settings(conf)
+        if unmodelled:
+            warnings.warn(
+                f"{conf.source}: the slurm policy does not model {', '.join(unmodelled)}: simulated as if unset",
+                UnmodelledSlurmSettings,
+                stacklevel=2,
+            )
         self._offsets: list[int] = []
         offset = 0
         for node in conf.nodes:
@@ -586,6 +633,26 @@ def _bitmap(allocation: Allocation) -> int:
     for node in allocation:
         value |= 1 << node
     return value
+
+
+def unmodelled_settings(conf: SlurmConf) -> list[str]:
+    """What a slurm.conf sets that the model does not model, each as `Key`, `Key=value` or `Line: Key`."""
+    out = [
+        conf.original_keys.get(key, key)
+        for key in conf.settings
+        if key not in MODELLED and key not in NOT_SCHEDULING
+    ]
+    out += [f"SchedulerParameters {name}" for name in conf.scheduler_parameters if name not in SCHEDULER_OPTIONS]
+    select = conf.get("SelectType", "select/cons_tres").lower()
+    if select not in ("select/cons_tres", "select/cons_res"):
+        out.append(f"SelectType={select} (simulated as select/cons_tres)")
+    params = conf.get("SelectTypeParameters", "CR_CPU")
+    if any(word.strip().upper() not in ("CR_CPU", "CR_CORE") for word in params.split(",") if word.strip()):
+        out.append(f"SelectTypeParameters={params} (simulated as CR_CPU)")
+    for kind, known, label in (("nodename", NODE_KEYS, "NodeName"), ("partitionname", PARTITION_KEYS,
+                                                                       "PartitionName")):
+        out += [f"{label}: {key}" for key in sorted(conf.line_keys.get(kind, ())) if key not in known]
+    return out
 
 
 def _over_time_limit(conf: SlurmConf) -> float | None:
