@@ -2,8 +2,9 @@
 
 The platform is a slurm.conf of N nodes (CPUs per node given) with Slurm's defaults (sched/backfill,
 select/cons_tres CR_CPU, priority/basic); the trace's jobs ask for their allocated processors and requested
-times. Prints the CPU seconds of the simulation (process time, reading the trace included), the jobs and the
-simulated span, and a digest of jobs.csv (two versions of the model agree when it does). `--compare easy` runs the `easy` policy on the same input for scale.
+times. Prints the CPU seconds of the simulation (process time, reading the trace included), the jobs, the
+simulated span and a digest of jobs.csv (two versions of the model agree when it does). `--compare easy` runs
+the `easy` policy on the same input for scale.
 
     python benchmarks/slurm_trace_speed.py ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --nodes 100
     python benchmarks/slurm_trace_speed.py ../shared/traces/HPC2N-2002-2.2-cln.swf.gz --nodes 120 --cpus 2
@@ -20,9 +21,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from clustersim.policies.registry import create_policy
+from clustersim.policies.slurm.conf import parse_slurm_conf, platform_from_conf
 from clustersim.runner import simulate
-from clustersim.scheduling.registry import create_policy
-from clustersim.slurm.conf import parse_slurm_conf, platform_from_conf
 from clustersim.workload.stream import Workload
 from clustersim.workload.swf import read_swf
 

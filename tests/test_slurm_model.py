@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from clustersim.slurm.backfill import (
+from clustersim.policies.slurm.backfill import (
     BackfillMemory,
     BackfillParameters,
     Candidate,
@@ -17,9 +17,9 @@ from clustersim.slurm.backfill import (
     backfill_cycle,
     will_run,
 )
-from clustersim.slurm.conf import parse_slurm_conf
-from clustersim.slurm.priority import BasicPriority, FairShare, JobFactors, MultifactorPriority
-from clustersim.slurm.select import select_cpus
+from clustersim.policies.slurm.conf import parse_slurm_conf
+from clustersim.policies.slurm.priority import BasicPriority, FairShare, JobFactors, MultifactorPriority
+from clustersim.policies.slurm.select import select_cpus
 
 ALL = 0b1111
 

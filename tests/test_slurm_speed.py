@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from clustersim.policies.registry import create_policy
+from clustersim.policies.slurm.conf import parse_slurm_conf, platform_from_conf
 from clustersim.runner import simulate
-from clustersim.scheduling.registry import create_policy
-from clustersim.slurm.conf import parse_slurm_conf, platform_from_conf
 from clustersim.workload.job import Job
 from clustersim.workload.profiles import Delay
 from clustersim.workload.stream import Workload
