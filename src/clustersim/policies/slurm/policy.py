@@ -428,20 +428,27 @@ class Slurm(Policy):
         depth = 0
         limit = self._timing.queue_depth
         skipped = False
-        for info, part in self._queue():
+        closed = {p.index for p in self._partitions.values() if not p.conf.up}
+        queue = self._queue()
+        for position, (info, part) in enumerate(queue):
             if info.job.key not in self._pending:
                 continue  # started from an entry of another partition
             if not full:
                 if depth > limit:
                     break
                 depth += 1
-            if part.index in failed or not part.conf.up:
+            if part.index in failed or part.index in closed:
                 skipped = True  # Slurm sets the job's reason to Priority: an update
                 continue
             allocation = select_cpus(info.cpus, part.nodes & avail, free, weights=self._bf.weights)
             if allocation is None:
                 failed.add(part.index)
                 avail &= ~part.nodes
+                if len(failed) + len(closed) == len(self._partitions):
+                    # Every later entry would only be skipped: whether one is reached is all that is left.
+                    later = any(i.job.key in self._pending for i, _ in queue[position + 1:])
+                    skipped = skipped or (later and (full or depth <= limit))
+                    break
                 continue
             yield self._start(info, allocation, now, part)
         if skipped:
@@ -649,6 +656,7 @@ def unmodelled_settings(conf: SlurmConf) -> list[str]:
     params = conf.get("SelectTypeParameters", "CR_CPU")
     if any(word.strip().upper() not in ("CR_CPU", "CR_CORE") for word in params.split(",") if word.strip()):
         out.append(f"SelectTypeParameters={params} (simulated as CR_CPU)")
+    out += [f"PriorityFlags {flag}" for flag in sorted(conf.priority_flags - {"NO_FAIR_TREE", "SMALL_RELATIVE_TO_TIME"})]
     for kind, known, label in (("nodename", NODE_KEYS, "NodeName"), ("partitionname", PARTITION_KEYS,
                                                                        "PartitionName")):
         out += [f"{label}: {key}" for key in sorted(conf.line_keys.get(kind, ())) if key not in known]
