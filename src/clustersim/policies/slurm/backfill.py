@@ -338,16 +338,20 @@ def backfill_cycle(
 
     Two kinds of cycles are known to start nothing without running them (their node space map dies with them):
     those in which no job fits the idle CPUs of its nodes, reservations ignored, and those that repeat an idle
-    cycle (same queue, same running jobs) at a now for which every comparison with now comes out the same.
+    cycle (same queue, same running jobs) at a now for which every comparison with now comes out the same. A
+    cycle ends once no later job fits the idle CPUs of its nodes.
     """
     idle: dict[int, int] = {}
-    for job in queue:
+    fits_later = [False] * (len(queue) + 1)
+    """Whether a job at or after each position fits the idle CPUs of its nodes, reservations ignored: once none
+    does, the rest of the cycle can only plan reservations nobody after can use (starts only remove CPUs)."""
+    for position in range(len(queue) - 1, -1, -1):
+        job = queue[position]
         nodes = job.nodes & up_nodes
         if nodes not in idle:
             idle[nodes] = sum(map(free.__getitem__, bits(nodes)))
-        if job.cpus <= idle[nodes]:
-            break
-    else:
+        fits_later[position] = fits_later[position + 1] or job.cpus <= idle[nodes]
+    if not fits_later[0]:
         return
     memory = memory if memory is not None else BackfillMemory()
     signature = tuple(queue)
@@ -365,8 +369,8 @@ def backfill_cycle(
     map_end = float(space.records[-1][1])
     tested = 0
     started_keys: set[str] = set()
-    for job in queue:
-        if tested >= params.max_job_test:
+    for position, job in enumerate(queue):
+        if tested >= params.max_job_test or not fits_later[position]:
             break
         if job.key in started_keys:
             continue  # a job queued in several partitions started from an earlier entry

@@ -656,7 +656,8 @@ def unmodelled_settings(conf: SlurmConf) -> list[str]:
     params = conf.get("SelectTypeParameters", "CR_CPU")
     if any(word.strip().upper() not in ("CR_CPU", "CR_CORE") for word in params.split(",") if word.strip()):
         out.append(f"SelectTypeParameters={params} (simulated as CR_CPU)")
-    out += [f"PriorityFlags {flag}" for flag in sorted(conf.priority_flags - {"NO_FAIR_TREE", "SMALL_RELATIVE_TO_TIME"})]
+    modelled_flags = {"NO_FAIR_TREE", "SMALL_RELATIVE_TO_TIME"}
+    out += [f"PriorityFlags {flag}" for flag in sorted(conf.priority_flags - modelled_flags)]
     for kind, known, label in (("nodename", NODE_KEYS, "NodeName"), ("partitionname", PARTITION_KEYS,
                                                                        "PartitionName")):
         out += [f"{label}: {key}" for key in sorted(conf.line_keys.get(kind, ())) if key not in known]
