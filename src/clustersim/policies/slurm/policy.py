@@ -217,6 +217,10 @@ class Slurm(Policy):
         self._bf_memory = BackfillMemory()
         """What backfill cycles reuse while no job starts or ends."""
         self._entries: list[tuple[_Job, _Partition]] | None = None
+        self._candidates: list[Candidate] = []
+        self._kill_checks: dict[str, float] = {}
+        """Running jobs the model kills itself (no walltime): the 30 s check that will find them over."""
+        self._by_candidate: dict[int, tuple[_Job, _Partition]] = {}
         index = conf.node_index()
         top = max((p.priority_job_factor for p in conf.partitions), default=1) or 1
         self._partitions: dict[str, _Partition] = {}
@@ -378,6 +382,7 @@ class Slurm(Policy):
             if any(kind == "afterok" for kind, _ in met) and state is not FinalState.COMPLETED_SUCCESSFULLY:
                 dependent.never = True
         info = self._running.pop(key, None)
+        self._kill_checks.pop(key, None)
         if info is None:
             self._pending.pop(key, None)
             return
@@ -418,6 +423,8 @@ class Slurm(Policy):
             entries.sort(key=lambda e: (-e[1].conf.priority_tier, -e[0].priorities[e[1].index], e[0].submit,
                                         e[0].job_id))
             self._entries = entries
+            self._candidates = [_candidate(info, part) for info, part in entries]
+            self._by_candidate = {id(c): entry for c, entry in zip(self._candidates, entries, strict=True)}
         return self._entries
 
     def _main_pass(self, now: float, full: bool) -> Iterator[Decision]:
@@ -476,6 +483,12 @@ class Slurm(Policy):
         info.allocation = allocation
         info.cpu_ids = cpu_ids
         info.running = Running(info.job.key, info.slurm_end, allocation, _bitmap(allocation), info.limit)
+        over = self._bf.over_time_limit
+        walltime = info.job.walltime
+        if over is not None and info.limit is not None and (walltime is None or walltime > info.limit):
+            kill = info.slurm_end + over
+            self._kill_checks[info.job.key] = (
+                self._ctld + math.ceil((kill - self._ctld) / PERIODIC_TIMEOUT - _EPS) * PERIODIC_TIMEOUT)
         self._running[info.job.key] = info
         self._note_work(now)
         return StartJob(info.job.key, IntervalSet.from_ids(units))
@@ -486,8 +499,7 @@ class Slurm(Policy):
         """`_attempt_backfill` on the runnable queue (clustersim.policies.slurm.backfill)."""
         self._last_bf = now
         queue = self._queue()
-        candidates = [_candidate(info, part) for info, part in queue]
-        by_candidate = {id(c): entry for c, entry in zip(candidates, queue, strict=True)}
+        candidates, by_candidate = self._candidates, self._by_candidate
         running = [info.running for info in self._running.values() if info.running is not None]
         started = False
         second = self._second(now) - self._epoch  # backfill.c works in whole seconds (time_t)
@@ -595,12 +607,7 @@ class Slurm(Policy):
         due = self._bf_due()
         if self._backfill and due is not None and not stuck:
             times.append(due)  # even on an empty queue: the cycle sets the phase of the next ones
-        over = self._bf.over_time_limit
-        for info in self._running.values():
-            job = info.job
-            if over is not None and info.limit is not None and (job.walltime is None or job.walltime > info.limit):
-                kill = info.slurm_end + over
-                times.append(self._ctld + math.ceil((kill - self._ctld) / PERIODIC_TIMEOUT - _EPS) * PERIODIC_TIMEOUT)
+        times.extend(self._kill_checks.values())
         future = [t for t in times if t > now + _EPS]
         if future:
             wake = min(future)
