@@ -366,7 +366,7 @@ def backfill_cycle(
         return math.floor((t + epoch) / res) * res - epoch
 
     space = NodeSpace(floor(now), floor(now + params.window), up_nodes, res)
-    map_end = float(space.records[-1][1])
+    space_begin, map_end = float(space.records[0][0]), float(space.records[-1][1])
     tested = 0
     started_keys: set[str] = set()
     for position, job in enumerate(queue):
@@ -423,8 +423,11 @@ def backfill_cycle(
                 later_start = start
                 continue
             if space.reserve(begin, end, planned):
-                validity.at_least(map_end - params.window)
-                validity.below(map_end + res - params.window)
+                # It reaches the map's end (now + bf_window, rounded): a later cycle makes the same map while
+                # that end stays at or before where the reservation wants to end (or start, when beyond).
+                first = max(begin, space_begin)
+                last = first if first >= map_end else max(end, first + res)
+                validity.below(last + res - params.window)
             break
     if not started_keys:
         memory.queue = signature
