@@ -341,6 +341,10 @@ def backfill_cycle(
     cycle (same queue, same running jobs) at a now for which every comparison with now comes out the same. A
     cycle ends once no later job fits the idle CPUs of its nodes.
     """
+    memory = memory if memory is not None else BackfillMemory()
+    signature = tuple(queue)
+    if memory.queue == signature and memory.valid_from <= now < memory.valid_until:
+        return
     idle: dict[int, int] = {}
     fits_later = [False] * (len(queue) + 1)
     """Whether a job at or after each position fits the idle CPUs of its nodes, reservations ignored: once none
@@ -352,10 +356,6 @@ def backfill_cycle(
             idle[nodes] = sum(map(free.__getitem__, bits(nodes)))
         fits_later[position] = fits_later[position + 1] or job.cpus <= idle[nodes]
     if not fits_later[0]:
-        return
-    memory = memory if memory is not None else BackfillMemory()
-    signature = tuple(queue)
-    if memory.queue == signature and memory.valid_from <= now < memory.valid_until:
         return
     cache = memory.will_run
     validity = Validity(now)

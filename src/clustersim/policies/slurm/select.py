@@ -50,21 +50,26 @@ def select_cpus(
     allowed nodes have `cpus` idle CPUs in all (the backfill pass relies on it).
     """
     runs: list[list[int]] = []
+    totals: list[int] = []
+    run_weights: list[int] = []
     previous = -2
-    candidates = bits(allowed)
-    if sum(map(free.__getitem__, candidates)) < cpus:
-        return None
-    for node in candidates:
-        if free[node] <= 0:
+    idle = 0
+    for node in bits(allowed):
+        count = free[node]
+        if count <= 0:
             previous = -2
             continue
-        if node == previous + 1 and runs and (weights is None or weights[node] == weights[previous]):
+        idle += count
+        if node == previous + 1 and (weights is None or weights[node] == weights[previous]):
             runs[-1].append(node)
+            totals[-1] += count
         else:
             runs.append([node])
+            totals.append(count)
+            run_weights.append(0 if weights is None else weights[node])
         previous = node
-    totals = [sum(free[n] for n in run) for run in runs]
-    run_weights = [0] * len(runs) if weights is None else [weights[run[0]] for run in runs]
+    if idle < cpus:
+        return None
     allocation: Allocation = {}
     remaining = cpus
     nodes_left = max_nodes if max_nodes is not None else len(free)
@@ -88,11 +93,11 @@ def select_cpus(
         if best < 0:
             return None
         run = runs[best]
-        candidates = run
-        fitting = [n for n in run if free[n] >= remaining]
-        if fitting:  # one node is enough: the best fit (Slurm tries this while at most one node is wanted)
-            candidates = [min(fitting, key=lambda n: (free[n], n))]
-        for node in candidates:
+        best_fit = -1  # one node is enough: the best fit (Slurm tries this while at most one node is wanted)
+        for node in run:
+            if free[node] >= remaining and (best_fit < 0 or free[node] < free[best_fit]):
+                best_fit = node
+        for node in run if best_fit < 0 else (best_fit,):
             if remaining <= 0 or nodes_left <= 0:
                 break
             if nodes_left == 1 and free[node] < remaining:
