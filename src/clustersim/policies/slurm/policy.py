@@ -218,6 +218,8 @@ class Slurm(Policy):
         """What backfill cycles reuse while no job starts or ends."""
         self._entries: list[tuple[_Job, _Partition]] | None = None
         self._candidates: list[Candidate] = []
+        self._running_records: list[Running] | None = None
+        """What the will-run test sees of the running jobs (kept until a job starts or ends)."""
         self._kill_checks: dict[str, float] = {}
         """Running jobs the model kills itself (no walltime): the 30 s check that will find them over."""
         self._by_candidate: dict[int, tuple[_Job, _Partition]] = {}
@@ -383,6 +385,7 @@ class Slurm(Policy):
                 dependent.never = True
         info = self._running.pop(key, None)
         self._kill_checks.pop(key, None)
+        self._running_records = None
         if info is None:
             self._pending.pop(key, None)
             return
@@ -466,6 +469,7 @@ class Slurm(Policy):
     def _start(self, info: _Job, allocation: Allocation, now: float, part: _Partition) -> StartJob:
         """Take the lowest free CPU ids of each allocated node (Slurm's CPU_IDs are lowest first)."""
         self._bf_memory.clear()
+        self._running_records = None
         units: list[int] = []
         cpu_ids: dict[int, list[int]] = {}
         for node, count in sorted(allocation.items()):
@@ -500,7 +504,9 @@ class Slurm(Policy):
         self._last_bf = now
         queue = self._queue()
         candidates, by_candidate = self._candidates, self._by_candidate
-        running = [info.running for info in self._running.values() if info.running is not None]
+        if self._running_records is None:
+            self._running_records = [info.running for info in self._running.values() if info.running is not None]
+        running = self._running_records  # backfill_cycle works on a sorted copy
         started = False
         second = self._second(now) - self._epoch  # backfill.c works in whole seconds (time_t)
         cycle = backfill_cycle(second, candidates, list(self._free), running, self._up, self._bf, self._epoch,
