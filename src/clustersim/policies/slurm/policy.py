@@ -2,8 +2,9 @@
 
 Configured by a slurm.conf (`conf` option), the same file a real cluster reads; without one, the platform's
 nodes form one partition with Slurm's defaults. Jobs ask for CPUs (units of a Unit.CORE platform, numbered node
-by node) and may span nodes; `Job.queue` names the partition (the default partition when it names none),
-`Job.user` and `Job.group` are the user and account.
+by node) and may span nodes; `Job.queue` names the partition or a list of them (`a,b`; the default partition
+when it names none; an unknown name is rejected, as Slurm rejects it), `Job.user` and `Job.group` are the user
+and account, `Job.extra["dependency"]` is `--dependency` (afterok/afterany; an SWF preceding job is afterany).
 
 Slurm polls; the model reproduces when it looks at the queue (docs/slurm.md gives the sources):
 
@@ -15,7 +16,8 @@ Slurm polls; the model reproduces when it looks at the queue (docs/slurm.md give
   not fit, skips the rest of that partition and takes its nodes away from other partitions;
 - the backfill scheduler runs every `bf_interval` (30 s) when something changed (clustersim.policies.slurm.backfill);
 - priorities are recalculated every PriorityCalcPeriod (multifactor with slurmdbd only, as Slurm does);
-- time limits are in whole minutes; jobs past theirs are killed by the check slurmctld runs every 30 s.
+- time limits are in whole minutes; jobs OverTimeLimit past theirs are killed by the check slurmctld runs
+  every 30 s; node Weight orders the CPU selection; slurm.conf settings not modelled are named in one warning.
 
 Options: `conf` (a slurm.conf path), `ctld_start` (when slurmctld started, relative to t=0; default 10
 minutes before: it sets the phase of the periodic activities), `sched_latency` (how long after a request the
