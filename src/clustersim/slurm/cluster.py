@@ -143,8 +143,7 @@ def loopback_conf(
         f"SlurmctldDebug={debug}",
         f"SlurmdDebug={debug}",
     ]
-    # The conf's own values (KillWait enters the model's backfill guesses), in wall time, so multiplied by K.
-    lines += [f"{key}={min(MAX_TIMEOUT, round(conf.integer(key, value) * scale))}" for key, value in TIMEOUTS.items()]
+    lines += [f"{key}={min(MAX_TIMEOUT, round(value * scale))}" for key, value in TIMEOUTS.items()]
     for key, value in conf.settings.items():
         if key not in PLUMBING:
             lines.append(f"{conf.original_keys.get(key, key)}={value}")
