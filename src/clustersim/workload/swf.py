@@ -223,9 +223,13 @@ def _parse(
         extra = _NO_EXTRA
         preceding = fields[16]
         if preceding[0] != "-" and preceding != "0":
+            try:
+                think_time = float(fields[17])
+            except ValueError:  # such as a lone '-' (found by fuzzing)
+                _reject(fields, source, lineno)
             extra = MappingProxyType({
                 "preceding_job": _whole(preceding, "preceding job number", source, lineno),
-                "think_time": float(fields[17]),
+                "think_time": think_time,
             })
         yield Job(
             job_id, submit, nb_res, Delay(run), wall, workload, profile_name, user, group, queue, extra
