@@ -2,8 +2,7 @@
 
 `free[i]` units are free on `[times[i], times[i+1])`; the last step lasts forever. A profile can be kept
 across decisions: `advance` forgets the past and `add` with a positive delta gives units back, so a policy
-updates it at each start and end instead of building it again (adjacent steps may then hold equal counts,
-which changes no answer of `earliest`).
+updates it at each start and end instead of building it again.
 """
 
 from __future__ import annotations
@@ -56,6 +55,12 @@ class AvailabilityProfile:
         j = self._split(end) if end != math.inf else len(self.times)
         free = self.free
         free[i:j] = [f + delta for f in free[i:j]]
+        # Merge steps the change made equal to their predecessor, so the profile does not grow with every
+        # job that ends before its walltime.
+        if j < len(free) and free[j] == free[j - 1]:
+            del free[j], self.times[j]
+        if i and free[i] == free[i - 1]:
+            del free[i], self.times[i]
 
     def earliest(self, nb_res: int, duration: float) -> float:
         """The earliest start >= the first time at which `nb_res` units stay free for `duration`."""
