@@ -56,7 +56,7 @@ from clustersim.errors import DecisionError, InputError
 from clustersim.intervals import IntervalSet
 from clustersim.platform.model import Platform
 from clustersim.workload.job import Job, id_order
-from clustersim.workload.profiles import Delay
+from clustersim.workload.profiles import Delay, ParallelHomogeneous, runtime_on
 from clustersim.workload.stream import Workload
 
 
@@ -381,7 +381,11 @@ class Simulation:
             runtime = profile.seconds
             reached = walltime is not None and runtime >= walltime
         else:
-            runtime = profile.runtime(job.nb_res, self.platform.min_speed(running.resources))
+            platform = self.platform
+            if platform.homogeneous_speed is not None or type(profile) is ParallelHomogeneous:
+                runtime = profile.runtime(job.nb_res, platform.min_speed(running.resources))
+            else:  # a `parallel` amount runs on its own host's speed
+                runtime = runtime_on(profile, [platform.unit_speeds[r] for r in running.resources])
             reached = walltime is not None and runtime > walltime
         if reached:
             assert walltime is not None
