@@ -184,7 +184,10 @@ class Simulation:
         while queue:
             pending = queue.pop_instant()
             while pending:
-                batch, pending = _first_round(pending)
+                if len(pending) == 1:  # most instants carry one event
+                    batch, pending = pending, []
+                else:
+                    batch, pending = _first_round(pending)
                 events = self._apply_instant(batch)
                 if len(events) > 1 and type(events[-1]) is NoMoreJobs:
                     self._decide(events[:-1])  # Batsim says the workload is over in a message of its own
