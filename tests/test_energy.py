@@ -50,7 +50,9 @@ def test_energy_of_a_busy_and_an_idle_host_is_the_integral_of_their_power(tmp_pa
     job = csv_rows(tmp_path / "jobs.csv")[0]
     assert job["consumed_energy"] == "2000"
     schedule = csv_rows(tmp_path / "schedule.csv")[0]
-    assert (schedule["consumed_joules"], schedule["time_computing"], schedule["time_idle"]) == ("3000.000000", "10.000000", "10.000000")
+    assert (schedule["consumed_joules"], schedule["time_computing"], schedule["time_idle"]) == (
+        "3000.000000", "10.000000", "10.000000"
+    )
 
 
 def test_power_is_linear_in_the_load_of_a_multicore_node(tmp_path: Path) -> None:
