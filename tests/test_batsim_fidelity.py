@@ -102,7 +102,7 @@ def test_communicating_jobs_give_one_warning_per_run() -> None:
 
 
 @pytest.mark.parametrize(("flags", "named"), [
-    (["--events", "events.txt"], "--events"),
+    (["--forward-unknown-events"], "--forward-unknown-events"),
     (["-W", "flow.dax"], "-W/--workflow"),
     (["--mmax", "4"], "--mmax"),
     (["-r", "host1:storage"], "-r/--add-role-to-hosts"),
