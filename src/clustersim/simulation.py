@@ -40,7 +40,7 @@ from clustersim.scheduling.interface import DecisionProcess
 from clustersim.sharing import shortfall
 from clustersim.state import ClusterState, ClusterView, RunningJob
 from clustersim.workload.job import Job, id_order
-from clustersim.workload.profiles import Delay
+from clustersim.workload.profiles import Delay, needs_speed
 from clustersim.workload.stream import Workload
 
 
@@ -236,7 +236,7 @@ class Simulation:
         energy = -1.0
         if self.meter is not None:
             now = self._queue.now
-            energy = self.meter.job_ended(now, running.start, running.resources)
+            energy = self.meter.job_ended(now, running.start, running.resources, needs_speed(running.job.profile))
             self.meter.states_changed(now)
         outcome = JobOutcome(
             running.job, execution.state, running.start, execution.end, running.resources, metadata, energy
@@ -287,7 +287,7 @@ class Simulation:
         if self.state.nodes is not None:
             self.state.nodes.occupy(resources, now)
             if self.meter is not None:
-                self.meter.job_started(now, resources)
+                self.meter.job_started(now, resources, needs_speed(job.profile))
                 self.meter.states_changed(now)
         self._launch(running)
 

@@ -6,7 +6,9 @@ share of its node's dynamic power ((full - idle) / units of the node). Both sums
 change and by a prefix-sum lookup per allocation interval, so accounting costs O(1) per event.
 
 A job is charged its share of its nodes' consumption while it runs: per unit, full watts / units of the node
-(a whole host's full-load power on a per-host platform, as Batsim charges it).
+(a whole host's full-load power on a per-host platform, as Batsim charges it). A job that does not compute (a
+`delay` profile: it only waits) leaves its nodes at idle power, and is charged idle watts / units of the node,
+as Batsim does (SimGrid sees no computation on its hosts).
 """
 
 from __future__ import annotations
@@ -67,12 +69,14 @@ class EnergyMeter:
     def __init__(self, platform: Platform, tracker: NodeTracker, output_dir: Path | None = None, prefix: str = ""):
         self.models = power_models(platform)
         self.tracker = tracker
-        unit_full, unit_dynamic = [], []
+        unit_full, unit_idle, unit_dynamic = [], [], []
         for node, model in zip(platform.nodes, self.models, strict=True):
             units = tracker.nb_units[node.id]
             unit_full += [model.full_watts / units] * units
+            unit_idle += [model.idle_watts / units] * units
             unit_dynamic += [(model.full_watts - model.idle_watts) / units] * units
         self._full = _prefix(unit_full)
+        self._idle = _prefix(unit_idle)
         self._dynamic = _prefix(unit_dynamic)
         self._static = sum(m.idle_watts for m in self.models)
         self._dynamic_power = 0.0
@@ -122,18 +126,21 @@ class EnergyMeter:
         if self._first_submit_energy is None:
             self._first_submit_energy = self.energy
 
-    def job_started(self, now: float, resources: IntervalSet) -> None:
-        self._dynamic_power += self._sum(self._dynamic, resources)
+    def job_started(self, now: float, resources: IntervalSet, computes: bool = True) -> None:
+        """A job starts; one that `computes` loads its units to full power (a delay job leaves them idle)."""
         self._entry(now, "s")
+        if computes:
+            self._dynamic_power += self._sum(self._dynamic, resources)
 
-    def job_ended(self, now: float, start: float, resources: IntervalSet) -> float:
+    def job_ended(self, now: float, start: float, resources: IntervalSet, computes: bool = True) -> float:
         """Account for a job's end; returns the energy it consumed."""
-        self._dynamic_power -= self._sum(self._dynamic, resources)
-        if abs(self._dynamic_power) < 1e-9:
-            self._dynamic_power = 0.0  # no busy unit left: drop floating-point residue
+        if computes:
+            self._dynamic_power -= self._sum(self._dynamic, resources)
+            if abs(self._dynamic_power) < 1e-9:
+                self._dynamic_power = 0.0  # no busy unit left: drop floating-point residue
         self._last_end_energy = self.energy
         self._entry(now, "e")
-        return (now - start) * self._sum(self._full, resources)
+        return (now - start) * self._sum(self._full if computes else self._idle, resources)
 
     def _base_watts(self, node: int, state: NodeState) -> float:
         model = self.models[node]
