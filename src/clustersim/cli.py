@@ -91,6 +91,11 @@ def _build_parser() -> argparse.ArgumentParser:
         "--cores-per-node", action="store_true",
         help="SWF without --platform: MaxNodes nodes of MaxProcs/MaxNodes cores instead of MaxProcs hosts",
     )
+    run.add_argument(
+        "--delivery", choices=("batsim", "instant"), default="batsim",
+        help="how the events of one instant reach the scheduler: in Batsim 4.2's rounds (default), or all in one "
+        "call (see docs/policies.md)",
+    )
     run.add_argument("--no-gantt", action="store_true", help="do not draw gantt.png")
     _add_energy_options(run)
     run.add_argument(
@@ -146,6 +151,7 @@ def _run(args: argparse.Namespace) -> int:
     from clustersim.progress import ProgressSink
     from clustersim.runner import simulate
     from clustersim.scheduling.registry import create_policy, parse_policy_options
+    from clustersim.simulation import Delivery
 
     if args.config is not None:
         return _run_config(args)
@@ -171,6 +177,7 @@ def _run(args: argparse.Namespace) -> int:
         result = simulate(
             platform, workload, process, args.output,
             extra_sinks=[progress], record_wall_clock=args.record_wall_clock, prefix=prefix, energy=energy,
+            delivery=Delivery(args.delivery),
         )
     except DecisionError as error:
         raise (error if external is None else external.explain(error)) from None

@@ -13,7 +13,7 @@ from clustersim.records.jobs_csv import JobsCsvWriter
 from clustersim.records.metrics import ScheduleMetrics, WallClock
 from clustersim.records.outcome import OutcomeSink
 from clustersim.scheduling.interface import DecisionProcess
-from clustersim.simulation import RunSummary, Simulation
+from clustersim.simulation import Delivery, RunSummary, Simulation
 from clustersim.workload.stream import Workload
 
 
@@ -37,13 +37,15 @@ def simulate(
     energy: bool = False,
     energy_traces: bool = True,
     power: bool = False,
+    delivery: Delivery = Delivery.BATSIM,
 ) -> RunResult:
     """Simulate and, with an output directory, write `jobs.csv` and `schedule.csv` into it.
 
     `prefix` is prepended to the file names (Batsim's `-e out/exp` is output_dir `out`, prefix `exp_`).
     `energy` turns on power management and energy accounting (every node needs a power model); with
     `energy_traces` it also writes Batsim's `machine_states.csv` and `consumed_energy.csv`. `power` alone
-    keeps node power states (for power policies) without accounting for energy.
+    keeps node power states (for power policies) without accounting for energy. `delivery` is how an instant's
+    events reach the decision process (clustersim.simulation.Delivery).
 
     `schedule.csv` is written even when the run fails, with the jobs that ended until then. Wall-clock
     columns are -1 unless `record_wall_clock`: they would make two runs' outputs differ.
@@ -58,7 +60,7 @@ def simulate(
     nodes = NodeTracker(platform) if power and meter is None else None
     started = time.perf_counter()
     try:
-        summary = Simulation(platform, workload, process, sinks, nodes=nodes, meter=meter).run()
+        summary = Simulation(platform, workload, process, sinks, nodes=nodes, meter=meter, delivery=delivery).run()
     finally:
         wall = time.perf_counter() - started
         if out is not None:

@@ -2,12 +2,24 @@
 
 It owns the clock and the cluster's truth. The workload is pulled lazily (one job of look-ahead), job outcomes
 are pushed to sinks as jobs end, so memory follows the jobs alive in the simulation.
+
+How the events of one instant reach the decision process is the `Delivery` rule:
+
+- `Delivery.BATSIM` (the default) is Batsim 4.2's: an instant is delivered in rounds, and the decision process
+  decides after each round, seeing the state the earlier rounds' decisions made. The rounds are, in order:
+  decisions held back until this instant (`CallMeLater(first=True)`); the submissions of the instant (one round);
+  the end of the static workload (`NoMoreJobs`, its own round); each job end in its own round, in the order the
+  jobs were started; nodes done switching; requested calls. This is how Batsim's server hears its actors, one
+  message at a time, and calls the scheduler as soon as it is ready.
+- `Delivery.INSTANT` applies every event of the instant first (ends, switches, submissions, calls) and asks the
+  decision process once: fewer calls, and the policy sees the whole instant at once.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from enum import Enum
 
 from clustersim.energy.meter import EnergyMeter
 from clustersim.engine import EventClass, EventQueue
@@ -57,6 +69,14 @@ class _Execution:
 
 
 Payload = _Execution | Job | tuple[tuple[int, ...], bool] | None
+Batch = list[tuple[EventClass, Payload]]
+
+
+class Delivery(Enum):
+    """How the events of one instant are delivered to the decision process (see the module's docstring)."""
+
+    BATSIM = "batsim"
+    INSTANT = "instant"
 
 
 @dataclass
@@ -82,8 +102,10 @@ class Simulation:
         *,
         nodes: NodeTracker | None = None,
         meter: EnergyMeter | None = None,
+        delivery: Delivery = Delivery.BATSIM,
     ):
         """`nodes` enables power management (switching nodes off and on); `meter` accounts for energy."""
+        self.delivery = delivery
         self.platform = platform
         self.workload = workload
         self.process = decision_process
@@ -119,13 +141,16 @@ class Simulation:
             for decision in self.process.begin(self.view) or ():
                 self._apply(decision)
             queue = self._queue
+            batsim = self.delivery is Delivery.BATSIM
+            rounds = self._batsim_rounds if batsim else _one_round
             while queue:
-                events = self._apply_instant(queue.pop_instant())
-                if events:
-                    self.state.now = queue.now
-                    self._summary.nb_decision_calls += 1
-                    for decision in self.process.decide(queue.now, events, self.view):
-                        self._apply(decision)
+                for batch in rounds(queue.pop_instant()):
+                    events = self._apply_instant(batch)
+                    if batsim and len(events) > 1 and type(events[-1]) is NoMoreJobs:
+                        self._decide(events[:-1])  # Batsim says the workload is over in a message of its own
+                        del events[:-1]
+                    if events:
+                        self._decide(events)
         finally:
             try:
                 self.process.end(self.view)
@@ -138,10 +163,37 @@ class Simulation:
         self._summary.unfinished = list(self.state.pending)
         return self._summary
 
+    def _decide(self, events: list[Event]) -> None:
+        now = self._queue.now
+        self.state.now = now
+        self._summary.nb_decision_calls += 1
+        for decision in self.process.decide(now, events, self.view):
+            self._apply(decision)
+
+    @staticmethod
+    def _batsim_rounds(batch: Batch) -> Iterator[Batch]:
+        """Batsim's rounds of one instant (the module's docstring): held-back decisions, submissions, then each
+        job end alone in start order, then switches and calls. An instant with one event is one round."""
+        if len(batch) == 1:
+            yield batch
+            return
+        due = [e for e in batch if e[0] is EventClass.DUE]
+        if due:
+            yield due
+        submits = [e for e in batch if e[0] is EventClass.JOB_SUBMIT]
+        if submits:
+            yield submits
+        for entry in batch:
+            if entry[0] is EventClass.JOB_END:
+                yield [entry]
+        rest = [e for e in batch if e[0] in (EventClass.NODE_SWITCHED, EventClass.CALL)]
+        if rest:
+            yield rest
+
     # -- events ------------------------------------------------------------------------------------------
 
-    def _apply_instant(self, batch: list[tuple[EventClass, Payload]]) -> list[Event]:
-        """Apply every event of one instant (ends first, then submissions, then calls); say what happened."""
+    def _apply_instant(self, batch: Batch) -> list[Event]:
+        """Apply the events of one round of an instant, in the queue's order; say what happened."""
         self.state.now = self._queue.now
         if self.meter is not None:
             self.meter.advance(self._queue.now)
@@ -164,6 +216,7 @@ class Simulation:
                 events.append(RequestedCall(self._queue.now))
         return events
 
+
     def _submit_instant(self) -> list[Event]:
         """Queue every job submitted at this instant, in id order, and schedule the next submission."""
         now = self._queue.now
@@ -173,8 +226,8 @@ class Simulation:
             batch.append(lookahead)
             lookahead = next(self._jobs, None)
         self._lookahead = lookahead
-        if len(batch) > 1:
-            batch.sort(key=lambda j: id_order(j.id))
+        if len(batch) > 1:  # Batsim submits an instant's jobs in the string order of their ids ("w0!12" < "w0!2")
+            batch.sort(key=_batsim_order if self.delivery is Delivery.BATSIM else _id_order)
         pending = self.state.pending
         events: list[Event] = []
         for job in batch:
@@ -325,12 +378,15 @@ class Simulation:
         """Schedule the end of a started job: its profile's run time, or its walltime if shorter."""
         job, now = running.job, running.start
         profile = job.profile
-        if type(profile) is Delay:
+        walltime = job.walltime
+        if type(profile) is Delay:  # Batsim sleeps until the walltime when the delay is not shorter, then kills
             runtime = profile.seconds
+            reached = walltime is not None and runtime >= walltime
         else:
             runtime = profile.runtime(job.nb_res, self.platform.min_speed(running.resources))
-        walltime = job.walltime
-        if walltime is not None and runtime > walltime:
+            reached = walltime is not None and runtime > walltime
+        if reached:
+            assert walltime is not None
             execution = _Execution(running, now + walltime, FinalState.COMPLETED_WALLTIME_REACHED)
         else:
             execution = _Execution(running, now + runtime, FinalState.COMPLETED_SUCCESSFULLY)
@@ -356,7 +412,7 @@ class Simulation:
     def _call_me_later(self, d: CallMeLater) -> None:
         if d.time < self._queue.now:
             raise DecisionError(d, f"t={d.time!r} is in the past (now is t={self._queue.now!r})")
-        self._queue.push(d.time, EventClass.CALL, None)
+        self._queue.push(d.time, EventClass.DUE if d.first else EventClass.CALL, None)
 
     def _submit_job(self, d: SubmitJob) -> None:
         job = d.job
@@ -373,3 +429,16 @@ class Simulation:
         if d.job_key not in self.state.pending and d.job_key not in self.state.running:
             raise DecisionError(d, f"job '{d.job_key}' is neither pending nor running")
         self._metadata[d.job_key] = d.metadata
+
+
+def _batsim_order(job: Job) -> str:
+    return job.key
+
+
+def _id_order(job: Job) -> tuple[int, int | str]:
+    return id_order(job.id)
+
+
+def _one_round(batch: Batch) -> Iterator[Batch]:
+    """`Delivery.INSTANT`: the whole instant in one round."""
+    yield batch

@@ -1,7 +1,8 @@
 """`jobs.csv`: one row per job with exactly Batsim's columns, streamed as jobs end.
 
 Rows are in the order jobs end (Batsim sorts them at the end instead, which needs the whole trace in memory).
-A rejected job has -1 in every time column and an empty allocation, as Batsim writes -1 for "not applicable".
+A rejected job leaves every time column, its allocation and its energy empty, as Batsim 4.2 does. A job that
+ran for no time has Batsim's stretch: Batsim counts its run time as 1e-5 s (ZERO_RUNTIME) to divide by it.
 """
 
 from __future__ import annotations
@@ -34,7 +35,10 @@ COLUMNS = (
 )
 
 _SUCCESS = FinalState.COMPLETED_SUCCESSFULLY
-_NOT_RUN = "-1,-1,-1,-1,-1,-1,"
+_NOT_RUN = ",,,,,,"
+
+ZERO_RUNTIME = 1e-5
+"""The run time Batsim puts instead of 0 for a job that ran for no time (it divides the stretch by it)."""
 
 
 def _text(value: str) -> str:
@@ -60,14 +64,14 @@ def job_line(o: JobOutcome) -> str:
     else:
         execution = finish - start
         turnaround = finish - submit
-        stretch = turnaround / execution if execution > 0 else (1.0 if turnaround == 0 else float("inf"))
+        stretch = turnaround / (execution if execution > 0 else ZERO_RUNTIME)
         times = _numbers(
             f"{start!r},{execution!r},{finish!r},{start - submit!r},{turnaround!r},{stretch!r},"
         )
     return (
         f"{_text(job.id)},{_text(job.workload)},{_text(job.profile_name)},"
         f"{_numbers(f'{submit!r},{job.nb_res},{walltime!r},')}{'1' if o.state is _SUCCESS else '0'},"
-        f"{o.state.value},{times}{o.resources},{fmt(o.consumed_energy)},{_text(o.metadata)}\n"
+        f"{o.state.value},{times}{o.resources},{'' if start is None else fmt(o.consumed_energy)},{_text(o.metadata)}\n"
     )
 
 
