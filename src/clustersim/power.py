@@ -87,6 +87,8 @@ class PowerSwitcher:
         assert nodes is not None
         now = self._queue.now
         state = NodeState.IDLE if on else NodeState.SLEEPING
+        if self._meter is not None:
+            self._meter.switches_done(now, switched, on)
         for node in switched:
             old = nodes.move(node, state, now)
             if on:
@@ -95,5 +97,4 @@ class PowerSwitcher:
                 self._meter.node_changed(now, node, old, state)
         if self._meter is not None:
             self._meter.states_changed(now)
-            self._meter.switches_done(now, switched, on)
         return NodesSwitched(switched, on)

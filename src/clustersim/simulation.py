@@ -173,7 +173,8 @@ class Simulation:
     @staticmethod
     def _batsim_rounds(batch: Batch) -> Iterator[Batch]:
         """Batsim's rounds of one instant (the module's docstring): held-back decisions, submissions, then each
-        job end alone in start order, then switches and calls. An instant with one event is one round."""
+        job end alone in start order (nodes done switching with the last), then calls. An instant with one event is
+        one round."""
         if len(batch) == 1:
             yield batch
             return
@@ -183,10 +184,16 @@ class Simulation:
         submits = [e for e in batch if e[0] is EventClass.JOB_SUBMIT]
         if submits:
             yield submits
-        for entry in batch:
-            if entry[0] is EventClass.JOB_END:
+        ends = [e for e in batch if e[0] is EventClass.JOB_END]
+        switched = [e for e in batch if e[0] is EventClass.NODE_SWITCHED]
+        for entry in ends:
+            if entry is ends[-1] and switched:
+                # Nodes done switching arrive with the instant's last job end, in one message (docs/energy.md).
+                yield [entry, *switched]
+                switched = []
+            else:
                 yield [entry]
-        rest = [e for e in batch if e[0] in (EventClass.NODE_SWITCHED, EventClass.CALL)]
+        rest = switched + [e for e in batch if e[0] is EventClass.CALL]
         if rest:
             yield rest
 

@@ -137,12 +137,12 @@ class EnergyMeter:
 
     def job_ended(self, now: float, start: float, resources: IntervalSet, computes: bool = True) -> float:
         """Account for a job's end; returns the energy it consumed."""
+        self._last_end_energy = self.energy
+        self._entry(now, "e")
         if computes:
             self._dynamic_power -= self._sum(self._dynamic, resources)
             if abs(self._dynamic_power) < 1e-9:
                 self._dynamic_power = 0.0  # no busy unit left: drop floating-point residue
-        self._last_end_energy = self.energy
-        self._entry(now, "e")
         return (now - start) * self._sum(self._full if computes else self._idle, resources)
 
     def _base_watts(self, node: int, state: NodeState) -> float:
@@ -170,8 +170,11 @@ class EnergyMeter:
         self._pstate_rows(now, nodes, lambda node: transition)
 
     def switches_done(self, now: float, nodes: Sequence[int], on: bool) -> None:
-        """`nodes` ended their transition together; the tracker and node_changed already moved them."""
-        self._entry(now, "p")
+        """`nodes` end their transition together; called before they move (Batsim's row has the power before
+        and, since it sets the new power state first, the minimum power after)."""
+        old, new = (NodeState.SWITCHING_ON, NodeState.IDLE) if on else (NodeState.SWITCHING_OFF, NodeState.SLEEPING)
+        after = self._static + sum(self._base_watts(n, new) - self._base_watts(n, old) for n in nodes)
+        self._entry(now, "p", after)
         self._pstate_rows(now, nodes, self._compute_pstate if on else self._sleep_pstate)
 
     def _compute_pstate(self, node: int) -> int:
@@ -195,15 +198,18 @@ class EnergyMeter:
 
     # -- outputs -------------------------------------------------------------------------------------------
 
-    def _entry(self, now: float, kind: str) -> None:
-        """A consumed_energy.csv row: `epower` is the mean power since the previous row; at the same instant,
-        the power now (Batsim divides by the few nanoseconds SimGrid's messages take, which gives the same)."""
+    def _entry(self, now: float, kind: str, wattmin: float | None = None) -> None:
+        """A consumed_energy.csv row, written before the event changes the power: `epower` is the mean power since
+        the previous row, and at the same instant the power until now (Batsim divides by the few nanoseconds
+        SimGrid's messages take, which gives the same); `wattmin` the platform's power with every machine idle
+        or in its current sleep or transition state (after the event when given)."""
         if self._energy_file is None:
             return
         last_time, last_energy = self._last_entry
         energy = self.energy
         epower = (energy - last_energy) / (now - last_time) if now > last_time else self._static + self._dynamic_power
-        self._energy_file.write(f"{now:g},{energy:g},{kind},{self._static:g},{epower:g}\n")
+        wattmin = self._static if wattmin is None else wattmin
+        self._energy_file.write(f"{now:g},{energy:g},{kind},{wattmin:g},{epower:g}\n")
         self._last_entry = (now, energy)
 
     def _pstate_rows(self, now: float, nodes: Iterable[int], pstate: Callable[[int], int]) -> None:
