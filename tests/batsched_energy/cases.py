@@ -8,10 +8,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from batsched_energy.framework import Batsched
+from batsched_energy.framework import Batsched, Message
+from batsched_energy.replay import Replay
 from batsched_energy.sleeper import Sleeper
 from batsim_reference import compare, run_case
 from test_batsim_adapter import ScriptedScheduler
+
+__all__ = ["Message", "compare_energy_files", "energy_differences", "run_energy_case"]
 
 VARIANTS: dict[str, type[Batsched]] = {"sleeper": Sleeper}
 """batsched's energy variants re-written so far, by batsched name."""
@@ -26,16 +29,25 @@ exact). Times lag by SimGrid's few nanoseconds of message latency; energies are 
 `epower` divides by those nanoseconds when two rows share an instant, which adds a little noise."""
 
 
-def run_energy_case(case: Path, out: Path) -> None:
-    """clustersim on `case` the way the corpus ran it (-E), driven by its batsched variant over the protocol."""
+def run_energy_case(case: Path, out: Path, replay: bool = False) -> list[str]:
+    """clustersim on `case` the way the corpus ran it (-E), driven over the protocol by its batsched variant
+    re-written in Python, or with `replay` (or for a variant not re-written) by batsched's recorded replies.
+    Returns the protocol's differences (a replay that diverged), empty when the run went as Batsim's."""
     info = json.loads((case / "case.json").read_text())
     options_file = case / "options.json"
     options: dict[str, Any] = json.loads(options_file.read_text()) if options_file.exists() else {}
-    scheduler = ScriptedScheduler(VARIANTS[info["variant"]](options))
+    variant = VARIANTS.get(info["variant"])
+    replayed = replay or variant is None
+    answer: Replay | Batsched = Replay(case / "out_protocol.jsonl.gz") if replayed else variant(options)
+    scheduler = ScriptedScheduler(answer)
     try:
-        run_case(case, out, external=scheduler.endpoint)
+        run_case(case, out, external=scheduler.endpoint, extra=["--timeout", "10"])
+    except AssertionError:
+        if not isinstance(answer, Replay) or answer.divergence is None:
+            raise
     finally:
         scheduler.join()
+    return [f"protocol: {answer.divergence}"] if isinstance(answer, Replay) and answer.divergence else []
 
 
 def _close(a: str, b: str, tolerance: float, absolute: bool) -> bool:
