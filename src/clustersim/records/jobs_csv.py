@@ -2,7 +2,7 @@
 
 Rows are in the order jobs end (Batsim sorts them at the end instead, which needs the whole trace in memory).
 A rejected job leaves every time column, its allocation and its energy empty, as Batsim 4.2 does. A job that
-ran for no time has Batsim's stretch: Batsim counts its run time as 1e-5 s (ZERO_RUNTIME) to divide by it.
+ran for no time has Batsim's stretch: Batsim counts its run time as ZERO_RUNTIME (1e-5 s) to divide by it.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TextIO
 
 from clustersim.records.numbers import fmt
-from clustersim.records.outcome import JobOutcome
+from clustersim.records.outcome import ZERO_RUNTIME, JobOutcome
 from clustersim.scheduling.events import FinalState
 
 COLUMNS = (
@@ -36,10 +36,6 @@ COLUMNS = (
 
 _SUCCESS = FinalState.COMPLETED_SUCCESSFULLY
 _NOT_RUN = ",,,,,,"
-
-ZERO_RUNTIME = 1e-5
-"""The run time Batsim puts instead of 0 for a job that ran for no time (it divides the stretch by it)."""
-
 
 def _text(value: str) -> str:
     """A text field, quoted as CSV requires only when it must be."""

@@ -3,10 +3,11 @@ scheduler's answers come back as decisions the core validates and applies.
 
 Time follows Batsim's rules (protocol.rst, "Message Composition"):
 
-- everything that happens at one instant goes to the scheduler in one message whose `now` is that instant;
+- what happens at one instant goes to the scheduler in the core's rounds (clustersim.simulation.Delivery:
+  Batsim's rounds by default), one message per round whose `now` is that instant;
 - each decision takes effect at its own `timestamp`, which may lie between the request's `now` and the
   answer's `now`: a later one is held back and applied when the core reaches its time (the adapter asks the
-  core for a call then), never earlier;
+  core for a call then, before that instant's other events), never earlier;
 - the answer's `now` says when the scheduler is ready again: events that happen before then are held and sent
   together at that time, as Batsim does for a scheduler that spent simulated time deciding.
 
@@ -227,7 +228,7 @@ class ExternalScheduler:
                 yield from self._handle(event, now)
             else:
                 if not self._later or self._later[-1].timestamp != event.timestamp:
-                    yield self._wake_up(event.timestamp)
+                    yield self._wake_up(event.timestamp, first=True)
                 self._later.append(event)
 
     def _handle(self, event: m.WireEvent, now: float) -> Iterator[Decision]:
@@ -238,10 +239,13 @@ class ExternalScheduler:
             self._origin = event
             yield decision
 
-    def _wake_up(self, time: float) -> CallMeLater:
-        """A call the adapter asks for itself; the REQUESTED_CALL it causes is not the scheduler's business."""
+    def _wake_up(self, time: float, first: bool = False) -> CallMeLater:
+        """A call the adapter asks for itself; the REQUESTED_CALL it causes is not the scheduler's business.
+
+        `first` for decisions held back until `time`: Batsim applies them when `time` comes, before that
+        instant's other events (a job ending at `time` is then killed, not completed)."""
         self._wakeups[time] += 1
-        return CallMeLater(time)
+        return CallMeLater(time, first)
 
     def _current_view(self) -> ClusterView:
         assert self._view is not None, "begin() sets the view"
