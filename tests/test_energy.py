@@ -22,7 +22,7 @@ from clustersim.scheduling.interface import DecisionProcess
 from clustersim.scheduling.registry import create_policy
 from clustersim.workload.job import Job
 from clustersim.workload.stream import Workload
-from conftest import compute_job, csv_rows
+from conftest import compute_job, csv_rows, delay_job
 
 POWER = PowerModel(100.0, 200.0, (SleepState(10.0, Transition(5.0, 250.0), Transition(10.0, 1000.0)),))
 
@@ -44,13 +44,16 @@ def run(
 def test_energy_of_a_busy_and_an_idle_host_is_the_integral_of_their_power(tmp_path: Path) -> None:
     result = run([compute_job(1, 0, 1, 10)], powered_hosts(2), tmp_path)
     assert result.energy is not None
-    # host0 computes 10 s at 200 W, host1 idles 10 s at 100 W.
+    # host0 computes 10 s at 200 W, host1 idles 10 s at 100 W. As Batsim, the state times count the periods
+    # that ended: host0's computing period; the idle periods are still open when the run ends.
     assert result.energy.consumed_joules == 3000
-    assert (result.energy.time_computing, result.energy.time_idle) == (10, 10)
+    assert (result.energy.time_computing, result.energy.time_idle) == (10, 0)
     job = csv_rows(tmp_path / "jobs.csv")[0]
     assert job["consumed_energy"] == "2000"
     schedule = csv_rows(tmp_path / "schedule.csv")[0]
-    assert (schedule["consumed_joules"], schedule["time_computing"], schedule["time_idle"]) == ("3000", "10", "10")
+    assert (schedule["consumed_joules"], schedule["time_computing"], schedule["time_idle"]) == (
+        "3000.000000", "10.000000", "0.000000",
+    )
 
 
 def test_power_is_linear_in_the_load_of_a_multicore_node(tmp_path: Path) -> None:
@@ -68,9 +71,10 @@ def test_always_off_switches_idle_hosts_off_and_counts_transitions(tmp_path: Pat
     assert e is not None
     # Up to the last job end (t=10): host0 2000 J; host1 switches off 0-5 (250 J) then sleeps 5-10 (50 J).
     assert e.consumed_joules == 2300
-    # Over the whole run (host0 switches off 10-15): state times in machine-seconds.
+    # Over the whole run (host0 switches off 10-15): machine-seconds of the periods that ended (both hosts are
+    # still asleep at the end, so no sleeping period counts, as in Batsim).
     assert (e.time_computing, e.time_idle, e.time_switching_off, e.time_sleeping, e.time_switching_on) == (
-        10, 0, 10, 10, 0,
+        10, 0, 10, 0, 0,
     )
     assert (e.nb_machine_switches, e.nb_grouped_switches) == (2, 2)
 
@@ -296,7 +300,7 @@ def test_cli_runs_with_a_power_policy_and_compares_policies(tmp_path: Path, caps
     assert main(["run", *common, "--power-off", "always", "-o", str(tmp_path / "run"), "-q", "--no-gantt"]) == 0
     schedule = csv_rows(tmp_path / "run" / "schedule.csv")[0]
     # The workload's jobs are delays: their hosts draw idle power (J1 1000 J and J2 2000 J less than computing).
-    assert (schedule["consumed_joules"], schedule["nb_machine_switches"]) == ("5700", "6")
+    assert (schedule["consumed_joules"], schedule["nb_machine_switches"]) == ("5700.000000", "6")
     out = tmp_path / "compare"
     assert main(["power-compare", *common, "--power-off", "always", "idle-timeout:30", "-o", str(out)]) == 0
     table = capsys.readouterr().out
@@ -306,3 +310,33 @@ def test_cli_runs_with_a_power_policy_and_compares_policies(tmp_path: Path, caps
     assert comparison[0]["energy_saved"] == "0" and float(comparison[1]["energy_saved"]) > 0
     assert comparison[1]["waiting_time_change"] == "5"  # J2 waits 10 s for both hosts to wake: mean of 0 and 10
     assert (out / "always" / "machine_states.png").exists() and (out / "idle-timeout_30" / "jobs.csv").exists()
+
+
+def test_a_delay_job_leaves_its_host_idle_and_the_energy_files_have_batsims_rows(tmp_path: Path) -> None:
+    # A delay job waits: its host draws idle power (Batsim: SimGrid sees no computation). Always-off puts host1 to
+    # sleep at 0 (5 s switch) and host0 once J1 ends at 10.
+    result = run([delay_job(1, 0, 1, 10)], powered_hosts(2), tmp_path, power_off="always")
+    assert result.energy is not None
+    # 0-5: host0 100 W + host1 switching 50 W; 5-10: 100 + 10 (asleep). Up to the last job end: 750 + 550.
+    assert result.energy.consumed_joules == 1300
+    assert csv_rows(tmp_path / "jobs.csv")[0]["consumed_energy"] == "1000"  # 10 s at idle, not 2000 at full power
+    rows = (tmp_path / "consumed_energy.csv").read_text().splitlines()
+    # time,energy,event_type,wattmin,epower: a row per job start (s) and end (e), per switch decision and per group
+    # of machines done switching (p); epower is the mean power since the previous row, or at the same instant the
+    # power until then; wattmin is every machine's idle, sleep or transition power (after a transition's end).
+    assert rows == [
+        "time,energy,event_type,wattmin,epower",
+        "0,0,s,200,200",
+        "0,0,p,200,200",
+        "5,750,p,110,150",
+        "10,1300,e,110,110",
+        "10,1300,p,110,110",
+        "15,1600,p,20,60",
+    ]
+    # Batsim's pstate_changes.csv: every machine's first power state, then -2 (switching to sleep) and the sleep
+    # state once there (1 for a cluster file's nodes).
+    assert (tmp_path / "pstate_changes.csv").read_text().splitlines() == [
+        "time,machine_id,new_pstate", "0,0-1,0", "0,1,-2", "5,1,1", "10,0,-2", "15,0,1",
+    ]
+    states = (tmp_path / "machine_states.csv").read_text().splitlines()
+    assert states[1:] == ["0,0,0,0,1,1", "0,0,0,1,0,1", "5,1,0,0,0,1", "10,1,0,0,1,0", "10,1,0,1,0,0", "15,2,0,0,0,0"]

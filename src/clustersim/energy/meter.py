@@ -54,7 +54,8 @@ def _prefix(values: list[float]) -> list[float]:
 
 @dataclass
 class EnergySummary:
-    """What schedule.csv reports about energy and machine states (machine-seconds per state)."""
+    """What schedule.csv reports about energy and machine states (machine-seconds of the periods in each state
+    that ended, as Batsim counts them)."""
 
     consumed_joules: float
     time_computing: float
@@ -225,14 +226,13 @@ class EnergyMeter:
     def summary(self) -> EnergySummary:
         first = self._first_submit_energy or 0.0
         seconds = self.tracker.seconds_in
-        end = self._last
         return EnergySummary(
             consumed_joules=max(0.0, self._last_end_energy - first),
-            time_computing=seconds(NodeState.COMPUTING, end),
-            time_idle=seconds(NodeState.IDLE, end),
-            time_sleeping=seconds(NodeState.SLEEPING, end),
-            time_switching_on=seconds(NodeState.SWITCHING_ON, end),
-            time_switching_off=seconds(NodeState.SWITCHING_OFF, end),
+            time_computing=seconds(NodeState.COMPUTING),
+            time_idle=seconds(NodeState.IDLE),
+            time_sleeping=seconds(NodeState.SLEEPING),
+            time_switching_on=seconds(NodeState.SWITCHING_ON),
+            time_switching_off=seconds(NodeState.SWITCHING_OFF),
             nb_machine_switches=self.nb_machine_switches,
             nb_grouped_switches=self.nb_grouped_switches,
         )

@@ -133,7 +133,7 @@ class ScheduleMetrics:
 
     def as_row(self, wall_clock: WallClock | None = None, energy: EnergySummary | None = None) -> dict[str, str]:
         """schedule.csv's row, Batsim's columns in Batsim's order, numbers as Batsim writes them (`%f`)."""
-        row = {
+        row: dict[str, float | int | str] = {
             "batsim_version": f"clustersim-{__version__}",
             "consumed_joules": 0.0,
             "makespan": self.makespan,
