@@ -99,17 +99,15 @@ def test_the_python_sleeper_decides_as_batsched(case: Path, tmp_path: Path) -> N
         transcript = [json.loads(line) for line in f]
     expected = [d for m in transcript if m["dir"] == "sched->batsim" for d in _decisions(m["msg"])]
     options = json.loads((case / "options.json").read_text())
-    scheduler = ScriptedScheduler(VARIANTS[str(case_info(case)["variant"])](options))
+    sleeper = VARIANTS[str(case_info(case)["variant"])](options)
     replies: list[dict[str, object]] = []
-    real_answer = scheduler.answer
 
-    def answer(message: dict[str, object]) -> list[dict[str, object]]:
-        reply = real_answer(message)
-        assert isinstance(reply, list)
-        replies.append({"now": message["now"], "events": reply})
-        return reply
+    def answer(message: dict[str, object]) -> tuple[float, list[dict[str, object]]]:
+        reply = sleeper.answer(message)
+        replies.append(reply)
+        return reply["now"], reply["events"]
 
-    scheduler.answer = answer
+    scheduler = ScriptedScheduler(answer)
     try:
         run_case(case, tmp_path, external=scheduler.endpoint)
     finally:

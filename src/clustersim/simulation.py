@@ -6,11 +6,15 @@ are pushed to sinks as jobs end, so memory follows the jobs alive in the simulat
 How the events of one instant reach the decision process is the `Delivery` rule:
 
 - `Delivery.BATSIM` (the default) is Batsim 4.2's: an instant is delivered in rounds, and the decision process
-  decides after each round, seeing the state the earlier rounds' decisions made. The rounds are, in order:
-  decisions held back until this instant (`CallMeLater(first=True)`); the submissions of the instant (one round);
-  the end of the static workload (`NoMoreJobs`, its own round); each job end in its own round, in the order the
-  jobs were started; nodes done switching; requested calls. This is how Batsim's server hears its actors, one
-  message at a time, and calls the scheduler as soon as it is ready.
+  decides after each round, seeing the state the earlier rounds' decisions made. The rounds are, in order: the
+  submissions of the instant (one round); the end of the static workload (`NoMoreJobs`, its own round);
+  decisions held back until this instant (`CallMeLater(first=True)`: a kill then beats a job ending then); each
+  job end in its own round, in the order the jobs were started, the last with the nodes done switching (Batsim
+  sends a machine's transition end with a job end of the same instant); requested calls. Events
+  that a round's decisions add at the same instant join the rounds still to come. This is how Batsim's server
+  hears its actors, one message at a time, and calls the scheduler as soon as it is ready; what it does not
+  reproduce is SimGrid's own order of actors waking at one instant, which sometimes delivers two job ends
+  together, or in another order (docs/batsim-protocol.md).
 - `Delivery.INSTANT` applies every event of the instant first (ends, switches, submissions, calls) and asks the
   decision process once: fewer calls, and the policy sees the whole instant at once.
 """
@@ -141,14 +145,11 @@ class Simulation:
             for decision in self.process.begin(self.view) or ():
                 self._apply(decision)
             queue = self._queue
-            batsim = self.delivery is Delivery.BATSIM
-            rounds = self._batsim_rounds if batsim else _one_round
-            while queue:
-                for batch in rounds(queue.pop_instant()):
-                    events = self._apply_instant(batch)
-                    if batsim and len(events) > 1 and type(events[-1]) is NoMoreJobs:
-                        self._decide(events[:-1])  # Batsim says the workload is over in a message of its own
-                        del events[:-1]
+            if self.delivery is Delivery.BATSIM:
+                self._run_batsim_rounds()
+            else:
+                while queue:
+                    events = self._apply_instant(queue.pop_instant())
                     if events:
                         self._decide(events)
         finally:
@@ -170,32 +171,22 @@ class Simulation:
         for decision in self.process.decide(now, events, self.view):
             self._apply(decision)
 
-    @staticmethod
-    def _batsim_rounds(batch: Batch) -> Iterator[Batch]:
-        """Batsim's rounds of one instant (the module's docstring): held-back decisions, submissions, then each
-        job end alone in start order (nodes done switching with the last), then calls. An instant with one event is
-        one round."""
-        if len(batch) == 1:
-            yield batch
-            return
-        due = [e for e in batch if e[0] is EventClass.DUE]
-        if due:
-            yield due
-        submits = [e for e in batch if e[0] is EventClass.JOB_SUBMIT]
-        if submits:
-            yield submits
-        ends = [e for e in batch if e[0] is EventClass.JOB_END]
-        switched = [e for e in batch if e[0] is EventClass.NODE_SWITCHED]
-        for entry in ends:
-            if entry is ends[-1] and switched:
-                # Nodes done switching arrive with the instant's last job end, in one message (docs/energy.md).
-                yield [entry, *switched]
-                switched = []
-            else:
-                yield [entry]
-        rest = switched + [e for e in batch if e[0] is EventClass.CALL]
-        if rest:
-            yield rest
+    def _run_batsim_rounds(self) -> None:
+        """Deliver each instant in Batsim's rounds (the module's docstring). Events that the decisions of a round
+        add at the same instant (a kill's end, a registered job) join the rounds still to come."""
+        queue = self._queue
+        while queue:
+            pending = queue.pop_instant()
+            while pending:
+                batch, pending = _first_round(pending)
+                events = self._apply_instant(batch)
+                if len(events) > 1 and type(events[-1]) is NoMoreJobs:
+                    self._decide(events[:-1])  # Batsim says the workload is over in a message of its own
+                    del events[:-1]
+                if events:
+                    self._decide(events)
+                if queue.next_time() == queue.now:
+                    pending = sorted(pending + queue.pop_instant(), key=_event_class)
 
     # -- events ------------------------------------------------------------------------------------------
 
@@ -446,6 +437,22 @@ def _id_order(job: Job) -> tuple[int, int | str]:
     return id_order(job.id)
 
 
-def _one_round(batch: Batch) -> Iterator[Batch]:
-    """`Delivery.INSTANT`: the whole instant in one round."""
-    yield batch
+def _event_class(entry: tuple[EventClass, Payload]) -> EventClass:
+    return entry[0]
+
+
+def _first_round(batch: Batch) -> tuple[Batch, Batch]:
+    """Batsim's first round of what is left of an instant (sorted by event class), and the rest: the
+    submissions, else the held-back decisions, else one job end (they come in start order; the last with the nodes
+    done switching), else the rest."""
+    for kind in (EventClass.JOB_SUBMIT, EventClass.DUE):
+        if any(entry[0] is kind for entry in batch):
+            return [e for e in batch if e[0] is kind], [e for e in batch if e[0] is not kind]
+    if batch[0][0] is EventClass.JOB_END:
+        rest = batch[1:]
+        if any(entry[0] is EventClass.JOB_END for entry in rest):
+            return batch[:1], rest
+        # Nodes done switching arrive with the instant's last job end, in one message (docs/energy.md).
+        switched = [e for e in rest if e[0] is EventClass.NODE_SWITCHED]
+        return batch[:1] + switched, [e for e in rest if e[0] is not EventClass.NODE_SWITCHED]
+    return batch, []

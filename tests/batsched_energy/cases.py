@@ -5,20 +5,31 @@ from __future__ import annotations
 
 import csv
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from batsched_energy.framework import Batsched, Message
-from batsched_energy.replay import Replay
+from batsched_energy.replay import Message, Replay
 from batsched_energy.sleeper import Sleeper
+from batsched_variants import Batsched
 from batsim_reference import compare, run_case
 from clustersim.energy.meter import CONSUMED_ENERGY_COLUMNS, MACHINE_STATES_COLUMNS, PSTATE_CHANGES_COLUMNS
 from test_batsim_adapter import ScriptedScheduler
 
 __all__ = ["Message", "compare_energy_files", "energy_differences", "run_energy_case"]
 
-VARIANTS: dict[str, type[Batsched]] = {"sleeper": Sleeper}
+VARIANTS: dict[str, type[Sleeper]] = {"sleeper": Sleeper}
 """batsched's energy variants re-written so far, by batsched name."""
+
+
+def served(scheduler: Batsched) -> Callable[[Message], tuple[float, list[Message]]]:
+    """A batsched-like scheduler as ScriptedScheduler's answer: (now, decisions) per message."""
+
+    def answer(message: Message) -> tuple[float, list[Message]]:
+        reply = scheduler.answer(message)
+        return reply["now"], reply["events"]
+
+    return answer
 
 ENERGY_FILES = {
     "machine_states.csv": {"time": 1e-3},
@@ -45,17 +56,16 @@ def run_energy_case(case: Path, out: Path, replay: bool = False) -> list[str]:
     options_file = case / "options.json"
     options: dict[str, Any] = json.loads(options_file.read_text()) if options_file.exists() else {}
     variant = VARIANTS.get(info["variant"])
-    replayed = replay or variant is None
-    answer: Replay | Batsched = Replay(case / "out_protocol.jsonl.gz") if replayed else variant(options)
-    scheduler = ScriptedScheduler(answer)
+    answer = Replay(case / "out_protocol.jsonl.gz") if replay or variant is None else None
+    scheduler = ScriptedScheduler(answer if answer is not None else served(variant(options)))
     try:
         run_case(case, out, external=scheduler.endpoint, extra=["--timeout", "10"])
     except AssertionError:
-        if not isinstance(answer, Replay) or answer.divergence is None:
+        if answer is None or answer.divergence is None:
             raise
     finally:
         scheduler.join()
-    return [f"protocol: {answer.divergence}"] if isinstance(answer, Replay) and answer.divergence else []
+    return [f"protocol: {answer.divergence}"] if answer is not None and answer.divergence else []
 
 
 def _close(a: str, b: str, tolerance: float, absolute: bool) -> bool:

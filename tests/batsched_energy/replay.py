@@ -17,8 +17,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from batsched_energy.framework import Message
-
+Message = dict[str, Any]
 TIME_TOLERANCE = 1e-3
 
 Signature = Counter[tuple[str, str]]

@@ -5,72 +5,61 @@ from __future__ import annotations
 
 from typing import Any
 
-from batsched_energy.framework import Batsched, left
+from batsched_variants import Batsched
+from clustersim.intervals import IntervalSet
 
 
 class Sleeper(Batsched):
+    """`available` (batsched_variants.Batsched) holds the machines that are on and free."""
+
     def __init__(self, options: dict[str, Any]):
-        super().__init__(options)
+        super().__init__()
         self.compute_pstate = int(options["pstate_compute"])
         self.sleep_pstate = int(options["pstate_sleep"])
-        self.available: set[int] = set()
-        self.computing: set[int] = set()
-        self.sleeping: set[int] = set()
-        self.switching_on: set[int] = set()
-        self.switching_off: set[int] = set()
-        self.job_being_computed = ""
+        self.sleeping = IntervalSet()
+        self.switching_on = IntervalSet()
+        self.switching_off = IntervalSet()
+        self.pstate_changed: dict[int, IntervalSet] = {}
 
-    def on_simulation_start(self, date: float) -> None:
-        self.available = set(range(self.nb_machines))
+    def answer(self, message: dict[str, Any]) -> dict[str, Any]:
+        """batsched's loop, plus the machines whose power state changed (RESOURCE_STATE_CHANGED)."""
+        self.pstate_changed = {}
+        for event in message["events"]:
+            if event["type"] == "RESOURCE_STATE_CHANGED":
+                pstate, machines = int(event["data"]["state"]), IntervalSet.parse(event["data"]["resources"])
+                self.pstate_changed[pstate] = self.pstate_changed.get(pstate, IntervalSet()) | machines
+        return super().answer(message)
 
-    def _sleep_available(self) -> None:
+    def _sleep_available(self, now: float) -> None:
         if self.available:
-            self.set_state(self.available, self.sleep_pstate)
-            self.switching_off |= self.available
-            self.available = set()
+            self.add("SET_RESOURCE_STATE", now, resources=str(self.available), state=str(self.sleep_pstate))
+            self.switching_off = self.switching_off | self.available
+            self.available = IntervalSet()
 
-    def make_decisions(self, date: float) -> None:
-        assert len(self.ended) <= 1
-        if self.ended:
-            assert self.job_being_computed == self.ended[0]
-            self.job_being_computed = ""
-            self.available |= self.computing
-            self.computing = set()
-        for job_id in self.released:
-            job = self.jobs[job_id]
-            if job.nb_requested_resources > self.nb_machines:
-                self.reject(job_id)
-            else:
-                self.append_to_queue(job)
-        for pstate in sorted(self.pstate_changed):
+    def make_decisions(self, now: float) -> None:
+        assert len(self.ended) <= 1, "batsched's sleeper handles one job end per message"
+        for pstate in sorted(self.pstate_changed):  # batsched keeps them in a map ordered by power state
             machines = self.pstate_changed[pstate]
             if pstate == self.compute_pstate:
-                self.switching_on -= machines
-                self.available |= machines
+                self.switching_on = self.switching_on - machines
+                self.available = self.available | machines
             else:
                 assert pstate == self.sleep_pstate
-                self.switching_off -= machines
-                self.sleeping |= machines
-        self.sort_queue()
-
-        if not self.queue or self.job_being_computed:
-            self._sleep_available()
+                self.switching_off = self.switching_off - machines
+                self.sleeping = self.sleeping | machines
+        if not self.queue or self.allocations:
+            self._sleep_available(now)
             return
-        job = self.queue[0]
-        if len(self.available) >= job.nb_requested_resources:
-            alloc = left(self.available, job.nb_requested_resources)
-            self.execute(job, alloc)
-            self.available -= alloc
-            self.computing |= alloc
-            self._sleep_available()
-            self.job_being_computed = job.id
+        key, res = self.queue[0]
+        if len(self.available) >= res:
+            self.execute(key, self.available.lowest(res), now)
             self.queue.pop(0)
+            self._sleep_available(now)
             return
-        future = len(self.available) + len(self.switching_on)
-        if future < job.nb_requested_resources:
-            count = min(len(self.sleeping), job.nb_requested_resources - future)
-            if count > 0:
-                waking = left(self.sleeping, count)
-                self.set_state(waking, self.compute_pstate)
-                self.sleeping -= waking
-                self.switching_on |= waking
+        missing = res - len(self.available) - len(self.switching_on)
+        count = min(len(self.sleeping), missing)
+        if count > 0:
+            waking = self.sleeping.lowest(count)
+            self.add("SET_RESOURCE_STATE", now, resources=str(waking), state=str(self.compute_pstate))
+            self.sleeping = self.sleeping - waking
+            self.switching_on = self.switching_on | waking
