@@ -104,7 +104,7 @@ class EnergyMeter:
             self._states_file = trace("machine_states.csv", MACHINE_STATES_COLUMNS)
             self._energy_file = trace("consumed_energy.csv", CONSUMED_ENERGY_COLUMNS)
             self._pstates_file = trace("pstate_changes.csv", PSTATE_CHANGES_COLUMNS)
-            self._pstate_rows(0.0, range(len(self.models)), lambda node: self.models[node].compute_pstate)
+            self._pstate_rows(0.0, range(len(self.models)), self._compute_pstate)
 
     # -- integration ---------------------------------------------------------------------------------------
 
