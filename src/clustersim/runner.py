@@ -6,14 +6,14 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from clustersim.energy.meter import EnergyMeter, EnergySummary
-from clustersim.nodes import NodeTracker
+from clustersim.core.energy_meter import EnergyMeter, EnergySummary
+from clustersim.core.interface import DecisionProcess
+from clustersim.core.nodes import NodeTracker
+from clustersim.core.outcome import OutcomeSink
+from clustersim.core.simulation import Delivery, RunSummary, Simulation
 from clustersim.platform.model import Platform
 from clustersim.records.jobs_csv import JobsCsvWriter
 from clustersim.records.metrics import ScheduleMetrics, WallClock
-from clustersim.records.outcome import OutcomeSink
-from clustersim.scheduling.interface import DecisionProcess
-from clustersim.simulation import Delivery, RunSummary, Simulation
 from clustersim.workload.stream import Workload
 
 
@@ -45,7 +45,7 @@ def simulate(
     `energy` turns on power management and energy accounting (every node needs a power model); with
     `energy_traces` it also writes Batsim's `machine_states.csv` and `consumed_energy.csv`. `power` alone
     keeps node power states (for power policies) without accounting for energy. `delivery` is how an instant's
-    events reach the decision process (clustersim.simulation.Delivery).
+    events reach the decision process (clustersim.core.simulation.Delivery).
 
     `schedule.csv` is written even when the run fails, with the jobs that ended until then. Wall-clock
     columns are -1 unless `record_wall_clock`: they would make two runs' outputs differ.

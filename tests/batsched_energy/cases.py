@@ -13,7 +13,7 @@ from batsched_energy.replay import Message, Replay
 from batsched_energy.sleeper import Sleeper
 from batsched_variants import Batsched
 from batsim_reference import compare, run_case
-from clustersim.energy.meter import CONSUMED_ENERGY_COLUMNS, MACHINE_STATES_COLUMNS, PSTATE_CHANGES_COLUMNS
+from clustersim.core.energy_meter import CONSUMED_ENERGY_COLUMNS, MACHINE_STATES_COLUMNS, PSTATE_CHANGES_COLUMNS
 from test_batsim_adapter import ScriptedScheduler
 
 __all__ = ["Message", "compare_energy_files", "energy_differences", "run_energy_case"]

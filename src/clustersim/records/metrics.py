@@ -13,11 +13,11 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from clustersim import __version__
-from clustersim.energy.meter import EnergySummary
-from clustersim.records.numbers import fmt
-from clustersim.records.outcome import ZERO_RUNTIME, JobOutcome
-from clustersim.scheduling.events import FinalState
+from clustersim._io.numbers import fmt
+from clustersim._version import __version__
+from clustersim.core.energy_meter import EnergySummary
+from clustersim.core.events import FinalState
+from clustersim.core.outcome import ZERO_RUNTIME, JobOutcome
 
 SCHEDULE_COLUMNS = (
     "batsim_version", "consumed_joules", "makespan", "max_slowdown", "max_turnaround_time", "max_waiting_time",

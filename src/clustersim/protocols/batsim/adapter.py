@@ -3,7 +3,7 @@ scheduler's answers come back as decisions the core validates and applies.
 
 Time follows Batsim's rules (protocol.rst, "Message Composition"):
 
-- what happens at one instant goes to the scheduler in the core's rounds (clustersim.simulation.Delivery:
+- what happens at one instant goes to the scheduler in the core's rounds (clustersim.core.simulation.Delivery:
   Batsim's rounds by default), one message per round whose `now` is that instant;
 - each decision takes effect at its own `timestamp`, which may lie between the request's `now` and the
   answer's `now`: a later one is held back and applied when the core reaches its time (the adapter asks the
@@ -23,14 +23,7 @@ from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from clustersim.errors import DecisionError, InputError
-from clustersim.intervals import IntervalSet
-from clustersim.nodes import NodeState
-from clustersim.protocols.batsim import messages as m
-from clustersim.protocols.batsim.connection import Connection
-from clustersim.protocols.batsim.errors import ProtocolError
-from clustersim.protocols.batsim.options import DEFAULT_ENDPOINT, ProtocolOptions
-from clustersim.scheduling.decisions import (
+from clustersim.core.decisions import (
     CallMeLater,
     Decision,
     KillJob,
@@ -41,7 +34,7 @@ from clustersim.scheduling.decisions import (
     SwitchOff,
     SwitchOn,
 )
-from clustersim.scheduling.events import (
+from clustersim.core.events import (
     Event,
     FinalState,
     JobCompleted,
@@ -50,7 +43,14 @@ from clustersim.scheduling.events import (
     NoMoreJobs,
     RequestedCall,
 )
-from clustersim.state import ClusterView
+from clustersim.core.nodes import NodeState
+from clustersim.core.state import ClusterView
+from clustersim.errors import DecisionError, InputError
+from clustersim.intervals import IntervalSet
+from clustersim.protocols.batsim import messages as m
+from clustersim.protocols.batsim.connection import Connection
+from clustersim.protocols.batsim.errors import ProtocolError
+from clustersim.protocols.batsim.options import DEFAULT_ENDPOINT, ProtocolOptions
 from clustersim.workload.batsim_json import parse_batsim_workload
 from clustersim.workload.profiles import Profile
 
