@@ -37,7 +37,7 @@ def simulate(
     energy: bool = False,
     energy_traces: bool = True,
     power: bool = False,
-    delivery: Delivery = Delivery.BATSIM,
+    delivery: Delivery = Delivery.INSTANT,
 ) -> RunResult:
     """Simulate and, with an output directory, write `jobs.csv` and `schedule.csv` into it.
 

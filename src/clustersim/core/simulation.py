@@ -5,17 +5,18 @@ are pushed to sinks as jobs end, so memory follows the jobs alive in the simulat
 
 How the events of one instant reach the decision process is the `Delivery` rule:
 
-- `Delivery.BATSIM` (the default) is Batsim 4.2's: an instant is delivered in rounds, and the decision process
-  decides after each round, seeing the state the earlier rounds' decisions made. The rounds are, in order: the
-  submissions of the instant (one round); the end of the static workload (`NoMoreJobs`, its own round);
-  decisions held back until this instant (`CallMeLater(first=True)`: a kill then beats a job ending then); each
-  job end in its own round, in the order the jobs were started, the last with the nodes done switching (Batsim
-  sends a machine's transition end with a job end of the same instant); requested calls. Events
-  that a round's decisions add at the same instant join the rounds still to come. This is how Batsim's server
-  hears its actors, one message at a time, and calls the scheduler as soon as it is ready; what it does not
-  reproduce is SimGrid's own order of actors waking at one instant, which sometimes delivers two job ends
-  together, or in another order (docs/batsim-protocol.md).
-- `Delivery.INSTANT` applies every event of the instant first (ends, switches, submissions, calls) and asks the
+- `Delivery.BATSIM` is Batsim 4.2's (`clustersim run`'s default, for Batsim and SWF inputs alike): an instant is
+  delivered in rounds, and the decision process decides after each round, seeing the state the earlier rounds'
+  decisions made. The rounds are, in order: the submissions of the instant (one round); the end of the static
+  workload (`NoMoreJobs`, its own round); decisions held back until this instant (`CallMeLater(first=True)`: a
+  kill then beats a job ending then); each job end in its own round, in the order the jobs were started, the
+  last with the nodes done switching (Batsim sends a machine's transition end with a job end of the same
+  instant); requested calls. Events that a round's decisions add at the same instant join the rounds
+  still to come. This is how Batsim's server hears its actors, one message at a time, and calls the scheduler
+  as soon as it is ready; what it does not reproduce is SimGrid's own order of actors waking at one instant,
+  which sometimes delivers two job ends together, or in another order (docs/batsim-protocol.md).
+- `Delivery.INSTANT` (the library's default, used by the Kubernetes and Slurm layers and the experiments)
+  applies every event of the instant first (ends, switches, submissions, calls) and asks the
   decision process once: fewer calls, and the policy sees the whole instant at once.
 """
 
@@ -56,7 +57,7 @@ from clustersim.errors import DecisionError, InputError
 from clustersim.intervals import IntervalSet
 from clustersim.platform.model import Platform
 from clustersim.workload.job import Job, id_order
-from clustersim.workload.profiles import Delay, needs_speed
+from clustersim.workload.profiles import Delay, ParallelHomogeneous, needs_speed, runtime_on
 from clustersim.workload.stream import Workload
 
 
@@ -106,7 +107,7 @@ class Simulation:
         *,
         nodes: NodeTracker | None = None,
         meter: EnergyMeter | None = None,
-        delivery: Delivery = Delivery.BATSIM,
+        delivery: Delivery = Delivery.INSTANT,
     ):
         """`nodes` enables power management (switching nodes off and on); `meter` accounts for energy."""
         self.delivery = delivery
@@ -381,7 +382,11 @@ class Simulation:
             runtime = profile.seconds
             reached = walltime is not None and runtime >= walltime
         else:
-            runtime = profile.runtime(job.nb_res, self.platform.min_speed(running.resources))
+            platform = self.platform
+            if platform.homogeneous_speed is not None or type(profile) is ParallelHomogeneous:
+                runtime = profile.runtime(job.nb_res, platform.min_speed(running.resources))
+            else:  # a `parallel` amount runs on its own host's speed
+                runtime = runtime_on(profile, [platform.unit_speeds[r] for r in running.resources])
             reached = walltime is not None and runtime > walltime
         if reached:
             assert walltime is not None

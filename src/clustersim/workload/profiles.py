@@ -1,11 +1,13 @@
 """Job profiles: how long a job runs on the resources it was given, as Batsim's profiles define it.
 
 Communication volumes of parallel profiles are kept but not simulated: clustersim has no network model yet,
-so a parallel task runs for its computation time on its slowest host.
+so a parallel task runs for its computation time: each host its own amount at its own speed (`parallel`, see
+`runtime_on`), or every host the same amount at the slowest host's pace.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 
@@ -56,6 +58,16 @@ class Composed:
 
 
 Profile = Delay | ParallelHomogeneous | Parallel | Composed
+
+
+def runtime_on(profile: Profile, speeds: Sequence[float]) -> float:
+    """The run time on hosts of these speeds (the allocation's, in id order), as Batsim runs it: the i-th amount
+    of a `parallel` profile runs on the i-th host at that host's speed; other profiles go at the slowest's pace."""
+    if type(profile) is Parallel:
+        return max((flops / speed for flops, speed in zip(profile.flops, speeds, strict=False)), default=0.0)
+    if type(profile) is Composed:
+        return sum(runtime_on(part, speeds) for part in profile.sequence) * profile.repeat
+    return profile.runtime(len(speeds), min(speeds))
 
 
 def needs_speed(profile: Profile) -> bool:
