@@ -1,4 +1,5 @@
-"""Reference schedulers doing what batsched 1.4's `filler`, `killer` and `rejecter` variants do, served over the
+"""Reference schedulers doing what batsched 1.4's `filler`, `killer`, `rejecter` and `submitter` variants do, served
+over the
 Batsim protocol (a ZeroMQ REP socket in a thread), so the corpus cases made with them run through clustersim's
 protocol path end to end.
 
@@ -26,7 +27,8 @@ Event = dict[str, Any]
 class Batsched:
     """batsched's common part (ISchedulingAlgorithm and its main loop); `make_decisions` is the variant."""
 
-    def __init__(self) -> None:
+    def __init__(self, options: dict[str, Any] | None = None) -> None:
+        self.options = options or {}
         self.nb_machines = 0
         self.available = IntervalSet()
         self.allocations: dict[str, IntervalSet] = {}
@@ -116,13 +118,55 @@ class Rejecter(Batsched):
         """Everything is in `answer`."""
 
 
-VARIANTS: dict[str, type[Batsched]] = {"filler": Filler, "killer": Killer, "rejecter": Rejecter}
+class Submitter(Batsched):
+    """Starts the head of the queue if it fits; when the queue is empty and a machine is free, registers a dynamic
+    delay job (1 s, or 1 + 10 s per earlier one with `increase_jobs_duration`; walltime 5 s more) and runs it on
+    the lowest free machine 10 s later, until `nb_jobs_to_submit` are registered; then says registration_finished.
+    With `set_job_metadata`, every job gets "just some metadata for job <id>" when it arrives."""
+
+    def __init__(self, options: dict[str, Any] | None = None) -> None:
+        super().__init__(options)
+        self.nb_submitted = 0
+        self.profiles_sent: set[str] = set()
+        self.finished_sent = False
+
+    def make_decisions(self, now: float) -> None:
+        metadata = bool(self.options.get("set_job_metadata", False))
+        if metadata:
+            for key, _ in self.released:
+                self.add("SET_JOB_METADATA", now, job_id=key, metadata=f"just some metadata for job {key}")
+        if self.queue and self.queue[0][1] <= len(self.available):
+            key, res = self.queue.pop(0)
+            self.execute(key, self.available.lowest(res), now)
+        date = now
+        if not self.queue and self.available and self.nb_submitted < int(self.options.get("nb_jobs_to_submit", 1)):
+            delay = 1 + (10 * self.nb_submitted if self.options.get("increase_jobs_duration") else 0)
+            profile = f"delay_{delay:f}"
+            key = f"dynamic!{self.nb_submitted}"
+            if profile not in self.profiles_sent or self.options.get("send_profile_if_already_sent"):
+                self.add("REGISTER_PROFILE", date, workload_name="dynamic", profile_name=profile,
+                         profile={"type": "delay", "delay": delay})
+            self.add("REGISTER_JOB", date, job_id=key, job={
+                "id": str(self.nb_submitted), "subtime": date, "walltime": delay + 5, "res": 1, "profile": profile,
+            })
+            if metadata:
+                self.add("SET_JOB_METADATA", date, job_id=key, metadata=f"just some metadata for job {key}")
+            self.profiles_sent.add(profile)
+            date += 10  # batsched runs it 10 s after registering it (no acknowledgement of dynamic jobs)
+            self.execute(key, self.available.lowest(1), date)
+            self.nb_submitted += 1
+        if self.nb_submitted >= int(self.options.get("nb_jobs_to_submit", 1)) and not self.finished_sent:
+            self.add("NOTIFY", date, type="registration_finished")
+            self.finished_sent = True
+
+
+VARIANTS: dict[str, type[Batsched]] = {"filler": Filler, "killer": Killer, "rejecter": Rejecter, "submitter": Submitter}
 
 
 @contextmanager
-def serving(variant: str) -> Iterator[str]:
-    """A batsched-like `variant` listening on a free local port; yields its endpoint."""
-    scheduler = VARIANTS[variant]()
+def serving(variant: str, options: dict[str, Any] | None = None) -> Iterator[str]:
+    """A batsched-like `variant` (with its variant options) listening on a free local port; yields its endpoint."""
+    scheduler = VARIANTS[variant](options)
     context = zmq.Context()
     socket = context.socket(zmq.REP)
     socket.bind("tcp://127.0.0.1:*")

@@ -73,7 +73,7 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     external = run.add_argument_group("external scheduler (Batsim protocol, see docs/batsim-protocol.md)")
     external.add_argument(
-        "-s", "--socket", "--external", dest="external", metavar="ENDPOINT",
+        "-s", "--socket", "--socket-endpoint", "--external", dest="external", metavar="ENDPOINT",
         help="let the scheduler listening at ENDPOINT (e.g. tcp://localhost:28000) decide, instead of --policy",
     )
     external.add_argument(
@@ -114,6 +114,9 @@ def _build_parser() -> argparse.ArgumentParser:
         "--config", type=Path,
         help="replay a run of a campaign from its config.yaml (its workload, platform, policy and options win)",
     )
+    from clustersim.protocols.batsim.command_line import add_batsim_flags
+
+    add_batsim_flags(run)
     run.set_defaults(handler=_run)
 
     convert = commands.add_parser(
@@ -157,9 +160,15 @@ def _say(args: argparse.Namespace, text: str) -> None:
 def _run(args: argparse.Namespace) -> int:
     from clustersim.core.simulation import Delivery
     from clustersim.policies.registry import create_policy, parse_policy_options
+    from clustersim.protocols.batsim.command_line import refusal
     from clustersim.records.progress import ProgressSink
     from clustersim.runner import simulate
 
+    refused = refusal(args)
+    if refused is not None:
+        raise InputError("command line", refused)
+    if args.verbosity == "quiet":
+        args.quiet = True
     if args.config is not None:
         return _run_config(args)
     if args.workload is None:
@@ -184,7 +193,7 @@ def _run(args: argparse.Namespace) -> int:
         result = simulate(
             platform, workload, process, args.output,
             extra_sinks=[progress], record_wall_clock=args.record_wall_clock, prefix=prefix, energy=energy,
-            delivery=Delivery(args.delivery),
+            delivery=Delivery(args.delivery), energy_traces=not args.disable_machine_state_tracing,
         )
     except DecisionError as error:
         raise (error if external is None else external.explain(error)) from None

@@ -22,6 +22,7 @@ How the events of one instant reach the decision process is the `Delivery` rule:
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import Enum
@@ -57,8 +58,12 @@ from clustersim.errors import DecisionError, InputError
 from clustersim.intervals import IntervalSet
 from clustersim.platform.model import Platform
 from clustersim.workload.job import Job, id_order
-from clustersim.workload.profiles import Delay, ParallelHomogeneous, needs_speed, runtime_on
+from clustersim.workload.profiles import Delay, ParallelHomogeneous, communicates, needs_speed, runtime_on
 from clustersim.workload.stream import Workload
+
+
+class IgnoredCommunication(UserWarning):
+    """A run's jobs communicate, and communication takes no simulated time (there is no network model yet)."""
 
 
 class _Execution:
@@ -111,6 +116,7 @@ class Simulation:
     ):
         """`nodes` enables power management (switching nodes off and on); `meter` accounts for energy."""
         self.delivery = delivery
+        self._warned_communication = False
         self.platform = platform
         self.workload = workload
         self.process = decision_process
@@ -179,7 +185,10 @@ class Simulation:
         while queue:
             pending = queue.pop_instant()
             while pending:
-                batch, pending = _first_round(pending)
+                if len(pending) == 1:  # most instants carry one event
+                    batch, pending = pending, []
+                else:
+                    batch, pending = _first_round(pending)
                 events = self._apply_instant(batch)
                 if len(events) > 1 and type(events[-1]) is NoMoreJobs:
                     self._decide(events[:-1])  # Batsim says the workload is over in a message of its own
@@ -383,6 +392,12 @@ class Simulation:
             reached = walltime is not None and runtime >= walltime
         else:
             platform = self.platform
+            if not self._warned_communication and communicates(profile):
+                self._warned_communication = True
+                warnings.warn(IgnoredCommunication(
+                    f"job '{job.key}' (profile '{job.profile_name}') communicates: clustersim has no network model "
+                    "yet, so communications take no time in this run (its profiles' computations do)"
+                ), stacklevel=1)
             if platform.homogeneous_speed is not None or type(profile) is ParallelHomogeneous:
                 runtime = profile.runtime(job.nb_res, platform.min_speed(running.resources))
             else:  # a `parallel` amount runs on its own host's speed

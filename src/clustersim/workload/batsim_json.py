@@ -239,8 +239,8 @@ class _Profiles:
                     com_field,
                     f"expected {len(cpu) ** 2} byte amounts ({len(cpu)}x{len(cpu)}), got {len(com)}",
                 )
-            for i, v in enumerate(com):
-                check.number(v, item(com_field, i), 0)
+            total = sum(check.number(v, item(com_field, i), 0) for i, v in enumerate(com))
+            return Parallel(flops, total)
         return Parallel(flops)
 
     def _composed(

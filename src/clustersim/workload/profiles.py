@@ -37,9 +37,11 @@ class ParallelHomogeneous:
 
 @dataclass(frozen=True, slots=True)
 class Parallel:
-    """Per-unit computation amounts (Batsim `parallel`, the `cpu` vector); the `com` matrix is ignored."""
+    """Per-unit computation amounts (Batsim `parallel`, the `cpu` vector); the `com` matrix is ignored (only its
+    total, `comm_bytes`, is kept, to say that the job communicates)."""
 
     flops: tuple[float, ...]
+    comm_bytes: float = 0.0
 
     def runtime(self, nb_resources: int, min_speed: float) -> float:
         return max(self.flops) / min_speed if self.flops else 0.0
@@ -58,6 +60,13 @@ class Composed:
 
 
 Profile = Delay | ParallelHomogeneous | Parallel | Composed
+
+
+def communicates(profile: Profile) -> bool:
+    """Whether the profile moves bytes between hosts (which clustersim does not simulate yet)."""
+    if type(profile) is Composed:
+        return any(communicates(part) for part in profile.sequence)
+    return isinstance(profile, ParallelHomogeneous | Parallel) and profile.comm_bytes > 0
 
 
 def runtime_on(profile: Profile, speeds: Sequence[float]) -> float:
