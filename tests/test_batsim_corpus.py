@@ -3,7 +3,8 @@ clustersim and compared with what the real Batsim 4.2 + batsched 1.4 wrote (test
 starting_time, finish_time, allocated_resources, final_state, and schedule.csv column by column.
 
 batsched variants with a built-in equivalent run the built-in policy (`clustersim run`'s Batsim rounds);
-`filler`, `killer`, `rejecter` and `submitter` run the reference schedulers of tests/batsched_variants.py over the protocol.
+`filler`, `killer`, `rejecter` and `submitter` run the reference schedulers of tests/batsched_variants.py over
+the protocol.
 A case that still differs is an expected failure whose reason says why (docs/batsim-protocol.md lists them);
 the expected failures are strict, so a case that becomes identical must leave the list.
 """
