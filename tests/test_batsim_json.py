@@ -57,7 +57,7 @@ def test_all_profile_types(tmp_path: Path) -> None:
     assert [j.profile for j in read_jobs] == [
         Delay(10.0),
         ParallelHomogeneous(1e9, 0.0),
-        Parallel((1e9, 2e9)),
+        Parallel((1e9, 2e9), 2.0),  # the com matrix's total: the job communicates
         Composed((Delay(10.0), ParallelHomogeneous(1e9, 0.0)), 2),
         ParallelHomogeneous(2e9, 0.0),  # the total shared among the job's 4 units
     ]
