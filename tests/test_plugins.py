@@ -9,6 +9,7 @@ import pytest
 
 import clustersim
 from clustersim import DuplicateNameError, PluginError, Registry, UnknownNameError
+from clustersim.policies.registry import POLICIES
 
 
 def test_a_name_registered_twice_is_refused_naming_the_first_owner() -> None:
@@ -57,6 +58,8 @@ def test_an_installed_entry_point_is_a_policy_by_name(tmp_path: Path, monkeypatc
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: lifo-plugin\nVersion: 1.0\n")
     (info / "entry_points.txt").write_text("[clustersim.policies]\nlifo = lifo_plugin:Lifo\n")
     monkeypatch.syspath_prepend(str(tmp_path))
+    POLICIES.names()  # built-ins loaded; the entry point this test loads leaves with the restored entries
+    monkeypatch.setattr(POLICIES, "_entries", dict(POLICIES._entries))
     assert "lifo" in clustersim.policy_names()
     process = clustersim.create_policy("lifo", tag="x")
     assert isinstance(process, clustersim.RejectNeverFitting)
