@@ -32,7 +32,10 @@ CONSERVATIVE = (
     "batsched conservative_bf plans its reservations and hosts differently from clustersim's conservative "
     "(its time-slice first fit is not reproduced)"
 )
-NETWORK = "needs the platform model, issue 14"
+NETWORK = (
+    "needs the platform model, issue 14: with its SimGrid model (run in its own process) execution times match, "
+    "but Batsim's own control messages cross the master host's links, so its starts lag by milliseconds"
+)
 
 DIFFERENT: dict[str, str] = {
     "ties_000_easy_bf": grouping(8),

@@ -1,11 +1,10 @@
 """Batsim 4.2's rules that the corpus pins down, on hand-computed cases: how an instant's events reach the
 decision process (Delivery), the string order of simultaneous submissions, a `parallel` profile's per-host
-speeds, the stretch of a job that ran for no time, the warning for communicating jobs, and Batsim's command line.
+speeds, the stretch of a job that ran for no time, rejected rows, and Batsim's command line.
 """
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 
 import pytest
@@ -13,7 +12,7 @@ import pytest
 from clustersim.cli import main
 from clustersim.core.events import FinalState
 from clustersim.core.outcome import JobOutcome
-from clustersim.core.simulation import Delivery, IgnoredCommunication
+from clustersim.core.simulation import Delivery
 from clustersim.intervals import IntervalSet
 from clustersim.platform.model import Node, Platform
 from clustersim.policies.registry import create_policy
@@ -88,21 +87,8 @@ def test_rejected_jobs_leave_batsims_empty_fields() -> None:
     assert line.endswith(",0,REJECTED,,,,,,,,,\n")
 
 
-def test_communicating_jobs_give_one_warning_per_run() -> None:
-    jobs = [Job(str(i), 0, 1, ParallelHomogeneous(1e9, 1e6), None, profile_name="ph") for i in range(3)]
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        simulate(hosts(3), Workload.from_jobs(jobs), create_policy("fcfs"))
-    found = [w for w in caught if issubclass(w.category, IgnoredCommunication)]
-    assert len(found) == 1 and "no network model" in str(found[0].message)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        simulate(hosts(1), Workload.from_jobs([delay_job(1, 0, 1, 1)]), create_policy("fcfs"))
-    assert not [w for w in caught if issubclass(w.category, IgnoredCommunication)]
-
-
 @pytest.mark.parametrize(("flags", "named"), [
-    (["--events", "events.txt"], "--events"),
+    (["--forward-unknown-events"], "--forward-unknown-events"),
     (["-W", "flow.dax"], "-W/--workflow"),
     (["--mmax", "4"], "--mmax"),
     (["-r", "host1:storage"], "-r/--add-role-to-hosts"),

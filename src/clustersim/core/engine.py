@@ -1,9 +1,9 @@
 """The event loop's clock: a heap of `(time, event class, sequence, payload)`.
 
 Rule for events at equal times: lower event class first (decisions held back until this instant, then job
-ends, then nodes done switching on or off, then submissions, then requested calls), then insertion order.
-The simulation pops every event of an instant at once; how it delivers them to the decision process (in one
-call, or in Batsim's rounds) is the simulation's `Delivery` rule.
+ends, then nodes done switching on or off, then submissions, then machines becoming unavailable or available,
+then requested calls), then insertion order. The simulation pops every event of an instant at once; how it
+delivers them to the decision process (in one call, or in Batsim's rounds) is the simulation's `Delivery` rule.
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ class EventClass(IntEnum):
     JOB_END = 1
     NODE_SWITCHED = 2
     JOB_SUBMIT = 3
-    CALL = 4
+    MACHINES = 4
+    CALL = 5
 
 
 class TimeTravelError(ClusterSimError):

@@ -11,19 +11,19 @@ How the events of one instant reach the decision process is the `Delivery` rule:
   workload (`NoMoreJobs`, its own round); decisions held back until this instant (`CallMeLater(first=True)`: a
   kill then beats a job ending then); each job end in its own round, in the order the jobs were started, the
   last with the nodes done switching (Batsim sends a machine's transition end with a job end of the same
-  instant); requested calls. Events that a round's decisions add at the same instant join the rounds
-  still to come. This is how Batsim's server hears its actors, one message at a time, and calls the scheduler
-  as soon as it is ready; what it does not reproduce is SimGrid's own order of actors waking at one instant,
-  which sometimes delivers two job ends together, or in another order (docs/batsim-protocol.md).
+  instant); then the rest (machine availability, requested calls). Events that a round's decisions add at the same
+  instant join the rounds still to come. This is how Batsim's server hears its actors, one message at a time,
+  and calls the scheduler as soon as it is ready; what it does not reproduce is SimGrid's own order of actors
+  waking at one instant, which sometimes delivers two job ends together, or in another order
+  (docs/batsim-protocol.md).
 - `Delivery.INSTANT` (the library's default, used by the Kubernetes and Slurm layers and the experiments)
-  applies every event of the instant first (ends, switches, submissions, calls) and asks the
-  decision process once: fewer calls, and the policy sees the whole instant at once.
+  applies every event of the instant first (ends, switches, submissions, calls) and asks the decision process
+  once: fewer calls, and the policy sees the whole instant at once.
 """
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -45,25 +45,26 @@ from clustersim.core.events import (
     FinalState,
     JobCompleted,
     JobSubmitted,
+    MachinesAvailable,
+    MachinesUnavailable,
+    NoMoreExternalEvents,
     NoMoreJobs,
     RequestedCall,
 )
+from clustersim.core.execution import ExecutionModel, FastExecution
 from clustersim.core.interface import DecisionProcess
 from clustersim.core.nodes import NodeTracker
 from clustersim.core.outcome import JobOutcome, OutcomeSink
 from clustersim.core.power_switching import PowerSwitcher
 from clustersim.core.sharing import shortfall
 from clustersim.core.state import ClusterState, ClusterView, RunningJob
-from clustersim.errors import DecisionError, InputError
+from clustersim.errors import ClusterSimError, DecisionError, InputError
 from clustersim.intervals import IntervalSet
+from clustersim.platform.events import AvailabilityChange
 from clustersim.platform.model import Platform
 from clustersim.workload.job import Job, id_order
-from clustersim.workload.profiles import Delay, ParallelHomogeneous, communicates, needs_speed, runtime_on
+from clustersim.workload.profiles import Delay, needs_speed
 from clustersim.workload.stream import Workload
-
-
-class IgnoredCommunication(UserWarning):
-    """A run's jobs communicate, and communication takes no simulated time (there is no network model yet)."""
 
 
 class _Execution:
@@ -78,7 +79,7 @@ class _Execution:
         self.cancelled = False
 
 
-Payload = _Execution | Job | tuple[tuple[int, ...], bool] | None
+Payload = _Execution | Job | tuple[tuple[int, ...], bool] | AvailabilityChange | None
 Batch = list[tuple[EventClass, Payload]]
 
 
@@ -98,6 +99,8 @@ class RunSummary:
     nb_decision_calls: int = 0
     unfinished: list[str] = field(default_factory=list)
     """Jobs still pending when nothing else could happen: the decision process never started them."""
+    unavailable_seconds: float = 0.0
+    """Machine-seconds spent unavailable, over the periods that ended (Batsim's `time_unavailable`)."""
 
 
 class Simulation:
@@ -112,12 +115,22 @@ class Simulation:
         *,
         nodes: NodeTracker | None = None,
         meter: EnergyMeter | None = None,
+        execution: ExecutionModel | None = None,
+        events: Sequence[AvailabilityChange] = (),
         delivery: Delivery = Delivery.INSTANT,
     ):
-        """`nodes` enables power management (switching nodes off and on); `meter` accounts for energy."""
+        """`nodes` enables power management (switching nodes off and on); `meter` accounts for energy;
+        `execution` says how jobs execute (default: the fast model, where a job's end is known at its start);
+        `events` are machines becoming unavailable and available again (Batsim's external events); `delivery` is
+        how an instant's events reach the decision process."""
         self.delivery = delivery
-        self._warned_communication = False
         self.platform = platform
+        self.execution: ExecutionModel = execution if execution is not None else FastExecution(platform)
+        self.events = events
+        if events and (nodes is not None or meter is not None):
+            raise ClusterSimError("external events (machines unavailable) with power management are not modelled")
+        self._events_left = len(events)
+        self._unavailable_since: dict[int, float] = {}
         self.workload = workload
         self.process = decision_process
         self.sinks = list(sinks)
@@ -148,17 +161,7 @@ class Simulation:
     def run(self) -> RunSummary:
         """Run until no event is left. Sinks are closed even when the run fails, so outputs stay valid."""
         try:
-            self._pull_next_submission()
-            for decision in self.process.begin(self.view) or ():
-                self._apply(decision)
-            queue = self._queue
-            if self.delivery is Delivery.BATSIM:
-                self._run_batsim_rounds()
-            else:
-                while queue:
-                    events = self._apply_instant(queue.pop_instant())
-                    if events:
-                        self._decide(events)
+            self.execution.drive(self._loop)
         finally:
             try:
                 self.process.end(self.view)
@@ -171,6 +174,35 @@ class Simulation:
         self._summary.unfinished = list(self.state.pending)
         return self._summary
 
+    @property
+    def summary(self) -> RunSummary:
+        """What happened so far (complete once `run` returns)."""
+        return self._summary
+
+    def _loop(self) -> None:
+        """The event loop: a stepped execution model first runs up to the next event and reports job ends."""
+        self._pull_next_submission()
+        for change in self.events:
+            self._queue.push(change.time, EventClass.MACHINES, change)
+        for decision in self.process.begin(self.view) or ():
+            self._apply(decision)
+        queue = self._queue
+        execution = self.execution
+        stepped = execution.stepped
+        batsim = self.delivery is Delivery.BATSIM
+        while True:
+            if stepped:
+                for end, key in execution.advance(queue.next_time()):
+                    self._executed(key, end)
+            if not queue:
+                break
+            if batsim:
+                self._deliver_rounds(queue.pop_instant())
+                continue
+            events = self._apply_instant(queue.pop_instant())
+            if events:
+                self._decide(events)
+
     def _decide(self, events: list[Event]) -> None:
         now = self._queue.now
         self.state.now = now
@@ -178,30 +210,40 @@ class Simulation:
         for decision in self.process.decide(now, events, self.view):
             self._apply(decision)
 
-    def _run_batsim_rounds(self) -> None:
-        """Deliver each instant in Batsim's rounds (the module's docstring). Events that the decisions of a round
+    def _deliver_rounds(self, pending: Batch) -> None:
+        """Deliver one instant in Batsim's rounds (the module's docstring). Events that the decisions of a round
         add at the same instant (a kill's end, a registered job) join the rounds still to come."""
         queue = self._queue
-        while queue:
-            pending = queue.pop_instant()
-            while pending:
-                if len(pending) == 1:  # most instants carry one event
-                    batch, pending = pending, []
-                else:
-                    batch, pending = _first_round(pending)
-                events = self._apply_instant(batch)
-                if len(events) > 1 and type(events[-1]) is NoMoreJobs:
-                    self._decide(events[:-1])  # Batsim says the workload is over in a message of its own
-                    del events[:-1]
-                if events:
-                    self._decide(events)
-                if queue.next_time() == queue.now:
-                    pending = sorted(pending + queue.pop_instant(), key=_event_class)
+        while pending:
+            if len(pending) == 1:  # most instants carry one event
+                batch, pending = pending, []
+            else:
+                batch, pending = _first_round(pending)
+            events = self._apply_instant(batch)
+            if len(events) > 1 and type(events[-1]) is NoMoreJobs:
+                self._decide(events[:-1])  # Batsim says the workload is over in a message of its own
+                del events[:-1]
+            if events:
+                self._decide(events)
+            if queue.next_time() == queue.now:
+                pending = sorted(pending + queue.pop_instant(), key=_event_class)
+
+    def _executed(self, key: str, end: float) -> None:
+        """A stepped model says a job's execution is over: it ends successfully, before its walltime."""
+        execution = self._executions.get(key)
+        if execution is None or execution.cancelled:
+            return
+        if execution.state is FinalState.COMPLETED_WALLTIME_REACHED and end >= execution.end:
+            return  # ends exactly at its walltime: the walltime is reached, as in Batsim (delay == walltime)
+        execution.cancelled = True
+        done = _Execution(execution.running, max(end, self._queue.now), FinalState.COMPLETED_SUCCESSFULLY)
+        self._executions[key] = done
+        self._queue.push(done.end, EventClass.JOB_END, done)
 
     # -- events ------------------------------------------------------------------------------------------
 
     def _apply_instant(self, batch: Batch) -> list[Event]:
-        """Apply the events of one round of an instant, in the queue's order; say what happened."""
+        """Apply the events of one instant, or of one round of it, in the queue's order; say what happened."""
         self.state.now = self._queue.now
         if self.meter is not None:
             self.meter.advance(self._queue.now)
@@ -220,10 +262,12 @@ class Simulation:
             elif kind is EventClass.NODE_SWITCHED:
                 assert isinstance(payload, tuple)
                 events.append(self._power.switched(*payload))
+            elif kind is EventClass.MACHINES:
+                assert isinstance(payload, AvailabilityChange)
+                events.extend(self._availability(payload))
             else:
                 events.append(RequestedCall(self._queue.now))
         return events
-
 
     def _submit_instant(self) -> list[Event]:
         """Queue every job submitted at this instant, in id order, and schedule the next submission."""
@@ -251,6 +295,22 @@ class Simulation:
             events.append(NoMoreJobs())
         return events
 
+    def _availability(self, change: AvailabilityChange) -> list[Event]:
+        """Machines become unavailable (nothing may start there; running jobs go on) or available again."""
+        state, now, resources = self.state, self._queue.now, change.resources
+        since = self._unavailable_since
+        event: Event
+        if change.available:
+            back = state.make_available(resources)
+            self._summary.unavailable_seconds += sum(now - since.pop(unit) for unit in back)
+            event = MachinesAvailable(resources)
+        else:
+            for unit in state.make_unavailable(resources):
+                since[unit] = now
+            event = MachinesUnavailable(resources)
+        self._events_left -= 1
+        return [event] if self._events_left else [event, NoMoreExternalEvents()]
+
     def _pull_next_submission(self) -> None:
         self._lookahead = next(self._jobs, None)
         self._schedule_lookahead()
@@ -270,12 +330,14 @@ class Simulation:
     def _end(self, execution: _Execution) -> JobCompleted:
         running = execution.running
         key = running.job.key
+        if execution.state is FinalState.COMPLETED_WALLTIME_REACHED and self.execution.stepped:
+            self.execution.cancel(key)
         del self._executions[key]
         del self.state.running[key]
         if running.job.request is not None:
             self._end_pod(running)
         else:
-            self.state.free = self.state.free | running.resources
+            self.state.release(running.resources)
             if self.state.nodes is not None:
                 self.state.nodes.release(running.resources, self._queue.now)
         return self._completed(running, execution)
@@ -339,6 +401,9 @@ class Simulation:
         remaining = free - resources
         if len(remaining) != len(free) - len(resources):
             busy = resources - free
+            down = busy & self.state.unavailable
+            if down:
+                raise DecisionError(d, f"resources {down} are unavailable (an external event made them so)")
             raise DecisionError(d, f"resources {busy} are not free (free: {free or 'none'})")
         now = self._queue.now
         del self.state.pending[job.key]
@@ -383,28 +448,20 @@ class Simulation:
         self._launch(running)
 
     def _launch(self, running: RunningJob) -> None:
-        """Schedule the end of a started job: its profile's run time, or its walltime if shorter."""
+        """Schedule the end of a started job: its run time, or its walltime if shorter.
+
+        When the execution model reports ends later (stepped), only the walltime is scheduled here.
+        """
         job, now = running.job, running.start
-        profile = job.profile
+        runtime = self.execution.start(running)
         walltime = job.walltime
-        if type(profile) is Delay:  # Batsim sleeps until the walltime when the delay is not shorter, then kills
-            runtime = profile.seconds
-            reached = walltime is not None and runtime >= walltime
-        else:
-            platform = self.platform
-            if not self._warned_communication and communicates(profile):
-                self._warned_communication = True
-                warnings.warn(IgnoredCommunication(
-                    f"job '{job.key}' (profile '{job.profile_name}') communicates: clustersim has no network model "
-                    "yet, so communications take no time in this run (its profiles' computations do)"
-                ), stacklevel=1)
-            if platform.homogeneous_speed is not None or type(profile) is ParallelHomogeneous:
-                runtime = profile.runtime(job.nb_res, platform.min_speed(running.resources))
-            else:  # a `parallel` amount runs on its own host's speed
-                runtime = runtime_on(profile, [platform.unit_speeds[r] for r in running.resources])
-            reached = walltime is not None and runtime > walltime
-        if reached:
-            assert walltime is not None
+        if runtime is None:
+            if walltime is None:  # no end event until the model reports one
+                self._executions[job.key] = _Execution(running, float("inf"), FinalState.COMPLETED_SUCCESSFULLY)
+                return
+            execution = _Execution(running, now + walltime, FinalState.COMPLETED_WALLTIME_REACHED)
+        elif walltime is not None and (runtime > walltime or (runtime == walltime and type(job.profile) is Delay)):
+            # Batsim sleeps a delay job until its walltime when the delay is not shorter, then kills it
             execution = _Execution(running, now + walltime, FinalState.COMPLETED_WALLTIME_REACHED)
         else:
             execution = _Execution(running, now + runtime, FinalState.COMPLETED_SUCCESSFULLY)
@@ -423,6 +480,7 @@ class Simulation:
         if d.state is FinalState.REJECTED:
             raise DecisionError(d, "a running job cannot end REJECTED")
         execution.cancelled = True
+        self.execution.cancel(d.job_key)
         killed = _Execution(execution.running, self._queue.now, d.state)
         self._executions[d.job_key] = killed
         self._queue.push(killed.end, EventClass.JOB_END, killed)

@@ -182,15 +182,25 @@ class ScheduleMetrics:
             "utilisation": fmt(self.utilisation),
         }
 
-    def write(self, path: Path | str, wall_clock: WallClock | None = None, energy: EnergySummary | None = None) -> None:
-        """schedule.csv at `path`, and extra_metrics.csv next to it (with the same file name prefix)."""
+    def write(
+        self,
+        path: Path | str,
+        wall_clock: WallClock | None = None,
+        energy: EnergySummary | None = None,
+        unavailable_seconds: float | None = None,
+    ) -> None:
+        """schedule.csv at `path` (`time_unavailable` from `unavailable_seconds`, 0 without external events), and
+        extra_metrics.csv next to it (with the same file name prefix)."""
         path = Path(path)
+        row = self.as_row(wall_clock, energy)
+        if unavailable_seconds is not None:
+            row["time_unavailable"] = _batsim_number(unavailable_seconds)
         extra = path.with_name(path.name.removesuffix("schedule.csv") + "extra_metrics.csv")
-        for target, row in ((path, self.as_row(wall_clock, energy)), (extra, self.extra_row())):
+        for target, values in ((path, row), (extra, self.extra_row())):
             with open(target, "w", newline="", encoding="utf-8") as f:
                 writer = csv.writer(f, lineterminator="\n")
-                writer.writerow(row.keys())
-                writer.writerow(row.values())
+                writer.writerow(values.keys())
+                writer.writerow(values.values())
 
 
 def _batsim_number(value: float | int | str) -> str:

@@ -1,8 +1,8 @@
 """Job profiles: how long a job runs on the resources it was given, as Batsim's profiles define it.
 
-Communication volumes of parallel profiles are kept but not simulated: clustersim has no network model yet,
-so a parallel task runs for its computation time: each host its own amount at its own speed (`parallel`, see
-`runtime_on`), or every host the same amount at the slowest host's pace.
+`runtime` is the fast platform model's answer: a parallel task runs for its computation time on its slowest
+host and communication costs nothing. The SimGrid platform model (clustersim.core.simgrid_execution) executes the
+same profiles, communication included, as Batsim does.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ class Delay:
 class ParallelHomogeneous:
     """Each allocated unit computes `flops`; ends when the slowest unit is done (Batsim `parallel_homogeneous`).
 
-    `comm_bytes` is the per-pair communication volume; it is ignored until a network model exists.
+    `comm_bytes` is what each unit sends to each other unit (the fast model ignores it).
     """
 
     flops: float
@@ -37,11 +37,13 @@ class ParallelHomogeneous:
 
 @dataclass(frozen=True, slots=True)
 class Parallel:
-    """Per-unit computation amounts (Batsim `parallel`, the `cpu` vector); the `com` matrix is ignored (only its
-    total, `comm_bytes`, is kept, to say that the job communicates)."""
+    """Per-unit computation amounts and the row-major `comm` matrix of bytes (Batsim `parallel`, `cpu`/`com`).
+
+    An empty `comm` means no communication; the fast model ignores it anyway.
+    """
 
     flops: tuple[float, ...]
-    comm_bytes: float = 0.0
+    comm: tuple[float, ...] = ()
 
     def runtime(self, nb_resources: int, min_speed: float) -> float:
         return max(self.flops) / min_speed if self.flops else 0.0
@@ -62,23 +64,6 @@ class Composed:
 Profile = Delay | ParallelHomogeneous | Parallel | Composed
 
 
-def communicates(profile: Profile) -> bool:
-    """Whether the profile moves bytes between hosts (which clustersim does not simulate yet)."""
-    if type(profile) is Composed:
-        return any(communicates(part) for part in profile.sequence)
-    return isinstance(profile, ParallelHomogeneous | Parallel) and profile.comm_bytes > 0
-
-
-def runtime_on(profile: Profile, speeds: Sequence[float]) -> float:
-    """The run time on hosts of these speeds (the allocation's, in id order), as Batsim runs it: the i-th amount
-    of a `parallel` profile runs on the i-th host at that host's speed; other profiles go at the slowest's pace."""
-    if type(profile) is Parallel:
-        return max((flops / speed for flops, speed in zip(profile.flops, speeds, strict=False)), default=0.0)
-    if type(profile) is Composed:
-        return sum(runtime_on(part, speeds) for part in profile.sequence) * profile.repeat
-    return profile.runtime(len(speeds), min(speeds))
-
-
 def needs_speed(profile: Profile) -> bool:
     """Whether the runtime depends on the speed of the allocated units (it does unless pure delays)."""
     if isinstance(profile, Delay):
@@ -86,3 +71,25 @@ def needs_speed(profile: Profile) -> bool:
     if isinstance(profile, Composed):
         return any(needs_speed(p) for p in profile.sequence)
     return True
+
+
+def communicates(profile: Profile) -> bool:
+    """Whether executing the profile sends bytes between hosts (only a network model can time that)."""
+    if isinstance(profile, ParallelHomogeneous):
+        return profile.comm_bytes > 0
+    if isinstance(profile, Parallel):
+        return any(profile.comm)
+    if isinstance(profile, Composed):
+        return any(communicates(p) for p in profile.sequence)
+    return False
+
+
+def runtime_on(profile: Profile, speeds: Sequence[float]) -> float:
+    """The fast model's run time on hosts of these speeds (the allocation's, in id order), as Batsim computes a
+    ptask without communication: the i-th amount of a `parallel` profile runs on the i-th host at that host's
+    speed; other profiles go at the slowest host's pace."""
+    if type(profile) is Parallel:
+        return max((flops / speed for flops, speed in zip(profile.flops, speeds, strict=False)), default=0.0)
+    if type(profile) is Composed:
+        return sum(runtime_on(part, speeds) for part in profile.sequence) * profile.repeat
+    return profile.runtime(len(speeds), min(speeds))
