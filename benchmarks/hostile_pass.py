@@ -132,13 +132,15 @@ def main() -> None:
             clean, detail = _run(case, Path(directory), interrupt)
             if interrupt is not None and clean:
                 schedule = Path(directory) / "out" / "schedule.csv"
+                extra = Path(directory) / "out" / "extra_metrics.csv"
                 jobs = Path(directory) / "out" / "jobs.csv"
                 if schedule.exists():
                     header, values = schedule.read_text().splitlines()[:2]
                     row = dict(zip(header.split(","), values.split(","), strict=True))
                     rows = len(jobs.read_text().splitlines()) - 1
-                    if row.get("partial") != "1" or int(row["nb_jobs"]) != rows:
-                        clean, detail = False, f"schedule.csv {row.get('partial')=} nb_jobs {row['nb_jobs']} != {rows}"
+                    marker = dict(zip(*(line.split(",") for line in extra.read_text().splitlines()[:2]), strict=True))
+                    if marker.get("partial") != "1" or int(row["nb_jobs"]) != rows:
+                        clean, detail = False, f"{marker.get('partial')=} nb_jobs {row['nb_jobs']} != {rows}"
         if not clean:
             not_clean += 1
             print(f"NOT CLEAN  {reader}: {what}: {detail}")

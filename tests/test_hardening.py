@@ -1,5 +1,5 @@
 """The hostile pass's findings, each fixed: output directories that cannot mix runs, interrupted runs whose
-schedule.csv is marked partial and agrees with jobs.csv, YAML 1.2 numbers, power policies acting from t=0,
+extra_metrics.csv marks partial and whose schedule.csv agrees with jobs.csv, YAML 1.2 numbers, power policies acting from t=0,
 and the limits table that docs/limits.md shows."""
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ def test_run_refuses_a_directory_holding_an_earlier_run_and_force_clears_its_fil
 def test_a_complete_run_keeps_exactly_batsims_schedule_columns(tmp_path: Path) -> None:
     assert main(["run", "-o", str(tmp_path), "-q", "--no-gantt"]) == EXIT_OK
     assert "partial" not in csv_rows(tmp_path / "schedule.csv")[0]
+    assert "partial" not in csv_rows(tmp_path / "extra_metrics.csv")[0]
 
 
 class _InterruptAt:
@@ -64,7 +65,8 @@ def test_an_interrupted_run_marks_schedule_csv_partial_with_the_counts_of_jobs_c
     with pytest.raises(KeyboardInterrupt):
         simulate(hosts(2), workload, create_policy("fcfs"), tmp_path, extra_sinks=[_InterruptAt(n)])
     schedule = csv_rows(tmp_path / "schedule.csv")[0]
-    assert schedule["partial"] == "1" and list(schedule)[-1] == "partial"
+    extra = csv_rows(tmp_path / "extra_metrics.csv")[0]
+    assert extra["partial"] == "1" and list(extra)[-1] == "partial" and "partial" not in schedule
     assert int(schedule["nb_jobs"]) == len(csv_rows(tmp_path / "jobs.csv")) == n
 
 
@@ -81,8 +83,8 @@ def test_ctrl_c_during_run_says_schedule_csv_is_marked_partial(
 
     monkeypatch.setattr(clustersim.runner, "simulate", interrupted)
     assert main(["run", "-o", str(tmp_path), "-q", "--no-gantt"]) == EXIT_INTERRUPTED
-    assert "schedule.csv is marked partial" in capsys.readouterr().err
-    assert csv_rows(tmp_path / "schedule.csv")[0]["partial"] == "1"
+    assert "partial: extra_metrics.csv says so" in capsys.readouterr().err
+    assert csv_rows(tmp_path / "extra_metrics.csv")[0]["partial"] == "1"
 
 
 def test_yaml_reads_exponent_numbers_as_numbers_and_refuses_duplicate_keys(tmp_path: Path) -> None:

@@ -99,7 +99,7 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     external = run.add_argument_group("external scheduler (Batsim protocol, see docs/batsim-protocol.md)")
     external.add_argument(
-        "-s", "--socket", "--external", dest="external", metavar="ENDPOINT",
+        "-s", "--socket", "--socket-endpoint", "--external", dest="external", metavar="ENDPOINT",
         help="let the scheduler listening at ENDPOINT (e.g. tcp://localhost:28000) decide, instead of --policy",
     )
     external.add_argument(
@@ -113,6 +113,11 @@ def _build_parser() -> argparse.ArgumentParser:
     external.add_argument("--acknowledge-dynamic-jobs", action="store_true",
                           help="registered jobs are acknowledged with JOB_SUBMITTED")
     add_swf_options(run)
+    run.add_argument(
+        "--delivery", choices=("batsim", "instant"), default="batsim",
+        help="how the events of one instant reach the scheduler: in Batsim 4.2's rounds (default), or all in one "
+        "call (see docs/policies.md)",
+    )
     run.add_argument("--no-gantt", action="store_true", help="do not draw gantt.png")
     _add_energy_options(run)
     run.add_argument(
@@ -124,6 +129,9 @@ def _build_parser() -> argparse.ArgumentParser:
         "--config", type=Path,
         help="replay a run of a campaign from its config.yaml (its workload, platform, policy and options win)",
     )
+    from clustersim.protocols.batsim.command_line import add_batsim_flags
+
+    add_batsim_flags(run)
     run.set_defaults(handler=_run)
 
     convert = commands.add_parser(
@@ -164,12 +172,19 @@ def _say(args: argparse.Namespace, text: str) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from clustersim.core.simulation import Delivery
     from clustersim.platform.events import read_events
     from clustersim.policies.registry import create_policy, parse_policy_options
+    from clustersim.protocols.batsim.command_line import refusal
     from clustersim.records.output_dir import claim_output_dir
     from clustersim.records.progress import ProgressSink
     from clustersim.runner import simulate
 
+    refused = refusal(args)
+    if refused is not None:
+        raise InputError("command line", refused)
+    if args.verbosity == "quiet":
+        args.quiet = True
     if args.config is not None:
         return _run_config(args)
     if args.workload is None:
@@ -198,6 +213,7 @@ def _run(args: argparse.Namespace) -> int:
             platform, workload, process, args.output,
             extra_sinks=[progress], record_wall_clock=args.record_wall_clock, prefix=prefix, energy=energy,
             execution=execution, events=events,
+            delivery=Delivery(args.delivery), energy_traces=not args.disable_machine_state_tracing,
         )
     except DecisionError as error:
         raise (error if external is None else external.explain(error)) from None
@@ -284,8 +300,8 @@ def _execution_model(args: argparse.Namespace, platform: Platform, workload: Wor
 def _add_energy_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("energy", "power states and energy (every node needs a power model)")
     group.add_argument(
-        "--energy", action="store_true",
-        help="account for energy; writes machine_states.csv and consumed_energy.csv",
+        "-E", "--energy", action="store_true",
+        help="account for energy (Batsim's -E); writes machine_states.csv, consumed_energy.csv and pstate_changes.csv",
     )
     group.add_argument(
         "--power-off", metavar="POLICY",
@@ -518,7 +534,7 @@ def _add_autoscale_command(commands: argparse._SubParsersAction[argparse.Argumen
     scale.set_defaults(handler=handler)
 
 
-_KEPT = "; outputs written so far are kept (a run's schedule.csv is marked partial)"
+_KEPT = "; outputs written so far are kept (partial: extra_metrics.csv says so)"
 _ERRORS: tuple[tuple[type[BaseException] | tuple[type[BaseException], ...], int, str], ...] = (
     ((InputError, UnknownNameError, PluginError, DuplicateNameError, MissingExtraError, OSError), EXIT_BAD_INPUT, ""),
     (DecisionError, EXIT_REFUSED_DECISION, ""),

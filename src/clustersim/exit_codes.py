@@ -31,6 +31,6 @@ MEANINGS = {
     EXIT_NO_ANSWER: "an external scheduler (or the API server) did not answer",
     EXIT_DEADLOCK: "serve-k8s: deadlock",
     EXIT_UNAVAILABLE: "slurm-replay: Slurm unavailable here",
-    EXIT_INTERRUPTED: "interrupted (Ctrl-C); outputs so far kept, schedule.csv marked partial",
+    EXIT_INTERRUPTED: "interrupted (Ctrl-C); outputs so far kept, marked partial in extra_metrics.csv",
 }
 """Every exit code with what it means: the top-level --help lists them all from here."""

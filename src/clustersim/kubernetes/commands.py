@@ -75,7 +75,7 @@ def _serve(args: argparse.Namespace) -> int:
         try:
             result = session.wait()
         except DeadlockError as error:
-            print(f"clustersim: error: {error}; outputs written so far are kept (schedule.csv is marked partial)",
+            print(f"clustersim: error: {error}; outputs written so far are kept (partial: extra_metrics.csv says so)",
                   file=sys.stderr)
             return EXIT_DEADLOCK
         m = result.metrics

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from clustersim.errors import InputError
 
-RUN_FILES = ("jobs.csv", "schedule.csv", "machine_states.csv", "consumed_energy.csv", "gantt.png")
+RUN_FILES = ("jobs.csv", "schedule.csv", "extra_metrics.csv", "machine_states.csv", "consumed_energy.csv", "gantt.png")
 """Every file `clustersim run` writes (each behind the run's prefix)."""
 
 

@@ -3,12 +3,14 @@ scheduler's answers come back as decisions the core validates and applies.
 
 Time follows Batsim's rules (protocol.rst, "Message Composition"):
 
-- everything that happens at one instant goes to the scheduler in one message whose `now` is that instant;
+- what happens at one instant goes to the scheduler in the core's rounds (clustersim.core.simulation.Delivery:
+  Batsim's rounds by default), one message per round whose `now` is that instant;
 - each decision takes effect at its own `timestamp`, which may lie between the request's `now` and the
   answer's `now`: a later one is held back and applied when the core reaches its time (the adapter asks the
-  core for a call then), never earlier;
-- the answer's `now` says when the scheduler is ready again: events that happen before then are held and sent
-  together at that time, as Batsim does for a scheduler that spent simulated time deciding.
+  core for a call then, before that instant's other events), never earlier;
+- the answer's `now` says when the scheduler is ready again: events that happen before then, and those of that
+  instant itself (held-back decisions due then included), are held and sent together at that time, as Batsim
+  does for a scheduler that spent simulated time deciding (its SCHED_READY comes after that instant's events).
 
 The adapter keeps no copy of the cluster's state: it reads the core's view and remembers only what the protocol
 itself needs (kills to acknowledge, calls to tell apart from its own wake-ups, registered profiles).
@@ -55,8 +57,8 @@ from clustersim.protocols.batsim.options import DEFAULT_ENDPOINT, ProtocolOption
 from clustersim.workload.batsim_json import parse_batsim_workload
 from clustersim.workload.profiles import Profile
 
-ENERGY_UNKNOWN = -1.0
-"""The answer to a `consumed_energy` QUERY while clustersim has no energy model (jobs.csv writes -1 too)."""
+NEEDS_ENERGY = "needs energy, which is off: run clustersim with --energy (Batsim's -E); Batsim refuses it too"
+"""Why a power request fails on a run without energy (Batsim 4.2 aborts on both, with its own assertion)."""
 
 _ABORT_TIMEOUT = 2.0
 """Seconds granted to a scheduler to acknowledge SIMULATION_ENDS when the run is being aborted."""
@@ -102,8 +104,6 @@ class ExternalScheduler:
         self.options = options or ProtocolOptions()
         self.workloads = dict(workloads or {"w0": ""})
         self.connection: Connection | None = None
-        self.resource_states: dict[int, str] = {}
-        """The power state the scheduler last set on each resource (recorded only: no energy model yet)."""
         self._view: ClusterView | None = None
         self._nb_requests = 0
         self._held: list[m.JsonObject] = []
@@ -173,11 +173,8 @@ class ExternalScheduler:
         while later and later[0].timestamp <= now:
             yield from self._handle(later.popleft(), now)
         while self._held:
-            if now < self._busy_until:
-                if self._flush_at != self._busy_until:
-                    self._flush_at = self._busy_until
-                    yield self._wake_up(self._busy_until)
-                return
+            if now < self._busy_until or now == self._flush_at:
+                return  # the scheduler is not ready yet: its wake-up, last of that instant, sends
             yield from self._exchange(now)
 
     def end(self, view: ClusterView) -> None:
@@ -230,12 +227,15 @@ class ExternalScheduler:
         reply_now, events = self._send(now)
         self._busy_until = max(reply_now, now)
         self._flush_at = None
+        if reply_now > now:  # Batsim: ready again at reply_now, after that instant's other events
+            self._flush_at = reply_now
+            yield self._wake_up(reply_now)
         for event in events:
             if event.timestamp == now:
                 yield from self._handle(event, now)
             else:
                 if not self._later or self._later[-1].timestamp != event.timestamp:
-                    yield self._wake_up(event.timestamp)
+                    yield self._wake_up(event.timestamp, first=True)
                 self._later.append(event)
 
     def _handle(self, event: m.WireEvent, now: float) -> Iterator[Decision]:
@@ -246,10 +246,13 @@ class ExternalScheduler:
             self._origin = event
             yield decision
 
-    def _wake_up(self, time: float) -> CallMeLater:
-        """A call the adapter asks for itself; the REQUESTED_CALL it causes is not the scheduler's business."""
+    def _wake_up(self, time: float, first: bool = False) -> CallMeLater:
+        """A call the adapter asks for itself; the REQUESTED_CALL it causes is not the scheduler's business.
+
+        `first` for decisions held back until `time`: Batsim applies them when `time` comes, before that
+        instant's other events (a job ending at `time` is then killed, not completed)."""
         self._wakeups[time] += 1
-        return CallMeLater(time)
+        return CallMeLater(time, first)
 
     def _current_view(self) -> ClusterView:
         assert self._view is not None, "begin() sets the view"
@@ -295,6 +298,8 @@ class ExternalScheduler:
             self._wakeups[time] -= 1
             if not self._wakeups[time]:
                 del self._wakeups[time]
+                if time == self._flush_at:  # the last wake-up of the instant: the scheduler is ready
+                    self._flush_at = None
 
     def _no_more_jobs(self, event: NoMoreJobs, now: float) -> None:
         self._no_more_jobs_sent = True
@@ -370,10 +375,10 @@ class ExternalScheduler:
     def _set_resource_state(self, event: m.WireEvent, now: float) -> Iterable[Decision]:
         """Switch machines into a sleep power state or back to computing.
 
-        With power management on (`--energy`), a sleep state (from the host's `sleep_pstates`; "1" for nodes of
-        a cluster file) switches idle nodes off and any other state switches sleeping nodes on; the change is
-        acknowledged (RESOURCE_STATE_CHANGED) when the transition is over. Without it, the state is only
-        recorded and acknowledged at once.
+        A sleep state (from the host's `sleep_pstates`; "1" for nodes of a cluster file) switches idle nodes
+        off and any other state switches sleeping nodes on; the change is acknowledged (RESOURCE_STATE_CHANGED)
+        when the transition is over. Without energy (`--energy`, Batsim's -E) the request is refused, as Batsim
+        refuses it.
         """
         resources = event.resources("resources")
         state = event.string("state")
@@ -384,12 +389,9 @@ class ExternalScheduler:
         if resources.max() >= nb_resources:
             event.fail(f"resources {resources - view.platform.all_resources} do not exist "
                        f"(the platform has 0-{nb_resources - 1})")
-        for resource in resources:
-            self.resource_states[resource] = state
         nodes = view.nodes
         if nodes is None:
-            self._held.append(m.resource_state_changed(now, resources, state))
-            return ()
+            event.fail(f"a power state change {NEEDS_ENERGY}")
         targets = sorted({view.platform.node_of(r).id for r in resources})
         for node in targets:
             if not view.platform.units_of(node).issubset(resources):
@@ -483,7 +485,7 @@ class ExternalScheduler:
         return ()
 
     def _query(self, event: m.WireEvent, now: float) -> Iterable[Decision]:
-        """Only `consumed_energy` exists: joules since t=0, or -1 (unknown) without energy accounting."""
+        """Only `consumed_energy` exists: joules since t=0; refused without energy, as Batsim refuses it."""
         requests = event.mapping("requests")
         if not requests:
             event.fail("'requests' is empty")
@@ -491,7 +493,9 @@ class ExternalScheduler:
             if name != "consumed_energy":
                 event.fail(f"unknown QUERY '{name}'; clustersim answers consumed_energy")
             energy = self._current_view().consumed_energy
-            self._held.append(m.answer(now, {"consumed_energy": ENERGY_UNKNOWN if energy is None else energy}))
+            if energy is None:
+                event.fail(f"the consumed_energy QUERY {NEEDS_ENERGY}")
+            self._held.append(m.answer(now, {"consumed_energy": energy}))
         return ()
 
     def _answer(self, event: m.WireEvent, now: float) -> Iterable[Decision]:
