@@ -1,6 +1,6 @@
-"""The hostile pass's findings, each fixed: output directories that cannot mix runs, interrupted runs whose
-extra_metrics.csv marks partial and whose schedule.csv agrees with jobs.csv, YAML 1.2 numbers, power policies acting from t=0,
-and the limits table that docs/limits.md shows."""
+"""The hostile pass's findings, each fixed: output directories that cannot mix runs, interrupted runs marked
+partial (in extra_metrics.csv) whose schedule.csv agrees with jobs.csv, YAML 1.2 numbers, power policies acting
+from t=0, and the limits table that docs/limits.md shows."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def test_run_refuses_a_directory_holding_an_earlier_run_and_force_clears_its_fil
     (out / "notes.txt").write_text("mine\n")
     assert main(["run", "-o", str(out), "-q", "--no-gantt"]) == EXIT_BAD_INPUT
     assert main(["run", "-o", str(out), "-q", "--no-gantt", "--force"]) == EXIT_OK
-    assert sorted(p.name for p in out.iterdir()) == ["jobs.csv", "notes.txt", "schedule.csv"]
+    assert sorted(p.name for p in out.iterdir()) == ["extra_metrics.csv", "jobs.csv", "notes.txt", "schedule.csv"]
 
 
 def test_a_complete_run_keeps_exactly_batsims_schedule_columns(tmp_path: Path) -> None:
