@@ -36,14 +36,14 @@ def serve(html: bytes) -> http.server.ThreadingHTTPServer:
     """A loopback server on a free port answering every GET with the page (it has no other resource)."""
 
     class Page(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 (the http.server name)
+        def do_GET(self) -> None:
             self.send_response(200)
             self.send_header("Content-Type", "text/html; charset=utf-8")
             self.send_header("Content-Length", str(len(html)))
             self.end_headers()
             self.wfile.write(html)
 
-        def log_message(self, format: str, *args: object) -> None:  # noqa: A002 (the base class's name)
+        def log_message(self, format: str, *args: object) -> None:
             pass
 
     return http.server.ThreadingHTTPServer(("127.0.0.1", 0), Page)

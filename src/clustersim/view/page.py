@@ -103,7 +103,8 @@ def build_page(runs: Sequence[Run], detail_limit: int = DETAIL_LIMIT) -> str:
     document.js_on_event("document_ready", CustomJS(code=READY))
     resources = Resources(mode="inline")  # bokeh drops the components the page does not use
     title = "clustersim: " + " vs ".join(run.name for run in runs)
-    return file_html(document, resources, title=title)
+    html: str = file_html(document, resources, title=title)
+    return html
 
 
 def layout(runs: Sequence[Run], detail_limit: int = DETAIL_LIMIT) -> column:
@@ -128,7 +129,7 @@ def layout(runs: Sequence[Run], detail_limit: int = DETAIL_LIMIT) -> column:
             src.selected.js_on_change("indices", CustomJS(args={"src": src, "dst": dst}, code=SELECT_SAME_JOB))
     if len(runs) >= 2 and runs[0].jobs is not None and runs[1].jobs is not None:
         parts.extend(_start_difference(runs[0], runs[1]))
-    return column(*parts, sizing_mode=WIDTH_MODE)  # type: ignore[arg-type]
+    return column(*parts, sizing_mode=WIDTH_MODE)
 
 
 def _time_span(runs: Sequence[Run]) -> tuple[float, float]:
@@ -232,7 +233,7 @@ def _gantt(run: Run, jobs: Jobs, x_range: Range1d, other: Jobs | None,
     return [row(select, Div(text=f"<small>state colours: {legend}</small>"), note), fig], source
 
 
-def _ids(ids: list[str]) -> np.ndarray:  # type: ignore[type-arg]
+def _ids(ids: list[str]) -> np.ndarray:
     """Job ids as int32 when they all are integers (compact), else as strings."""
     try:
         values = np.array([int(i) for i in ids], np.int64)
@@ -243,14 +244,14 @@ def _ids(ids: list[str]) -> np.ndarray:  # type: ignore[type-arg]
     return values.astype(np.int32)
 
 
-def _other_starts(jobs: Jobs, other: Jobs, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # type: ignore[type-arg]
+def _other_starts(jobs: Jobs, other: Jobs, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     where = {job: row for row, job in enumerate(other.ids)}
     rows = np.array([where.get(job, -1) for job in jobs.ids])
     start = np.where(rows >= 0, other.start[np.maximum(rows, 0)], math.nan)
     return start[k], (start - jobs.start)[k]
 
 
-def _step_line(fig: figure, x: np.ndarray, y: np.ndarray, label: str, colour: str) -> None:  # type: ignore[type-arg]
+def _step_line(fig: figure, x: np.ndarray, y: np.ndarray, label: str, colour: str) -> None:
     fig.step(x, y, mode="after", legend_label=label, line_color=colour, line_width=1.5)
 
 
