@@ -244,3 +244,25 @@ def test_view_serves_on_loopback_and_writes_a_self_contained_file(runs: dict[str
     finally:
         server.shutdown()
 
+
+
+SWF = """; MaxProcs: 4
+1 0 0 100 2 -1 -1 2 100 -1 1 7 1 -1 1 -1 -1 -1
+2 0 0 100 2 -1 -1 2 100 -1 1 9 1 -1 1 -1 -1 -1
+"""
+
+
+def test_colour_by_user_from_the_workload(tmp_path: Path, browser: Any) -> None:
+    (tmp_path / "w.swf").write_text(SWF)
+    assert main(["run", "-w", str(tmp_path / "w.swf"), "-o", str(tmp_path / "run"), "-q", "--no-gantt"]) == 0
+    html = tmp_path / "page.html"
+    assert main(["view", str(tmp_path / "run"), "-w", str(tmp_path / "w.swf"), "--html", str(html)]) == 0
+    page, errors = _open(browser, html.read_text())
+    select = page.locator("select").first
+    assert select.locator("option").all_inner_texts() == ["state", "user", "size"]
+    select.select_option("user")
+    page.wait_for_timeout(300)
+    fill = page.evaluate("""() => { const r = [...Bokeh.documents[0].all_models].find(m => m.name === "jobs");
+        return [r.glyph.fill_color.field, [...r.data_source.data.user]]; }""")
+    assert fill[0] == "user" and sorted(fill[1]) == [0, 1]  # users 7 and 9, coded 0 and 1
+    assert errors == []

@@ -485,6 +485,8 @@ def _add_view_command(commands: argparse._SubParsersAction[argparse.ArgumentPars
     view.add_argument("directories", type=Path, nargs="+", metavar="DIR", help="a run's output directory")
     view.add_argument("--html", type=Path, metavar="FILE", help="write the page to FILE instead of serving it")
     view.add_argument("--no-browser", action="store_true", help="serve without opening a browser")
+    view.add_argument("-w", "--workload", type=Path,
+                      help="the runs' workload (SWF or Batsim JSON): colours jobs by their user")
 
     def handler(args: argparse.Namespace) -> int:
         from clustersim.view.command import run_command

@@ -10,11 +10,16 @@ import webbrowser
 from pathlib import Path
 
 from clustersim.view.page import build_page
-from clustersim.view.runs import read_run
+from clustersim.view.runs import read_run, with_owners
 
 
 def run_command(args: argparse.Namespace) -> int:
     runs = [read_run(Path(directory)) for directory in args.directories]
+    if args.workload is not None:
+        from clustersim.workload.load import load_workload
+
+        owners = {job.id: job.user for job in load_workload(args.workload).jobs}
+        runs = [with_owners(run, owners) for run in runs]
     html = build_page(runs).encode("utf-8")
     if args.html is not None:
         args.html.write_bytes(html)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import csv
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -213,3 +213,10 @@ def _unit_labels(jobs: Jobs, pods: Table, nb_units: int) -> list[str]:
             for unit in range(int(lo), int(hi) + 1):
                 labels[unit] = node
     return labels
+
+
+def with_owners(run: Run, owners: dict[str, str]) -> Run:
+    """The run with each job's user taken from its workload (jobs.csv does not carry it); unknown ids get ''."""
+    if run.jobs is not None and run.jobs.user is None:
+        run.jobs = replace(run.jobs, user=[owners.get(job, "") for job in run.jobs.ids])
+    return run
