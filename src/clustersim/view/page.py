@@ -263,8 +263,11 @@ def _job_series(run: Run, jobs: Jobs, x_range: Range1d) -> list[object]:
     ran = ~np.isnan(jobs.start)
     end = float(x_range.end)
     units = max(run.nb_units, 1)
-    x, busy = step_series(np.r_[jobs.start[ran], jobs.finish[ran]], np.r_[jobs.units[ran], -jobs.units[ran]], end)
-    if busy.max(initial=0) <= units:
+    # units actually allocated (the rectangles), not asked: pods ask one "unit" each yet share their node
+    k = jobs.rect_job
+    width = (jobs.rect_hi - jobs.rect_lo + 1).astype(float)
+    x, busy = step_series(np.r_[jobs.start[k], jobs.finish[k]], np.r_[width, -width], end)
+    if busy.max(initial=0) <= units * (1 + 1e-9):  # binned means carry rounding
         util = _time_figure(f"utilisation ({units} units)", x_range, "share of units busy")
         _step_line(util, x, busy / units, "busy share", Category10_10[0])
     else:  # pods with requests share their nodes: count them instead
@@ -286,25 +289,46 @@ def _job_series(run: Run, jobs: Jobs, x_range: Range1d) -> list[object]:
 
 
 def _lines(table: Table, x_range: Range1d, title: str, y_label: str, columns: Sequence[tuple[str, str]],
-           stacked: bool = False) -> figure | None:
-    """One line (or stacked area) per column present in the table; None if none is."""
+           stacked: bool = False, step: str | None = None) -> figure | None:
+    """One line (or stacked area) per column present in the table; None if none is.
+
+    `step` draws values that hold between rows: "after" (a value holds from its row to the next, as
+    machine_states.csv's counts) or "before" (from the previous row to its own, as a mean since the previous
+    event); rows without a value are dropped, not drawn as gaps.
+    """
     present = [(name, label) for name, label in columns if table.has(name)]
     if not present or not table.has("time"):
         return None
     fig = _time_figure(title, x_range, y_label)
     x = table.numbers("time")
     if stacked:
-        data = {"x": x, **{name: np.nan_to_num(table.numbers(name)) for name, _ in present}}
+        values = {name: np.nan_to_num(table.numbers(name)) for name, _ in present}
+        if step is not None and x.size:
+            x, values = _stepped(x, values, step)
         colours = [Category10_10[i % 10] for i in range(len(present))]
-        fig.varea_stack([n for n, _ in present], x="x", source=ColumnDataSource(data), color=colours,
+        fig.varea_stack([n for n, _ in present], x="x", source=ColumnDataSource({"x": x, **values}), color=colours,
                         legend_label=[label for _, label in present])
     else:
         for i, (name, label) in enumerate(present):
-            fig.line(x, table.numbers(name), legend_label=label, line_color=Category10_10[i % 10], line_width=1.5)
+            y = table.numbers(name)
+            keep = ~np.isnan(y)
+            colour = Category10_10[i % 10]
+            if step is None:
+                fig.line(x, y, legend_label=label, line_color=colour, line_width=1.5)
+            else:
+                fig.step(x[keep], y[keep], mode=step, legend_label=label, line_color=colour, line_width=1.5)
     fig.legend.location = "top_left"
     fig.legend.click_policy = "hide"
     fig.add_tools(HoverTool(tooltips=[("time", "$x{0,0} s"), ("value", "$y{0,0.000}")], mode="vline"))
     return fig
+
+
+def _stepped(x: np.ndarray, values: dict[str, np.ndarray], step: str) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Points of a staircase: each x twice, so a stacked area keeps a value until the next row (or from the
+    previous one) instead of sloping between rows."""
+    xs = np.repeat(x, 2)[1:] if step == "after" else np.repeat(x, 2)[:-1]
+    out = {name: (np.repeat(v, 2)[:-1] if step == "after" else np.repeat(v, 2)[1:]) for name, v in values.items()}
+    return xs, out
 
 
 def _present(*figures: figure | None) -> list[object]:
@@ -318,9 +342,10 @@ def _energy(run: Run, x_range: Range1d) -> list[object]:
     if states is not None:
         parts.append(_lines(states, x_range, "machine states", "machines", [
             ("nb_computing", "computing"), ("nb_idle", "idle"), ("nb_switching_on", "switching on"),
-            ("nb_switching_off", "switching off"), ("nb_sleeping", "sleeping")], stacked=True))
+            ("nb_switching_off", "switching off"), ("nb_sleeping", "sleeping")], stacked=True, step="after"))
     if energy is not None:
-        parts.append(_lines(energy, x_range, "power (mean since the previous event)", "W", [("epower", "power")]))
+        parts.append(_lines(energy, x_range, "power (mean since the previous event)", "W", [("epower", "power")],
+                            step="before"))
     return _present(*parts)
 
 
@@ -331,7 +356,7 @@ def _autoscaling(run: Run, x_range: Range1d) -> list[object]:
     return _present(
         _lines(table, x_range, "replicas by state", "replicas", [
             ("replicas_ready", "ready"), ("replicas_unready", "unready"), ("replicas_starting", "starting"),
-            ("replicas_pending", "pending"), ("replicas_terminating", "terminating")], stacked=True),
+            ("replicas_pending", "pending"), ("replicas_terminating", "terminating")], stacked=True, step="after"),
         _lines(table, x_range, "replicas wanted", "replicas", [("desired_replicas", "HPA desired"),
                                                                ("vpa_evictions", "VPA evictions")]),
         _lines(table, x_range, "traffic", "requests/s", [("arrived_per_s", "arrived"),
