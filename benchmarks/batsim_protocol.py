@@ -43,9 +43,9 @@ def _start_easy() -> tuple[subprocess.Popen[str], str]:
 
 def measure(trace: Path, limit: int | None, out: Path) -> dict[str, float]:
     from clustersim.platform.swf_header import platform_from_swf_header
+    from clustersim.policies.registry import create_policy
     from clustersim.protocols.batsim.adapter import ExternalScheduler
     from clustersim.runner import simulate
-    from clustersim.scheduling.registry import create_policy
     from clustersim.workload.stream import Workload
     from clustersim.workload.swf import read_swf
 

@@ -17,13 +17,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from clustersim.energy.model import PowerModel, SleepState, Transition
-from clustersim.energy.policies import create_power_off, create_power_on
-from clustersim.energy.powered import PoweredProcess
+from clustersim.core.interface import DecisionProcess
 from clustersim.platform.model import Node, Platform
+from clustersim.platform.power_model import PowerModel, SleepState, Transition
+from clustersim.policies.power.powered import PoweredProcess
+from clustersim.policies.power.switch_policies import create_power_off, create_power_on
+from clustersim.policies.registry import create_policy
 from clustersim.runner import simulate
-from clustersim.scheduling.interface import DecisionProcess
-from clustersim.scheduling.registry import create_policy
 from clustersim.workload.swf import read_swf
 
 TRACES_DIR = Path(__file__).resolve().parents[2] / "shared" / "traces"

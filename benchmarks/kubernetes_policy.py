@@ -7,8 +7,8 @@ import time
 
 from clustersim.kubernetes import PodSpec, make_pod
 from clustersim.platform.model import Node, Platform
+from clustersim.policies.registry import create_policy
 from clustersim.runner import simulate
-from clustersim.scheduling.registry import create_policy
 from clustersim.workload.stream import Workload
 
 

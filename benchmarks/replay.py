@@ -28,8 +28,8 @@ DEFAULT_TRACES = ["HPC2N-2002-2.2-cln.swf.gz", "KTH-SP2-1996-2.1-cln.swf.gz", "C
 def _measure(trace: str, policy: str, limit: int | None) -> dict[str, float]:
     """One measurement, in this (fresh) process: 'read' streams the trace only, others simulate it."""
     from clustersim.platform.swf_header import platform_from_swf_header
+    from clustersim.policies.registry import create_policy
     from clustersim.runner import simulate
-    from clustersim.scheduling.registry import create_policy
     from clustersim.workload.swf import read_swf
 
     workload = read_swf(trace)

@@ -23,10 +23,10 @@ import sys
 import time
 from pathlib import Path
 
+from clustersim.policies.registry import create_policy
+from clustersim.policies.slurm.conf import parse_slurm_conf, platform_from_conf
 from clustersim.runner import simulate
-from clustersim.scheduling.registry import create_policy
 from clustersim.slurm.compare import compare_files, report, write_json
-from clustersim.slurm.conf import parse_slurm_conf, platform_from_conf
 from clustersim.slurm.replay import replay, simulate_replay, write_replay
 from clustersim.workload.job import Job
 from clustersim.workload.profiles import Delay

@@ -21,8 +21,8 @@ from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
+from clustersim.policies.slurm.conf import parse_slurm_conf
 from clustersim.slurm.compare import compare_files, plot, report, write_json
-from clustersim.slurm.conf import parse_slurm_conf
 from clustersim.slurm.replay import log_times, replay, simulate_replay, write_replay
 from clustersim.workload.job import Job
 from clustersim.workload.profiles import Delay

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from clustersim.core.outcome import JobOutcome
 from clustersim.platform.model import Node, Platform
-from clustersim.records.outcome import JobOutcome
+from clustersim.policies.registry import create_policy
 from clustersim.runner import simulate
-from clustersim.scheduling.registry import create_policy
 from clustersim.workload.job import Job
 from clustersim.workload.profiles import Delay
 from clustersim.workload.stream import Workload

@@ -21,7 +21,7 @@ from clustersim.architectures.omega import OmegaSpec
 from clustersim.architectures.scheduler import SchedulerSet, SchedulerSpec
 from clustersim.architectures.simulation import RunResult
 from clustersim.cli import main
-from clustersim.engine import EventClass, EventQueue
+from clustersim.core.engine import EventClass, EventQueue
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "src" / "clustersim" / "examples" / "architectures.yaml"
 

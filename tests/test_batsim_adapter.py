@@ -15,13 +15,13 @@ from typing import Any
 import pytest
 import zmq
 
+from clustersim.core.events import FinalState
 from clustersim.errors import DecisionError
 from clustersim.intervals import IntervalSet
 from clustersim.protocols.batsim.adapter import ExternalScheduler
 from clustersim.protocols.batsim.errors import ProtocolError
 from clustersim.protocols.batsim.options import ProtocolOptions
 from clustersim.runner import simulate
-from clustersim.scheduling.events import FinalState
 from clustersim.workload.job import Job
 from clustersim.workload.stream import Workload
 from conftest import Collector, delay_job, hosts

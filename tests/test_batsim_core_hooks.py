@@ -11,12 +11,12 @@ from collections.abc import Iterable, Iterator, Sequence
 
 import pytest
 
+from clustersim.core.decisions import CallMeLater, Decision, KillJob, StartJob, SubmitJob
+from clustersim.core.events import Event, FinalState, JobSubmitted, RequestedCall
+from clustersim.core.state import ClusterView
 from clustersim.errors import DecisionError
 from clustersim.intervals import IntervalSet
 from clustersim.runner import simulate
-from clustersim.scheduling.decisions import CallMeLater, Decision, KillJob, StartJob, SubmitJob
-from clustersim.scheduling.events import Event, FinalState, JobSubmitted, RequestedCall
-from clustersim.state import ClusterView
 from clustersim.workload.job import Job
 from clustersim.workload.stream import Workload
 from conftest import Collector, delay_job, hosts

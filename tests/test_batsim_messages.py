@@ -7,12 +7,12 @@ import json
 
 import pytest
 
+from clustersim.core.events import FinalState
 from clustersim.intervals import IntervalSet
 from clustersim.platform.model import Node, Platform, Unit
 from clustersim.protocols.batsim import messages as m
 from clustersim.protocols.batsim.errors import ProtocolError
 from clustersim.protocols.batsim.options import ProtocolOptions
-from clustersim.scheduling.events import FinalState
 from clustersim.workload.job import Job
 from clustersim.workload.profiles import Composed, Delay, ParallelHomogeneous
 

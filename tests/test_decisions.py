@@ -15,14 +15,14 @@ from typing import cast
 
 import pytest
 
+from clustersim.core.decisions import CallMeLater, Decision, KillJob, RejectJob, SetJobMetadata, StartJob
+from clustersim.core.events import Event
+from clustersim.core.state import ClusterView
 from clustersim.errors import DecisionError
 from clustersim.intervals import IntervalSet
 from clustersim.platform.model import Node, Platform
 from clustersim.records.jobs_csv import COLUMNS
 from clustersim.runner import simulate
-from clustersim.scheduling.decisions import CallMeLater, Decision, KillJob, RejectJob, SetJobMetadata, StartJob
-from clustersim.scheduling.events import Event
-from clustersim.state import ClusterView
 from clustersim.workload.job import Job
 from clustersim.workload.profiles import Delay
 from clustersim.workload.stream import Workload

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from clustersim.documents import load_document, load_documents
+from clustersim._io.documents import load_document, load_documents
 from clustersim.errors import InputError
 
 

@@ -10,16 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from clustersim.energy.model import PowerModel, SleepState, Transition, from_batsim_properties
-from clustersim.energy.policies import create_power_off, create_power_on
-from clustersim.energy.powered import PoweredProcess
+from clustersim.core.decisions import SwitchOff, SwitchOn
+from clustersim.core.interface import DecisionProcess
 from clustersim.errors import DecisionError, InputError, UnknownNameError
 from clustersim.platform.model import Node, Platform, Unit
+from clustersim.platform.power_model import PowerModel, SleepState, Transition, from_batsim_properties
 from clustersim.platform.simgrid import read_simgrid_platform
+from clustersim.policies.power.powered import PoweredProcess
+from clustersim.policies.power.switch_policies import create_power_off, create_power_on
+from clustersim.policies.registry import create_policy
 from clustersim.runner import RunResult, simulate
-from clustersim.scheduling.decisions import SwitchOff, SwitchOn
-from clustersim.scheduling.interface import DecisionProcess
-from clustersim.scheduling.registry import create_policy
 from clustersim.workload.job import Job
 from clustersim.workload.stream import Workload
 from conftest import csv_rows, delay_job

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from clustersim.engine import EventClass, EventQueue, TimeTravelError
+from clustersim.core.engine import EventClass, EventQueue, TimeTravelError
 
 
 def test_equal_times_pop_by_event_class_then_insertion_order() -> None:

@@ -13,9 +13,9 @@ import pytest
 from clustersim.errors import InputError
 from clustersim.platform.model import Node, Platform
 from clustersim.plots import GanttSummary, plot_gantt
+from clustersim.policies.registry import create_policy
 from clustersim.records.jobs_csv import COLUMNS
 from clustersim.runner import simulate
-from clustersim.scheduling.registry import create_policy
 from clustersim.workload.job import Job
 from clustersim.workload.profiles import Delay
 from clustersim.workload.stream import Workload

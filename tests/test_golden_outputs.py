@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from clustersim.policies.registry import create_policy
 from clustersim.runner import simulate
-from clustersim.scheduling.registry import create_policy
 from clustersim.workload.stream import Workload
 from conftest import delay_job, hosts
 from test_oracle_schedules import CASE

@@ -6,13 +6,13 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from clustersim.core.state import ClusterState, ClusterView
 from clustersim.kubernetes import PodSpec, Requirement, Toleration
-from clustersim.kubernetes.nodes import TAINTS_PROPERTY
+from clustersim.platform.kube_labels import TAINTS_PROPERTY
 from clustersim.platform.model import Node, Platform
-from clustersim.scheduling.policies.kube import KubePolicy
-from clustersim.scheduling.policies.kube.framework import NodeInfo, PodInfo
-from clustersim.scheduling.policies.kube.scores import BalancedAllocation, NodeResourcesFit
-from clustersim.state import ClusterState, ClusterView
+from clustersim.policies.kube import KubePolicy
+from clustersim.policies.kube.framework import NodeInfo, PodInfo
+from clustersim.policies.kube.scores import BalancedAllocation, NodeResourcesFit
 
 GIB = 2**30
 GPU = "nvidia.com/gpu"

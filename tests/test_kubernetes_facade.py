@@ -28,8 +28,8 @@ from clustersim.kubernetes import (  # noqa: E402
 )
 from clustersim.kubernetes.client_scheduler import ClientScheduler  # noqa: E402
 from clustersim.kubernetes.records import PodsCsvWriter  # noqa: E402
+from clustersim.policies.registry import create_policy  # noqa: E402
 from clustersim.runner import simulate  # noqa: E402
-from clustersim.scheduling.registry import create_policy  # noqa: E402
 from clustersim.workload.stream import Workload  # noqa: E402
 from conftest import csv_rows  # noqa: E402
 

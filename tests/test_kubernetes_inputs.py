@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from clustersim._io.quantities import parse_bytes, parse_millicores
 from clustersim.errors import InputError
 from clustersim.kubernetes import load_kube_platform, load_pod_workload, pod_spec
 from clustersim.kubernetes.manifests import parse_duration
-from clustersim.kubernetes.nodes import node_taints
-from clustersim.quantities import parse_bytes, parse_millicores
+from clustersim.platform.kube_labels import node_taints
 
 MANIFESTS = """
 apiVersion: v1
@@ -87,8 +87,8 @@ def test_a_schedule_file_sets_arrivals(tmp_path: Path) -> None:
 def test_job_parallelism_releases_held_pods_on_completion(tmp_path: Path) -> None:
     from clustersim.kubernetes.controller import JobController
     from clustersim.platform.model import Node, Platform
+    from clustersim.policies.registry import create_policy
     from clustersim.runner import simulate
-    from clustersim.scheduling.registry import create_policy
 
     (tmp_path / "w.yaml").write_text(MANIFESTS)
     pods = load_pod_workload(tmp_path / "w.yaml")

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from clustersim.kubernetes import PodSpec, Requirement, Taint, Toleration, batkube_platform, batkube_pods, make_pod
-from clustersim.kubernetes.nodes import TAINTS_PROPERTY, format_taints, parse_taints
+from clustersim.platform.kube_labels import TAINTS_PROPERTY, format_taints, parse_taints
 from clustersim.platform.model import Node, Platform
+from clustersim.policies.kube import nodes_to_find
+from clustersim.policies.registry import create_policy
 from clustersim.runner import simulate
-from clustersim.scheduling.policies.kube import nodes_to_find
-from clustersim.scheduling.registry import create_policy
 from clustersim.workload.stream import Workload
 from conftest import Collector
 

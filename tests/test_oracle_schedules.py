@@ -13,7 +13,7 @@ The main case, 4 hosts, walltime = run time:
 
 from __future__ import annotations
 
-from clustersim.scheduling.events import FinalState
+from clustersim.core.events import FinalState
 from conftest import delay_job, hosts, run_policy
 
 CASE = [

@@ -11,8 +11,8 @@ from clustersim.errors import InputError
 from clustersim.platform.model import Node, Platform
 from clustersim.plots.job_rows import read_job_rows
 from clustersim.plots.usage import plot_usage, usage_series
+from clustersim.policies.registry import create_policy
 from clustersim.runner import simulate
-from clustersim.scheduling.registry import create_policy
 from clustersim.workload.job import Job
 from clustersim.workload.profiles import Delay
 from clustersim.workload.stream import Workload

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from clustersim.core.decisions import StartJob
+from clustersim.core.sharing import allocatable
 from clustersim.errors import DecisionError
 from clustersim.intervals import IntervalSet
 from clustersim.platform.model import Node, Platform
 from clustersim.runner import simulate
-from clustersim.scheduling.decisions import StartJob
-from clustersim.sharing import allocatable
 from clustersim.workload.job import Job
 from clustersim.workload.profiles import Delay
 from clustersim.workload.stream import Workload

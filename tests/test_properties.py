@@ -23,18 +23,18 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from clustersim.core.decisions import Decision
+from clustersim.core.events import Event, FinalState, JobCompleted, JobSubmitted, NoMoreJobs, RequestedCall
+from clustersim.core.interface import DecisionProcess
+from clustersim.core.outcome import JobOutcome
+from clustersim.core.simulation import RunSummary, Simulation
+from clustersim.core.state import ClusterView
 from clustersim.platform.model import Node, Platform, Unit
-from clustersim.records.outcome import JobOutcome
+from clustersim.policies.base import Policy
+from clustersim.policies.batch.conservative import Conservative
+from clustersim.policies.batch.easy import Easy, reserve
+from clustersim.policies.registry import create_policy
 from clustersim.runner import simulate
-from clustersim.scheduling.decisions import Decision
-from clustersim.scheduling.events import Event, FinalState, JobCompleted, JobSubmitted, NoMoreJobs, RequestedCall
-from clustersim.scheduling.interface import DecisionProcess
-from clustersim.scheduling.policies.conservative import Conservative
-from clustersim.scheduling.policies.easy import Easy, reserve
-from clustersim.scheduling.policy import Policy
-from clustersim.scheduling.registry import create_policy
-from clustersim.simulation import RunSummary, Simulation
-from clustersim.state import ClusterView
 from clustersim.workload.job import Job, id_order
 from clustersim.workload.profiles import Delay, ParallelHomogeneous, Profile
 from clustersim.workload.stream import Workload

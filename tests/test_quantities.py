@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from clustersim.quantities import parse_bytes, parse_millicores, parse_quantity, parse_speed, parse_speeds
+from clustersim._io.quantities import parse_bytes, parse_millicores, parse_quantity, parse_speed, parse_speeds
 
 
 @pytest.mark.parametrize(

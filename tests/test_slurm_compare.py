@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 from clustersim.cli import main
+from clustersim.core.events import FinalState
+from clustersim.core.outcome import JobOutcome
 from clustersim.intervals import IntervalSet
 from clustersim.records.jobs_csv import JobsCsvWriter
-from clustersim.records.outcome import JobOutcome
-from clustersim.scheduling.events import FinalState
 from clustersim.slurm.compare import deviation, read_schedule, report
 from clustersim.slurm.replay import parse_scontrol, workload_from_replay
 from clustersim.workload.job import Job

@@ -8,8 +8,7 @@ import pytest
 
 from clustersim.errors import InputError
 from clustersim.platform.model import Unit
-from clustersim.slurm.cluster import loopback_conf
-from clustersim.slurm.conf import (
+from clustersim.policies.slurm.conf import (
     expand_hostlist,
     format_minutes,
     parse_slurm_conf,
@@ -17,6 +16,7 @@ from clustersim.slurm.conf import (
     platform_from_conf,
     read_slurm_conf,
 )
+from clustersim.slurm.cluster import loopback_conf
 
 CONF = """
 # a comment

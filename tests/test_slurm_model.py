@@ -6,10 +6,10 @@ import math
 
 import pytest
 
-from clustersim.slurm.backfill import NodeSpace, Running, will_run
-from clustersim.slurm.conf import parse_slurm_conf
-from clustersim.slurm.priority import BasicPriority, FairShare, JobFactors, MultifactorPriority
-from clustersim.slurm.select import select_cpus
+from clustersim.policies.slurm.backfill import NodeSpace, Running, will_run
+from clustersim.policies.slurm.conf import parse_slurm_conf
+from clustersim.policies.slurm.priority import BasicPriority, FairShare, JobFactors, MultifactorPriority
+from clustersim.policies.slurm.select import select_cpus
 
 ALL = 0b1111
 

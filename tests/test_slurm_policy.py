@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import pytest
 
+from clustersim.core.events import FinalState
 from clustersim.errors import InputError, UnknownNameError
+from clustersim.policies.registry import create_policy, parse_policy_options
+from clustersim.policies.slurm.conf import parse_slurm_conf, platform_from_conf
 from clustersim.runner import simulate
-from clustersim.scheduling.events import FinalState
-from clustersim.scheduling.registry import create_policy, parse_policy_options
-from clustersim.slurm.conf import parse_slurm_conf, platform_from_conf
 from clustersim.workload.job import Job
 from clustersim.workload.profiles import Delay
 from clustersim.workload.stream import Workload

@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
+from clustersim.policies.slurm.conf import SlurmConf, parse_slurm_conf
 from clustersim.slurm.cluster import LoopbackCluster, SlurmUnavailable, _alive, ensure_installed
 from clustersim.slurm.compare import Deviation, Row, deviation, read_schedule
-from clustersim.slurm.conf import SlurmConf, parse_slurm_conf
 from clustersim.slurm.replay import replay, simulate_replay, write_replay
 from clustersim.workload.job import Job
 from clustersim.workload.profiles import Delay

@@ -1,3 +1,5 @@
 """clustersim: a deterministic discrete-event simulator of compute clusters and of the schedulers that run them."""
 
-__version__ = "0.1.0"
+from clustersim._version import __version__
+
+__all__ = ["__version__"]

@@ -9,7 +9,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from clustersim import __version__
+from clustersim._version import __version__
 from clustersim.errors import ClusterSimError, DecisionError, InputError, UnknownNameError
 from clustersim.exit_codes import (
     EXIT_BAD_INPUT,
@@ -25,9 +25,9 @@ from clustersim.exit_codes import (
 from clustersim.protocols.batsim.errors import NoAnswerError, ProtocolError
 
 if TYPE_CHECKING:
+    from clustersim.core.interface import DecisionProcess
     from clustersim.platform.model import Platform
     from clustersim.protocols.batsim.adapter import ExternalScheduler
-    from clustersim.scheduling.interface import DecisionProcess
     from clustersim.workload.stream import Workload
 
 
@@ -144,9 +144,9 @@ def _say(args: argparse.Namespace, text: str) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from clustersim.progress import ProgressSink
+    from clustersim.policies.registry import create_policy, parse_policy_options
+    from clustersim.records.progress import ProgressSink
     from clustersim.runner import simulate
-    from clustersim.scheduling.registry import create_policy, parse_policy_options
 
     if args.config is not None:
         return _run_config(args)
@@ -277,7 +277,7 @@ def _add_power_compare_command(commands: argparse._SubParsersAction[argparse.Arg
 
 
 def _power_compare(args: argparse.Namespace) -> int:
-    from clustersim.energy.compare import compare, table
+    from clustersim.experiments.power_compare import compare, table
 
     platform, _ = _load_inputs(args)
     results = compare(
@@ -289,8 +289,8 @@ def _power_compare(args: argparse.Namespace) -> int:
 
 
 def _powered(process: DecisionProcess, power_off: str, power_on: str, seed: int) -> DecisionProcess:
-    from clustersim.energy.policies import create_power_off, create_power_on
-    from clustersim.energy.powered import PoweredProcess
+    from clustersim.policies.power.powered import PoweredProcess
+    from clustersim.policies.power.switch_policies import create_power_off, create_power_on
 
     return PoweredProcess(process, create_power_off(power_off, seed), create_power_on(power_on))
 
@@ -335,7 +335,7 @@ def _gantt(args: argparse.Namespace) -> int:
 
 
 def _policies(args: argparse.Namespace) -> int:
-    from clustersim.scheduling.registry import POLICIES, create_policy
+    from clustersim.policies.registry import POLICIES, create_policy
 
     create_policy("fcfs")  # imports and registers the built-in policies
     for name in POLICIES.names():
@@ -447,7 +447,7 @@ def _add_architectures_command(commands: argparse._SubParsersAction[argparse.Arg
     arch.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
 
     def handler(args: argparse.Namespace) -> int:
-        from clustersim.architectures.command import run_command
+        from clustersim.architectures.commands import run_command
 
         return run_command(args)
 
@@ -467,7 +467,7 @@ def _add_autoscale_command(commands: argparse._SubParsersAction[argparse.Argumen
     scale.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
 
     def handler(args: argparse.Namespace) -> int:
-        from clustersim.autoscaling.command import run_command
+        from clustersim.autoscaling.commands import run_command
 
         return run_command(args, args.scenario or _example("autoscale.yaml"))
 

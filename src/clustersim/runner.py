@@ -6,14 +6,14 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from clustersim.energy.meter import EnergyMeter, EnergySummary
-from clustersim.nodes import NodeTracker
+from clustersim.core.energy_meter import EnergyMeter, EnergySummary
+from clustersim.core.interface import DecisionProcess
+from clustersim.core.nodes import NodeTracker
+from clustersim.core.outcome import OutcomeSink
+from clustersim.core.simulation import RunSummary, Simulation
 from clustersim.platform.model import Platform
 from clustersim.records.jobs_csv import JobsCsvWriter
 from clustersim.records.metrics import ScheduleMetrics, WallClock
-from clustersim.records.outcome import OutcomeSink
-from clustersim.scheduling.interface import DecisionProcess
-from clustersim.simulation import RunSummary, Simulation
 from clustersim.workload.stream import Workload
 
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Protocol
 
+from clustersim._io.fields import Checker
 from clustersim.architectures.context import Context
 from clustersim.architectures.jobs import Job
 from clustersim.architectures.registry import Registry
 from clustersim.architectures.scheduler import SchedulerStats
-from clustersim.validate import Checker
 
 
 class Architecture(Protocol):

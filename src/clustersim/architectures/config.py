@@ -39,6 +39,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from clustersim._io.documents import load_document
+from clustersim._io.fields import Checker, child, item
+from clustersim._io.quantities import parse_bytes, parse_millicores
 from clustersim.architectures.architecture import ARCHITECTURES, ArchitectureSpec
 from clustersim.architectures.distributions import Constant, Distribution, SpecContext, parse_distribution
 from clustersim.architectures.jobs import GIB, MILLICORES
@@ -47,9 +50,6 @@ from clustersim.architectures.prefill import Fill, InitialState, RunningTasks
 from clustersim.architectures.scheduler import DEFAULT_MAX_ATTEMPTS, SchedulerSpec
 from clustersim.architectures.tracefiles import read_initial_state
 from clustersim.architectures.workload import WorkloadSpec
-from clustersim.documents import load_document
-from clustersim.quantities import parse_bytes, parse_millicores
-from clustersim.validate import Checker, child, item
 
 ALL = "all"
 TOP_KEYS = ("seed", "duration", "architecture", "utilisation_period", "cluster", "schedulers", "workloads",

@@ -21,7 +21,7 @@ from clustersim.architectures.transactions import (
     TransactionMode,
     commit,
 )
-from clustersim.engine import EventClass, EventQueue
+from clustersim.core.engine import EventClass, EventQueue
 
 Action = Callable[[], None]
 

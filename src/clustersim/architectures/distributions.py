@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from clustersim._io.fields import Checker, child
 from clustersim.architectures.registry import Registry
 from clustersim.architectures.tracefiles import read_samples
-from clustersim.validate import Checker, child
 
 
 class Distribution(Protocol):

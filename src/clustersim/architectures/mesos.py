@@ -17,12 +17,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from clustersim._io.fields import Checker, child
 from clustersim.architectures.architecture import ARCHITECTURES, Architecture
 from clustersim.architectures.cell import Cell, IntArray, Lock, Placement
 from clustersim.architectures.context import Context
 from clustersim.architectures.jobs import Job
 from clustersim.architectures.scheduler import Outcome, SchedulerStats
-from clustersim.validate import Checker, child
 
 
 class OfferView:

@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from clustersim._io.fields import Checker
 from clustersim.architectures.architecture import ARCHITECTURES, Architecture
 from clustersim.architectures.context import Context
 from clustersim.architectures.jobs import Job
 from clustersim.architectures.scheduler import Outcome, SchedulerStats
 from clustersim.architectures.serial import SerialPath
-from clustersim.validate import Checker
 
 PATH = "monolithic"
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from clustersim._io.fields import Checker, child
 from clustersim.architectures.architecture import ARCHITECTURES, Architecture
 from clustersim.architectures.context import Context
 from clustersim.architectures.jobs import Job
@@ -24,7 +25,6 @@ from clustersim.architectures.transactions import (
     Transaction,
     TransactionMode,
 )
-from clustersim.validate import Checker, child
 
 
 class OmegaPath(SerialPath[Transaction]):

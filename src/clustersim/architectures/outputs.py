@@ -14,10 +14,10 @@ from pathlib import Path
 from types import TracebackType
 from typing import Self, TextIO
 
+from clustersim._io.numbers import fmt
 from clustersim.architectures.jobs import GIB, MILLICORES, Job
 from clustersim.architectures.metrics import SchedulerMetrics, Waits, WorkloadMetrics
 from clustersim.architectures.simulation import RunResult, UtilisationSample
-from clustersim.records.numbers import fmt
 
 Cell = str | int | float | None
 

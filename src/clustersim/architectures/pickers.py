@@ -16,9 +16,9 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
+from clustersim._io.fields import Checker, child
 from clustersim.architectures.cell import IntArray, Placement
 from clustersim.architectures.registry import Registry
-from clustersim.validate import Checker, child
 
 FloatArray = npt.NDArray[np.float64]
 

@@ -25,7 +25,7 @@ from clustersim.architectures.metrics import SchedulerMetrics, WorkloadMetrics
 from clustersim.architectures.prefill import PrefillReport, prefill
 from clustersim.architectures.scheduler import SchedulerSet
 from clustersim.architectures.workload import ArrivalStream
-from clustersim.engine import EventClass, EventQueue
+from clustersim.core.engine import EventClass, EventQueue
 
 
 def stream(seed: int, name: str) -> random.Random:

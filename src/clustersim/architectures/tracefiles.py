@@ -15,8 +15,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from clustersim._io.textfile import open_text
 from clustersim.errors import InputError
-from clustersim.textfile import open_text
 
 PRESENT = "11"
 ENDS = "12"

@@ -25,10 +25,10 @@ from clustersim.autoscaling.serving import ServingModel
 from clustersim.autoscaling.timeseries import Row, TimeSeries
 from clustersim.autoscaling.traffic import TrafficSource
 from clustersim.autoscaling.vpa import VerticalPodAutoscaler, VpaSpec
-from clustersim.scheduling.decisions import CallMeLater, Decision, KillJob, RejectJob, StartJob, SubmitJob
-from clustersim.scheduling.events import Event, JobCompleted
-from clustersim.scheduling.interface import DecisionProcess
-from clustersim.state import ClusterView
+from clustersim.core.decisions import CallMeLater, Decision, KillJob, RejectJob, StartJob, SubmitJob
+from clustersim.core.events import Event, JobCompleted
+from clustersim.core.interface import DecisionProcess
+from clustersim.core.state import ClusterView
 
 
 class Control(IntEnum):

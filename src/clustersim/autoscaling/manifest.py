@@ -12,9 +12,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from clustersim.documents import load_documents
+from clustersim._io.documents import load_documents
+from clustersim._io.quantities import parse_bytes, parse_millicores
 from clustersim.errors import InputError
-from clustersim.quantities import parse_bytes, parse_millicores
 
 
 def deployment_defaults(path: Path) -> dict[str, object]:

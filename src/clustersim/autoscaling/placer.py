@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from clustersim.core.decisions import Decision, StartJob
+from clustersim.core.events import Event
+from clustersim.core.sharing import shortfall
+from clustersim.core.state import ClusterView
 from clustersim.intervals import IntervalSet
-from clustersim.scheduling.decisions import Decision, StartJob
-from clustersim.scheduling.events import Event
-from clustersim.scheduling.policy import Policy
-from clustersim.sharing import shortfall
-from clustersim.state import ClusterView
+from clustersim.policies.base import Policy
 
 
 class FirstFitPods(Policy):
@@ -42,7 +42,7 @@ class FirstFitPods(Policy):
 def scheduler_for(name: str) -> Policy:
     """`auto` is `kube` when that policy can be imported, else first-fit; any other name is a registered policy."""
     from clustersim.errors import UnknownNameError
-    from clustersim.scheduling.registry import create_policy
+    from clustersim.policies.registry import create_policy
 
     if name == "first-fit":
         return FirstFitPods()

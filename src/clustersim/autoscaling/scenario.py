@@ -11,6 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from clustersim._io.documents import load_document
+from clustersim._io.fields import Checker, child, item
+from clustersim._io.quantities import parse_bytes, parse_millicores
 from clustersim.autoscaling.hpa import (
     DEFAULT_SCALE_DOWN,
     DEFAULT_SCALE_UP,
@@ -27,11 +30,8 @@ from clustersim.autoscaling.routers import ROUTERS
 from clustersim.autoscaling.serving import DISTRIBUTIONS, Work
 from clustersim.autoscaling.traffic import TRAFFIC, TrafficSource, create_traffic, read_replay, traffic_names
 from clustersim.autoscaling.vpa import RESOURCES, ContainerPolicy, Mode, Resources, VpaSpec
-from clustersim.documents import load_document
 from clustersim.platform.cluster_file import parse_cluster, read_cluster_file
 from clustersim.platform.model import Platform
-from clustersim.quantities import parse_bytes, parse_millicores
-from clustersim.validate import Checker, child, item
 
 TOP_KEYS = ("name", "duration", "seed", "mode", "fluid_step", "output_interval", "deployment", "traffic",
             "metrics", "hpa", "vpa", "cluster")

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import yaml
 
-from clustersim.documents import load_document
-from clustersim.validate import Checker, child, describe
+from clustersim._io.documents import load_document
+from clustersim._io.fields import Checker, child, describe
 from clustersim.workload.swf import Processors
 from clustersim.workload.transforms import SIZE_CAP_MODES, WALLTIME_MODELS, SizeCapMode, WalltimeModel
 

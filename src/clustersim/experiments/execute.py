@@ -18,13 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from clustersim import __version__
+from clustersim._version import __version__
+from clustersim.core.interface import DecisionProcess
 from clustersim.errors import ClusterSimError, InputError
 from clustersim.experiments.config import RunConfig, write_run_config
 from clustersim.platform.model import Node, Platform
+from clustersim.policies.registry import create_policy
 from clustersim.runner import RunResult, simulate
-from clustersim.scheduling.interface import DecisionProcess
-from clustersim.scheduling.registry import create_policy
 from clustersim.workload.stream import Workload
 from clustersim.workload.transforms import cap_size, scale_load, set_walltimes, time_window
 
@@ -100,8 +100,8 @@ def simulate_config(config: RunConfig, output: Path) -> tuple[RunResult, Platfor
     platform, workload = open_run(config)
     process: DecisionProcess = create_policy(config.policy)
     if config.power_off is not None:
-        from clustersim.energy.policies import create_power_off, create_power_on
-        from clustersim.energy.powered import PoweredProcess
+        from clustersim.policies.power.powered import PoweredProcess
+        from clustersim.policies.power.switch_policies import create_power_off, create_power_on
 
         off, on = create_power_off(config.power_off, config.seed), create_power_on(config.power_on)
         process = PoweredProcess(process, off, on)

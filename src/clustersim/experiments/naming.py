@@ -13,7 +13,7 @@ import json
 import re
 from collections.abc import Mapping
 
-from clustersim.records.numbers import fmt
+from clustersim._io.numbers import fmt
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._+-]")
 MAX_VALUE = 40

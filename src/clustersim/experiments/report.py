@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from clustersim import __version__
+from clustersim._version import __version__
 from clustersim.experiments.campaign import write_tables
 from clustersim.experiments.results import RUNS_DIR, Manifest, Table
 from clustersim.plots.distributions import plot_distributions

@@ -21,9 +21,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from clustersim._io.numbers import fmt
 from clustersim.errors import InputError
 from clustersim.experiments.execute import ERROR_FILE, read_marker
-from clustersim.records.numbers import fmt
 
 MANIFEST_FILE = "campaign.json"
 RUNS_DIR = "runs"

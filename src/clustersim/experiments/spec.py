@@ -28,10 +28,10 @@ from collections.abc import Mapping
 from dataclasses import MISSING, dataclass, field
 from pathlib import Path
 
-from clustersim.documents import load_document
+from clustersim._io.documents import load_document
+from clustersim._io.fields import Checker, child, describe, item, listing
 from clustersim.experiments.config import KEYS, RunConfig, make_config, parse_value
 from clustersim.experiments.naming import run_name
-from clustersim.validate import Checker, child, describe, item, listing
 
 TOP_KEYS = ("name", "description", "base", "axes", "runs", "aggregate_over")
 RUN_ENTRY_KEYS = ("name", *KEYS)

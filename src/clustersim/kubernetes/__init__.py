@@ -1,31 +1,15 @@
-"""Kubernetes in clustersim: pods and nodes, workload and platform readers, and the API facade.
+"""Kubernetes in clustersim: the API facade, its session, and the workload and platform readers of manifests.
 
-The built-in kube-scheduler-like policy is `clustersim.scheduling.policies.kube` (`create_policy("kube")`).
+The pod and node model is below, in `clustersim.workload.pods` and `clustersim.platform.kube_labels`; the
+built-in kube-scheduler-like policy is `clustersim.policies.kube` (`create_policy("kube")`).
 """
 
-from typing import Any
-
 from clustersim.kubernetes.batkube import batkube_platform, batkube_pods
-from clustersim.kubernetes.pods import PodSpec, Requirement, Taint, Toleration, make_pod, pod_spec
+from clustersim.kubernetes.facade import ApiError, KubeFacade
+from clustersim.kubernetes.session import KubeSession
 from clustersim.kubernetes.sources import PodWorkload, load_kube_platform, load_pod_workload
-
-_LAZY = {
-    "ApiError": "clustersim.kubernetes.facade",
-    "KubeFacade": "clustersim.kubernetes.facade",
-    "KubeSession": "clustersim.kubernetes.session",
-    "DeadlockError": "clustersim.kubernetes.timecontrol",
-    "TimeControl": "clustersim.kubernetes.timecontrol",
-}
-"""The facade imports the kube policy, which imports this package: those names load on first use."""
-
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    return getattr(importlib.import_module(module), name)
+from clustersim.kubernetes.timecontrol import DeadlockError, TimeControl
+from clustersim.workload.pods import PodSpec, Requirement, Taint, Toleration, make_pod, pod_spec
 
 __all__ = ["ApiError", "DeadlockError", "KubeFacade", "KubeSession", "PodSpec", "PodWorkload", "Requirement",
            "Taint", "TimeControl", "Toleration", "batkube_platform", "batkube_pods", "load_kube_platform",

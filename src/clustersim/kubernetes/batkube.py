@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from clustersim.kubernetes.pods import PodSpec, make_pod
 from clustersim.platform.model import Node, Platform
 from clustersim.workload.job import Job
+from clustersim.workload.pods import PodSpec, make_pod
 
 GIB = 2**30
 

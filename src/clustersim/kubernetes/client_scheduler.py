@@ -17,7 +17,7 @@ from typing import Any
 
 from kubernetes import client, config, watch
 
-from clustersim.quantities import parse_bytes, parse_millicores
+from clustersim._io.quantities import parse_bytes, parse_millicores
 
 PHASE_SELECTOR = "status.phase!=Succeeded,status.phase!=Failed"
 

@@ -90,12 +90,12 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from clustersim.core.interface import DecisionProcess
     from clustersim.kubernetes.controller import JobController
     from clustersim.kubernetes.records import PodsCsvWriter
     from clustersim.kubernetes.sources import load_kube_platform, load_pod_workload
+    from clustersim.policies.registry import create_policy, parse_policy_options
     from clustersim.runner import simulate
-    from clustersim.scheduling.interface import DecisionProcess
-    from clustersim.scheduling.registry import create_policy, parse_policy_options
 
     platform = load_kube_platform(args.platform)
     pods = load_pod_workload(args.workload, schedule=args.schedule)

@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 
-from clustersim.scheduling.decisions import Decision, SubmitJob
-from clustersim.scheduling.events import Event, JobCompleted
-from clustersim.scheduling.interface import DecisionProcess
-from clustersim.state import ClusterView
+from clustersim.core.decisions import Decision, SubmitJob
+from clustersim.core.events import Event, JobCompleted
+from clustersim.core.interface import DecisionProcess
+from clustersim.core.state import ClusterView
 from clustersim.workload.job import Job
 
 

@@ -15,19 +15,19 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from clustersim.core.decisions import CallMeLater, Decision, KillJob, RejectJob, StartJob, SubmitJob
+from clustersim.core.events import Event, FinalState, JobCompleted, JobSubmitted
+from clustersim.core.sharing import shortfall
+from clustersim.core.state import ClusterView
 from clustersim.intervals import IntervalSet
 from clustersim.kubernetes.objects import namespace_object, node_object, pod_object, timestamp
-from clustersim.kubernetes.pods import PodSpec, make_pod, pod_spec
 from clustersim.kubernetes.store import Obj, Store, metadata
 from clustersim.kubernetes.timecontrol import DeadlockError, TimeControl
 from clustersim.platform.model import Platform
-from clustersim.scheduling.decisions import CallMeLater, Decision, KillJob, RejectJob, StartJob, SubmitJob
-from clustersim.scheduling.events import Event, FinalState, JobCompleted, JobSubmitted
-from clustersim.scheduling.policies.kube.framework import PodInfo
-from clustersim.scheduling.policies.kube.policy import KubePolicy
-from clustersim.sharing import shortfall
-from clustersim.state import ClusterView
+from clustersim.policies.kube.framework import PodInfo
+from clustersim.policies.kube.policy import KubePolicy
 from clustersim.workload.job import Job
+from clustersim.workload.pods import PodSpec, make_pod, pod_spec
 
 
 class ApiError(Exception):

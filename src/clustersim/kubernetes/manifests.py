@@ -12,10 +12,14 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
-from clustersim.documents import load_document, load_documents
+from clustersim._io.documents import load_document, load_documents
+from clustersim._io.quantities import parse_bytes, parse_millicores
+from clustersim._io.textfile import StrPath
 from clustersim.errors import InputError
-from clustersim.kubernetes.nodes import TAINTS_PROPERTY, format_taints
-from clustersim.kubernetes.pods import (
+from clustersim.platform.kube_labels import TAINTS_PROPERTY, format_taints
+from clustersim.platform.model import Node
+from clustersim.workload.job import Job
+from clustersim.workload.pods import (
     DEFAULT_SCHEDULER,
     OPERATORS,
     PodSpec,
@@ -24,10 +28,6 @@ from clustersim.kubernetes.pods import (
     Toleration,
     make_pod,
 )
-from clustersim.platform.model import Node
-from clustersim.quantities import parse_bytes, parse_millicores
-from clustersim.textfile import StrPath
-from clustersim.workload.job import Job
 
 DURATION_ANNOTATION = "clustersim.io/duration"
 ARRIVAL_ANNOTATION = "clustersim.io/arrival"

@@ -9,11 +9,11 @@ from __future__ import annotations
 import functools
 from datetime import UTC, datetime, timedelta
 
-from clustersim.kubernetes.nodes import node_labels, node_taints
-from clustersim.kubernetes.pods import PodSpec
+from clustersim.core.sharing import allocatable
+from clustersim.platform.kube_labels import node_labels, node_taints
 from clustersim.platform.model import Node
-from clustersim.sharing import allocatable
 from clustersim.workload.job import Job
+from clustersim.workload.pods import PodSpec
 
 EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from clustersim.kubernetes.pods import pod_spec
+from clustersim._io.numbers import fmt
+from clustersim.core.outcome import JobOutcome
 from clustersim.platform.model import Platform
-from clustersim.records.numbers import fmt
-from clustersim.records.outcome import JobOutcome
+from clustersim.workload.pods import pod_spec
 
 COLUMNS = ("job_id", "namespace", "name", "scheduler", "node", "cpu_m", "memory", "submission_time",
            "starting_time", "finish_time", "waiting_time", "final_state")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+from clustersim.core.interface import DecisionProcess
 from clustersim.kubernetes.api import ApiServer
 from clustersim.kubernetes.controller import JobController
 from clustersim.kubernetes.facade import KubeFacade
@@ -14,7 +15,6 @@ from clustersim.kubernetes.store import Store
 from clustersim.kubernetes.timecontrol import TimeControl
 from clustersim.platform.model import Platform
 from clustersim.runner import RunResult, simulate
-from clustersim.scheduling.interface import DecisionProcess
 
 KUBECONFIG = """apiVersion: v1
 kind: Config

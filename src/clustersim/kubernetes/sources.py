@@ -10,15 +10,15 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
+from clustersim._io.quantities import parse_bytes, parse_millicores
+from clustersim._io.textfile import StrPath, read_head
 from clustersim.errors import InputError
 from clustersim.kubernetes.manifests import read_manifests, read_schedule
-from clustersim.kubernetes.pods import POD_KEY, PodSpec, dns_name, pod_spec_from_extra
 from clustersim.platform.load import load_platform
 from clustersim.platform.model import Platform
-from clustersim.quantities import parse_bytes, parse_millicores
-from clustersim.textfile import StrPath, read_head
 from clustersim.workload.batsim_json import read_batsim_workload
 from clustersim.workload.job import Job
+from clustersim.workload.pods import POD_KEY, PodSpec, dns_name, pod_spec_from_extra
 from clustersim.workload.profiles import Delay
 from clustersim.workload.stream import Workload
 from clustersim.workload.swf import read_swf

@@ -23,12 +23,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from clustersim.documents import load_document
-from clustersim.energy.model import PowerModel, SleepState, Transition
+from clustersim._io.documents import load_document
+from clustersim._io.fields import Checker, child, describe, item
+from clustersim._io.quantities import parse_bytes, parse_speed
+from clustersim._io.textfile import StrPath
 from clustersim.platform.model import MAX_NODES, MAX_UNITS, Node, Platform, Unit
-from clustersim.quantities import parse_bytes, parse_speed
-from clustersim.textfile import StrPath
-from clustersim.validate import Checker, child, describe, item
+from clustersim.platform.power_model import PowerModel, SleepState, Transition
 
 TOP_KEYS = ("name", "unit", "nodes")
 GROUP_KEYS = ("count", "prefix", "cores", "speed", "memory", "gpus", "extras", "properties", "power")

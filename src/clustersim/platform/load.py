@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Literal
 
+from clustersim._io.textfile import StrPath, read_head
 from clustersim.errors import InputError
 from clustersim.platform.cluster_file import read_cluster_file
 from clustersim.platform.model import Platform
 from clustersim.platform.simgrid import read_simgrid_platform
-from clustersim.textfile import StrPath, read_head
 
 SUPPORTED = "SimGrid/Batsim XML platforms (.xml) and cluster descriptions (.yaml, .yml, .json)"
 

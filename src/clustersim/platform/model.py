@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 
-from clustersim.energy.model import PowerModel
 from clustersim.intervals import IntervalSet
+from clustersim.platform.power_model import PowerModel
 
 MAX_NODES = 1_000_000
 """Readers refuse larger platforms: a typo such as `count: 1e12` must give an error, not exhaust memory."""

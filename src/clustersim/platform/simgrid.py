@@ -28,11 +28,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, NoReturn
 
-from clustersim.energy.model import from_batsim_properties
+from clustersim._io.quantities import parse_bytes, parse_speeds
+from clustersim._io.textfile import StrPath, open_binary
 from clustersim.errors import InputError
 from clustersim.platform.model import Node, Platform, Unit
-from clustersim.quantities import parse_bytes, parse_speeds
-from clustersim.textfile import StrPath, open_binary
+from clustersim.platform.power_model import from_batsim_properties
 
 NON_COMPUTE_ROLES = frozenset({"master", "storage"})
 MAX_HOSTS = 1_000_000  # a guard against a radical such as 0-999999999 exhausting memory

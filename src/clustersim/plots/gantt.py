@@ -28,9 +28,9 @@ from matplotlib.figure import Figure
 from matplotlib.path import Path as MplPath
 from matplotlib.ticker import MaxNLocator
 
+from clustersim._io.textfile import open_text
 from clustersim.errors import InputError
 from clustersim.intervals import IntervalSet
-from clustersim.textfile import open_text
 
 REQUIRED_COLUMNS = ("job_id", "final_state", "starting_time", "finish_time", "allocated_resources")
 """Columns a jobs.csv must have to be drawn; `workload_name`, when present, distinguishes equal job ids."""

@@ -9,9 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TextIO
 
-from clustersim.records.numbers import fmt
-from clustersim.records.outcome import JobOutcome
-from clustersim.scheduling.events import FinalState
+from clustersim._io.numbers import fmt
+from clustersim.core.events import FinalState
+from clustersim.core.outcome import JobOutcome
 
 COLUMNS = (
     "job_id",

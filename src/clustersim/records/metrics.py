@@ -11,11 +11,11 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from clustersim import __version__
-from clustersim.energy.meter import EnergySummary
-from clustersim.records.numbers import fmt
-from clustersim.records.outcome import JobOutcome
-from clustersim.scheduling.events import FinalState
+from clustersim._io.numbers import fmt
+from clustersim._version import __version__
+from clustersim.core.energy_meter import EnergySummary
+from clustersim.core.events import FinalState
+from clustersim.core.outcome import JobOutcome
 
 BOUNDED_SLOWDOWN_TAU = 10.0
 """Seconds below which a job's run time does not inflate its bounded slowdown (Feitelson's τ)."""

@@ -31,7 +31,7 @@ from pathlib import Path
 from types import TracebackType
 
 from clustersim.errors import ClusterSimError
-from clustersim.slurm.conf import SlurmConf, format_minutes
+from clustersim.policies.slurm.conf import SlurmConf, format_minutes
 
 DAEMONS = ("slurmctld", "slurmd", "sbatch", "scontrol", "squeue", "scancel", "faketime")
 PACKAGES = ("slurmctld", "slurmd", "slurm-client", "munge", "faketime", "libfaketime")

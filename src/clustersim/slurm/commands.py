@@ -53,8 +53,8 @@ def add_slurm_commands(commands: argparse._SubParsersAction[Any]) -> None:
 
 
 def _slurm_replay(args: argparse.Namespace) -> int:
+    from clustersim.policies.slurm.conf import read_slurm_conf
     from clustersim.slurm.cluster import ClusterError, SlurmUnavailable
-    from clustersim.slurm.conf import read_slurm_conf
     from clustersim.slurm.replay import replay, simulate_replay, write_replay
     from clustersim.workload.load import load_workload
 

@@ -22,14 +22,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from clustersim.core.events import FinalState
+from clustersim.core.outcome import JobOutcome, OutcomeSink
+from clustersim.core.simulation import RunSummary
 from clustersim.errors import InputError
 from clustersim.intervals import IntervalSet
+from clustersim.policies.slurm.conf import SlurmConf, expand_hostlist, format_minutes
 from clustersim.records.jobs_csv import JobsCsvWriter
-from clustersim.records.outcome import JobOutcome, OutcomeSink
-from clustersim.scheduling.events import FinalState
-from clustersim.simulation import RunSummary
 from clustersim.slurm.cluster import LoopbackCluster, ensure_installed
-from clustersim.slurm.conf import SlurmConf, expand_hostlist, format_minutes
 from clustersim.workload.job import Job, id_order
 from clustersim.workload.profiles import Delay
 from clustersim.workload.stream import Workload
@@ -355,9 +355,9 @@ def simulate_replay(
     `ctld_start` and `clock_origin` come from the replay (replay.json): when slurmctld started, and the epoch
     second t=0 stands for, so the model's periodic activities and roundings fall where Slurm's did.
     """
+    from clustersim.policies.registry import create_policy
+    from clustersim.policies.slurm.conf import platform_from_conf
     from clustersim.runner import simulate
-    from clustersim.scheduling.registry import create_policy
-    from clustersim.slurm.conf import platform_from_conf
 
     policy = create_policy("slurm", conf=conf, ctld_start=ctld_start, clock_origin=clock_origin, **options)
     result = simulate(platform_from_conf(conf), workload_from_replay(jobs_csv), policy, output_dir,

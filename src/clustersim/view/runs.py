@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
+from clustersim._io.textfile import open_text
 from clustersim.errors import InputError
-from clustersim.textfile import open_text
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]

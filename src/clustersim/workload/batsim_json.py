@@ -24,9 +24,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import NoReturn
 
-from clustersim.documents import load_document
-from clustersim.textfile import StrPath
-from clustersim.validate import Checker, child, describe, item, listing
+from clustersim._io.documents import load_document
+from clustersim._io.fields import Checker, child, describe, item, listing
+from clustersim._io.textfile import StrPath
 from clustersim.workload.job import Job, id_order
 from clustersim.workload.profiles import Composed, Delay, Parallel, ParallelHomogeneous, Profile
 from clustersim.workload.stream import Workload

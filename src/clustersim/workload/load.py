@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from clustersim._io.textfile import StrPath, read_head
 from clustersim.errors import InputError
-from clustersim.textfile import StrPath, read_head
 from clustersim.workload.batsim_json import read_batsim_workload
 from clustersim.workload.stream import Workload
 from clustersim.workload.swf import Processors, Walltime, read_swf

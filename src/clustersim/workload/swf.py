@@ -23,8 +23,8 @@ from collections.abc import Iterator
 from types import MappingProxyType
 from typing import Literal, NoReturn
 
+from clustersim._io.textfile import StrPath, open_text
 from clustersim.errors import InputError, UnknownNameError
-from clustersim.textfile import StrPath, open_text
 from clustersim.workload.job import Job
 from clustersim.workload.profiles import Delay
 from clustersim.workload.stream import SkipReport, Workload

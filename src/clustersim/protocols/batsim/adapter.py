@@ -21,14 +21,7 @@ from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from clustersim.errors import DecisionError, InputError
-from clustersim.intervals import IntervalSet
-from clustersim.nodes import NodeState
-from clustersim.protocols.batsim import messages as m
-from clustersim.protocols.batsim.connection import Connection
-from clustersim.protocols.batsim.errors import ProtocolError
-from clustersim.protocols.batsim.options import DEFAULT_ENDPOINT, ProtocolOptions
-from clustersim.scheduling.decisions import (
+from clustersim.core.decisions import (
     CallMeLater,
     Decision,
     KillJob,
@@ -39,7 +32,7 @@ from clustersim.scheduling.decisions import (
     SwitchOff,
     SwitchOn,
 )
-from clustersim.scheduling.events import (
+from clustersim.core.events import (
     Event,
     FinalState,
     JobCompleted,
@@ -48,7 +41,14 @@ from clustersim.scheduling.events import (
     NoMoreJobs,
     RequestedCall,
 )
-from clustersim.state import ClusterView
+from clustersim.core.nodes import NodeState
+from clustersim.core.state import ClusterView
+from clustersim.errors import DecisionError, InputError
+from clustersim.intervals import IntervalSet
+from clustersim.protocols.batsim import messages as m
+from clustersim.protocols.batsim.connection import Connection
+from clustersim.protocols.batsim.errors import ProtocolError
+from clustersim.protocols.batsim.options import DEFAULT_ENDPOINT, ProtocolOptions
 from clustersim.workload.batsim_json import parse_batsim_workload
 from clustersim.workload.profiles import Profile
 

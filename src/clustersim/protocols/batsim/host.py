@@ -19,14 +19,14 @@ from collections.abc import Callable, Iterable, Sequence
 
 import zmq
 
+from clustersim.core.decisions import CallMeLater, Decision, KillJob, RejectJob, SetJobMetadata, StartJob
+from clustersim.core.events import Event, FinalState, JobCompleted, JobSubmitted, NoMoreJobs, RequestedCall
+from clustersim.core.interface import DecisionProcess
+from clustersim.core.state import ClusterState, ClusterView, RunningJob
 from clustersim.errors import ClusterSimError
 from clustersim.platform.model import Node, Platform
 from clustersim.protocols.batsim import messages as m
 from clustersim.protocols.batsim.errors import ProtocolError
-from clustersim.scheduling.decisions import CallMeLater, Decision, KillJob, RejectJob, SetJobMetadata, StartJob
-from clustersim.scheduling.events import Event, FinalState, JobCompleted, JobSubmitted, NoMoreJobs, RequestedCall
-from clustersim.scheduling.interface import DecisionProcess
-from clustersim.state import ClusterState, ClusterView, RunningJob
 from clustersim.workload.job import Job
 from clustersim.workload.profiles import Delay
 
@@ -216,7 +216,7 @@ def serve(host: PolicyHost, endpoint: str = LISTEN_ENDPOINT, *, announce: bool =
 
 def main(argv: Sequence[str] | None = None, *, policy: str | None = None) -> int:
     """`python -m clustersim.protocols.batsim.host --policy NAME [-s ENDPOINT]`."""
-    from clustersim.scheduling.registry import create_policy
+    from clustersim.policies.registry import create_policy
 
     parser = argparse.ArgumentParser(
         prog=f"python -m clustersim.protocols.batsim.{'host' if policy is None else policy}",

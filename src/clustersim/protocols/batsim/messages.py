@@ -15,11 +15,11 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NoReturn
 
+from clustersim.core.events import FinalState
 from clustersim.errors import InputError
 from clustersim.intervals import IntervalSet
 from clustersim.platform.model import Platform, Unit
 from clustersim.protocols.batsim.errors import ProtocolError
-from clustersim.scheduling.events import FinalState
 from clustersim.workload.batsim_writer import default_profile_name, job_entry, profile_entry
 from clustersim.workload.job import Job
 from clustersim.workload.profiles import Composed, Profile

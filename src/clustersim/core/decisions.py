@@ -1,0 +1,79 @@
+"""What a decision process may ask the core to do. The core validates each one before applying it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from clustersim.core.events import FinalState
+from clustersim.intervals import IntervalSet
+from clustersim.workload.job import Job
+
+
+@dataclass(slots=True)
+class StartJob:
+    """Start a pending job now on exactly these resources (allocation unit ids)."""
+
+    job_key: str
+    resources: IntervalSet
+
+
+@dataclass(slots=True)
+class RejectJob:
+    """Refuse a pending job; it ends in the REJECTED state without running."""
+
+    job_key: str
+
+
+@dataclass(slots=True)
+class KillJob:
+    """Stop a running job now; it ends in `state`, COMPLETED_KILLED unless told otherwise.
+
+    Another final state is Batsim's CHANGE_JOB_STATE of a running job (e.g. to COMPLETED_SUCCESSFULLY).
+    """
+
+    job_key: str
+    state: FinalState = FinalState.COMPLETED_KILLED
+
+
+@dataclass(slots=True)
+class CallMeLater:
+    """Ask to be woken up at simulated time `time` (not before now)."""
+
+    time: float
+
+
+@dataclass(slots=True)
+class SetJobMetadata:
+    """Attach a free-form string to a job, written in the `metadata` column of jobs.csv."""
+
+    job_key: str
+    metadata: str
+
+
+@dataclass(slots=True)
+class SubmitJob:
+    """Submit a new job now (`job.submit_time` must be now): jobs created while the simulation runs.
+
+    Batsim's dynamic jobs (REGISTER_JOB). The job is pending at once, so later decisions of the same call may
+    start it; the decision process also gets a JobSubmitted event for it at this instant, after this call, as
+    for the workload's jobs. Its key must not be pending or running already.
+    """
+
+    job: Job
+
+
+@dataclass(slots=True)
+class SwitchOff:
+    """Put idle nodes to sleep (their first sleep state); their units are unavailable until switched on."""
+
+    nodes: tuple[int, ...]
+
+
+@dataclass(slots=True)
+class SwitchOn:
+    """Wake sleeping nodes; their units become free once the switch-on transition is over."""
+
+    nodes: tuple[int, ...]
+
+
+Decision = StartJob | RejectJob | KillJob | CallMeLater | SetJobMetadata | SwitchOff | SwitchOn | SubmitJob

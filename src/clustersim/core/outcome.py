@@ -1,0 +1,35 @@
+"""The record of how one job ended: what the outputs and metrics are computed from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from clustersim.core.events import FinalState
+from clustersim.intervals import IntervalSet
+from clustersim.workload.job import Job
+
+
+@dataclass(slots=True)
+class JobOutcome:
+    """A job's final state. `start` and `finish` are None for a job that never ran (rejected)."""
+
+    job: Job
+    state: FinalState
+    start: float | None
+    finish: float | None
+    resources: IntervalSet
+    metadata: str = ""
+    consumed_energy: float = -1.0
+
+    @property
+    def ran(self) -> bool:
+        return self.start is not None
+
+
+class OutcomeSink(Protocol):
+    """Receives each job outcome as soon as the job ends (streaming), then `close` once."""
+
+    def record(self, outcome: JobOutcome) -> None: ...
+
+    def close(self) -> None: ...

@@ -1,0 +1,97 @@
+"""Switching nodes off and on: validated power decisions, transitions in simulated time, energy hooks.
+
+The core owns this state change like any other: a node switching off leaves the free units at once; a node
+switching on joins them when its transition is over (a NODE_SWITCHED event), and the decision process is told.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from clustersim.core.decisions import Decision, SwitchOff, SwitchOn
+from clustersim.core.energy_meter import EnergyMeter
+from clustersim.core.engine import EventClass
+from clustersim.core.events import NodesSwitched
+from clustersim.core.nodes import NodeState
+from clustersim.core.state import ClusterState
+from clustersim.errors import DecisionError
+from clustersim.platform.power_model import SleepState
+
+
+class Clock(Protocol):
+    """What the switcher needs of the event queue: the time, and scheduling the end of transitions."""
+
+    @property
+    def now(self) -> float: ...
+
+    def push(self, time: float, kind: EventClass, payload: tuple[tuple[int, ...], bool]) -> None: ...
+
+
+class PowerSwitcher:
+    """Applies SwitchOff/SwitchOn decisions to the cluster state and completes their transitions."""
+
+    def __init__(self, state: ClusterState, queue: Clock, meter: EnergyMeter | None):
+        self._state = state
+        self._queue = queue
+        self._meter = meter
+
+    def _sleep_state(self, decision: Decision, node: int) -> SleepState:
+        nodes = self._state.nodes
+        if nodes is None:
+            raise DecisionError(decision, "power management is off for this run (no node states are kept)")
+        if not 0 <= node < len(self._state.platform.nodes):
+            raise DecisionError(decision, f"there is no node {node}")
+        power = self._state.platform.nodes[node].power
+        if power is None or power.sleep is None:
+            raise DecisionError(decision, f"node {node} ('{self._state.platform.nodes[node].name}') has no sleep state")
+        return power.sleep
+
+    def switch_off(self, d: SwitchOff) -> None:
+        self._switch(d, NodeState.IDLE, NodeState.SWITCHING_OFF, on=False)
+
+    def switch_on(self, d: SwitchOn) -> None:
+        self._switch(d, NodeState.SLEEPING, NodeState.SWITCHING_ON, on=True)
+
+    def _switch(self, d: SwitchOff | SwitchOn, required: NodeState, state: NodeState, on: bool) -> None:
+        """Check the decision, then start transitions; nodes that take equally long finish together, as one event."""
+        switched = d.nodes
+        sleep_states = [self._sleep_state(d, node) for node in switched]
+        nodes = self._state.nodes
+        assert nodes is not None
+        for node in switched:
+            if nodes.state(node) is not required:
+                raise DecisionError(d, f"node {node} is {nodes.state(node).label}; only {required.label} nodes can "
+                                       f"switch {'on' if on else 'off'}")
+        if len(set(switched)) != len(switched):
+            raise DecisionError(d, "a node is listed twice")
+        transitions = [sleep.switch_on if on else sleep.switch_off for sleep in sleep_states]
+        now = self._queue.now
+        ending: dict[float, list[int]] = {}
+        for node, transition in zip(switched, transitions, strict=True):
+            old = nodes.move(node, state, now)
+            if not on:
+                self._state.free = self._state.free - nodes.units(node)
+            if self._meter is not None:
+                self._meter.node_changed(now, node, old, state)
+            ending.setdefault(now + transition.seconds, []).append(node)
+        if self._meter is not None and switched:
+            self._meter.nb_grouped_switches += 1
+            self._meter.states_changed(now)
+        for end, group in ending.items():
+            self._queue.push(end, EventClass.NODE_SWITCHED, (tuple(group), on))
+
+    def switched(self, switched: tuple[int, ...], on: bool) -> NodesSwitched:
+        """Transitions are over: nodes are asleep, or on and idle with their units free."""
+        nodes = self._state.nodes
+        assert nodes is not None
+        now = self._queue.now
+        state = NodeState.IDLE if on else NodeState.SLEEPING
+        for node in switched:
+            old = nodes.move(node, state, now)
+            if on:
+                self._state.free = self._state.free | nodes.units(node)
+            if self._meter is not None:
+                self._meter.node_changed(now, node, old, state)
+        if self._meter is not None:
+            self._meter.states_changed(now)
+        return NodesSwitched(switched, on)

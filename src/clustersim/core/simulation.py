@@ -1,0 +1,375 @@
+"""The simulation core: applies events and validated decisions to the cluster state, in simulated time.
+
+It owns the clock and the cluster's truth. The workload is pulled lazily (one job of look-ahead), job outcomes
+are pushed to sinks as jobs end, so memory follows the jobs alive in the simulation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+
+from clustersim.core.decisions import (
+    CallMeLater,
+    Decision,
+    KillJob,
+    RejectJob,
+    SetJobMetadata,
+    StartJob,
+    SubmitJob,
+    SwitchOff,
+    SwitchOn,
+)
+from clustersim.core.energy_meter import EnergyMeter
+from clustersim.core.engine import EventClass, EventQueue
+from clustersim.core.events import (
+    Event,
+    FinalState,
+    JobCompleted,
+    JobSubmitted,
+    NoMoreJobs,
+    RequestedCall,
+)
+from clustersim.core.interface import DecisionProcess
+from clustersim.core.nodes import NodeTracker
+from clustersim.core.outcome import JobOutcome, OutcomeSink
+from clustersim.core.power_switching import PowerSwitcher
+from clustersim.core.sharing import shortfall
+from clustersim.core.state import ClusterState, ClusterView, RunningJob
+from clustersim.errors import DecisionError, InputError
+from clustersim.intervals import IntervalSet
+from clustersim.platform.model import Platform
+from clustersim.workload.job import Job, id_order
+from clustersim.workload.profiles import Delay
+from clustersim.workload.stream import Workload
+
+
+class _Execution:
+    """A running job's true end, known only to the core. `cancelled` drops its end event (job was killed)."""
+
+    __slots__ = ("cancelled", "end", "running", "state")
+
+    def __init__(self, running: RunningJob, end: float, state: FinalState):
+        self.running = running
+        self.end = end
+        self.state = state
+        self.cancelled = False
+
+
+Payload = _Execution | Job | tuple[tuple[int, ...], bool] | None
+
+
+@dataclass
+class RunSummary:
+    """What happened in a run, beyond the per-job outcomes the sinks received."""
+
+    end_time: float = 0.0
+    nb_submitted: int = 0
+    nb_decision_calls: int = 0
+    unfinished: list[str] = field(default_factory=list)
+    """Jobs still pending when nothing else could happen: the decision process never started them."""
+
+
+class Simulation:
+    """One run: a platform, a workload, a decision process and the sinks that receive outcomes."""
+
+    def __init__(
+        self,
+        platform: Platform,
+        workload: Workload,
+        decision_process: DecisionProcess,
+        sinks: Iterable[OutcomeSink] = (),
+        *,
+        nodes: NodeTracker | None = None,
+        meter: EnergyMeter | None = None,
+    ):
+        """`nodes` enables power management (switching nodes off and on); `meter` accounts for energy."""
+        self.platform = platform
+        self.workload = workload
+        self.process = decision_process
+        self.sinks = list(sinks)
+        self.meter = meter
+        if meter is not None and nodes is None:
+            nodes = meter.tracker
+        self.state = ClusterState(platform, nodes)
+        self.state.meter = meter
+        self.view = ClusterView(self.state)
+        self._queue: EventQueue[Payload] = EventQueue()
+        self._executions: dict[str, _Execution] = {}
+        self._metadata: dict[str, str] = {}
+        self._jobs: Iterator[Job] = iter(workload.jobs)
+        self._lookahead: Job | None = None
+        self._summary = RunSummary()
+        self._power = PowerSwitcher(self.state, self._queue, meter)
+        self._appliers: dict[type, Callable[[Decision], None]] = {
+            StartJob: self._start,  # type: ignore[dict-item]
+            RejectJob: self._reject,  # type: ignore[dict-item]
+            KillJob: self._kill,  # type: ignore[dict-item]
+            CallMeLater: self._call_me_later,  # type: ignore[dict-item]
+            SetJobMetadata: self._set_metadata,  # type: ignore[dict-item]
+            SubmitJob: self._submit_job,  # type: ignore[dict-item]
+            SwitchOff: self._power.switch_off,  # type: ignore[dict-item]
+            SwitchOn: self._power.switch_on,  # type: ignore[dict-item]
+        }
+
+    def run(self) -> RunSummary:
+        """Run until no event is left. Sinks are closed even when the run fails, so outputs stay valid."""
+        try:
+            self._pull_next_submission()
+            for decision in self.process.begin(self.view) or ():
+                self._apply(decision)
+            queue = self._queue
+            while queue:
+                events = self._apply_instant(queue.pop_instant())
+                if events:
+                    self.state.now = queue.now
+                    self._summary.nb_decision_calls += 1
+                    for decision in self.process.decide(queue.now, events, self.view):
+                        self._apply(decision)
+        finally:
+            try:
+                self.process.end(self.view)
+            finally:
+                if self.meter is not None:
+                    self.meter.close(self._queue.now)
+                for sink in self.sinks:
+                    sink.close()
+        self._summary.end_time = self._queue.now
+        self._summary.unfinished = list(self.state.pending)
+        return self._summary
+
+    # -- events ------------------------------------------------------------------------------------------
+
+    def _apply_instant(self, batch: list[tuple[EventClass, Payload]]) -> list[Event]:
+        """Apply every event of one instant (ends first, then submissions, then calls); say what happened."""
+        self.state.now = self._queue.now
+        if self.meter is not None:
+            self.meter.advance(self._queue.now)
+        events: list[Event] = []
+        for kind, payload in batch:
+            if kind is EventClass.JOB_END:
+                assert isinstance(payload, _Execution)
+                if not payload.cancelled:
+                    events.append(self._end(payload))
+            elif kind is EventClass.JOB_SUBMIT:
+                if payload is None:
+                    events.extend(self._submit_instant())
+                else:  # a SubmitJob decision, already queued: tell the decision process
+                    assert isinstance(payload, Job)
+                    events.append(JobSubmitted(payload))
+            elif kind is EventClass.NODE_SWITCHED:
+                assert isinstance(payload, tuple)
+                events.append(self._power.switched(*payload))
+            else:
+                events.append(RequestedCall(self._queue.now))
+        return events
+
+    def _submit_instant(self) -> list[Event]:
+        """Queue every job submitted at this instant, in id order, and schedule the next submission."""
+        now = self._queue.now
+        batch: list[Job] = []
+        lookahead = self._lookahead
+        while lookahead is not None and lookahead.submit_time == now:
+            batch.append(lookahead)
+            lookahead = next(self._jobs, None)
+        self._lookahead = lookahead
+        if len(batch) > 1:
+            batch.sort(key=lambda j: id_order(j.id))
+        pending = self.state.pending
+        events: list[Event] = []
+        for job in batch:
+            if job.key in pending or job.key in self._executions:
+                raise InputError(self.workload.source, f"job id '{job.key}' is submitted twice")
+            pending[job.key] = job
+            events.append(JobSubmitted(job))
+        self._summary.nb_submitted += len(batch)
+        if self.meter is not None and batch:
+            self.meter.job_submitted(now)
+        self._schedule_lookahead()
+        if self._lookahead is None:
+            events.append(NoMoreJobs())
+        return events
+
+    def _pull_next_submission(self) -> None:
+        self._lookahead = next(self._jobs, None)
+        self._schedule_lookahead()
+
+    def _schedule_lookahead(self) -> None:
+        job = self._lookahead
+        if job is None:
+            return
+        if job.submit_time < self._queue.now:
+            raise InputError(
+                self.workload.source,
+                f"job '{job.key}' is submitted at t={job.submit_time!r}, before the previous job "
+                f"(t={self._queue.now!r}): workloads must be in submit order",
+            )
+        self._queue.push(job.submit_time, EventClass.JOB_SUBMIT, None)
+
+    def _end(self, execution: _Execution) -> JobCompleted:
+        running = execution.running
+        key = running.job.key
+        del self._executions[key]
+        del self.state.running[key]
+        if running.job.request is not None:
+            self._end_pod(running)
+        else:
+            self.state.free = self.state.free | running.resources
+            if self.state.nodes is not None:
+                self.state.nodes.release(running.resources, self._queue.now)
+        return self._completed(running, execution)
+
+    def _end_pod(self, running: RunningJob) -> None:
+        """Give a pod's requests back to its node; a node left with no pod is whole and free again."""
+        assert running.job.request is not None
+        node = self.platform.node_of(running.resources.intervals[0][0]).id
+        if self.state.shared.give_back(node, running.job.request):
+            units = self.platform.units_of(node)
+            self.state.free = self.state.free | units
+            if self.state.nodes is not None:
+                self.state.nodes.release(units, self._queue.now)
+
+    def _completed(self, running: RunningJob, execution: _Execution) -> JobCompleted:
+        """Record the outcome of a job that ended, and say so to the decision process."""
+        key = running.job.key
+        metadata = self._metadata.pop(key, "") if self._metadata else ""
+        energy = -1.0
+        if self.meter is not None:
+            now = self._queue.now
+            energy = self.meter.job_ended(now, running.start, running.resources)
+            self.meter.states_changed(now)
+        outcome = JobOutcome(
+            running.job, execution.state, running.start, execution.end, running.resources, metadata, energy
+        )
+        for sink in self.sinks:
+            sink.record(outcome)
+        return JobCompleted(running.job, execution.state, running.resources)
+
+    def _emit(self, outcome: JobOutcome) -> None:
+        for sink in self.sinks:
+            sink.record(outcome)
+
+    # -- decisions ---------------------------------------------------------------------------------------
+
+    def _apply(self, decision: Decision) -> None:
+        applier = self._appliers.get(type(decision))
+        if applier is None:
+            expected = ", ".join(sorted(t.__name__ for t in self._appliers))
+            raise DecisionError(decision, f"not a decision; expected one of {expected}")
+        applier(decision)
+
+    def _pending_job(self, decision: Decision, key: str) -> Job:
+        job = self.state.pending.get(key)
+        if job is not None:
+            return job
+        if key in self.state.running:
+            raise DecisionError(decision, f"job '{key}' is already running")
+        raise DecisionError(decision, f"job '{key}' is not pending (unknown, not yet submitted, or finished)")
+
+    def _start(self, d: StartJob) -> None:
+        job = self._pending_job(d, d.job_key)
+        resources = d.resources
+        if job.request is not None:
+            self._start_pod(d, job)
+            return
+        if len(resources) != job.nb_res:
+            raise DecisionError(d, f"job '{job.key}' requests {job.nb_res} resources, got {len(resources)}")
+        free = self.state.free
+        remaining = free - resources
+        if len(remaining) != len(free) - len(resources):
+            busy = resources - free
+            raise DecisionError(d, f"resources {busy} are not free (free: {free or 'none'})")
+        now = self._queue.now
+        del self.state.pending[job.key]
+        self.state.free = remaining
+        running = RunningJob(job, now, resources)
+        self.state.running[job.key] = running
+        if self.state.nodes is not None:
+            self.state.nodes.occupy(resources, now)
+            if self.meter is not None:
+                self.meter.job_started(now, resources)
+                self.meter.states_changed(now)
+        self._launch(running)
+
+    def _start_pod(self, d: StartJob, job: Job) -> None:
+        """Start a pod on the node of the one unit given, if its requests fit what the node has left."""
+        assert job.request is not None
+        if len(d.resources) != 1:
+            raise DecisionError(d, f"pod '{job.key}' runs on one node: give exactly one unit, got {len(d.resources)}")
+        if self.meter is not None:
+            raise DecisionError(d, "energy accounting of pods (jobs with resource requests) is not modelled")
+        unit = d.resources.intervals[0][0]
+        if unit >= self.platform.nb_resources:
+            raise DecisionError(d, f"there is no unit {unit}")
+        node = self.platform.node_of(unit).id
+        units = self.platform.units_of(node)
+        shared = self.state.shared
+        first_pod = shared.pods(node) == 0
+        if first_pod and not units.issubset(self.state.free):
+            raise DecisionError(d, f"node {node} is held by exclusive jobs or is not on")
+        missing = shortfall(shared.free(node), {**job.request, "pods": 1})
+        if missing:
+            raise DecisionError(d, f"pod '{job.key}' does not fit node {node}: insufficient {', '.join(missing)}")
+        now = self._queue.now
+        del self.state.pending[job.key]
+        shared.take(node, job.request)
+        if first_pod:
+            self.state.free = self.state.free - units
+            if self.state.nodes is not None:
+                self.state.nodes.occupy(units, now)
+        running = RunningJob(job, now, d.resources)
+        self.state.running[job.key] = running
+        self._launch(running)
+
+    def _launch(self, running: RunningJob) -> None:
+        """Schedule the end of a started job: its profile's run time, or its walltime if shorter."""
+        job, now = running.job, running.start
+        profile = job.profile
+        if type(profile) is Delay:
+            runtime = profile.seconds
+        else:
+            runtime = profile.runtime(job.nb_res, self.platform.min_speed(running.resources))
+        walltime = job.walltime
+        if walltime is not None and runtime > walltime:
+            execution = _Execution(running, now + walltime, FinalState.COMPLETED_WALLTIME_REACHED)
+        else:
+            execution = _Execution(running, now + runtime, FinalState.COMPLETED_SUCCESSFULLY)
+        self._executions[job.key] = execution
+        self._queue.push(execution.end, EventClass.JOB_END, execution)
+
+    def _reject(self, d: RejectJob) -> None:
+        job = self._pending_job(d, d.job_key)
+        del self.state.pending[job.key]
+        self._emit(JobOutcome(job, FinalState.REJECTED, None, None, IntervalSet(), self._metadata.pop(job.key, "")))
+
+    def _kill(self, d: KillJob) -> None:
+        execution = self._executions.get(d.job_key)
+        if execution is None or execution.cancelled:
+            raise DecisionError(d, f"job '{d.job_key}' is not running")
+        if d.state is FinalState.REJECTED:
+            raise DecisionError(d, "a running job cannot end REJECTED")
+        execution.cancelled = True
+        killed = _Execution(execution.running, self._queue.now, d.state)
+        self._executions[d.job_key] = killed
+        self._queue.push(killed.end, EventClass.JOB_END, killed)
+
+    def _call_me_later(self, d: CallMeLater) -> None:
+        if d.time < self._queue.now:
+            raise DecisionError(d, f"t={d.time!r} is in the past (now is t={self._queue.now!r})")
+        self._queue.push(d.time, EventClass.CALL, None)
+
+    def _submit_job(self, d: SubmitJob) -> None:
+        job = d.job
+        now = self._queue.now
+        if job.submit_time != now:
+            raise DecisionError(d, f"a job is submitted now: its submit time must be t={now!r}")
+        if job.key in self.state.pending or job.key in self._executions:
+            raise DecisionError(d, f"job '{job.key}' is already pending or running")
+        self.state.pending[job.key] = job
+        self._summary.nb_submitted += 1
+        self._queue.push(now, EventClass.JOB_SUBMIT, job)
+
+    def _set_metadata(self, d: SetJobMetadata) -> None:
+        if d.job_key not in self.state.pending and d.job_key not in self.state.running:
+            raise DecisionError(d, f"job '{d.job_key}' is neither pending nor running")
+        self._metadata[d.job_key] = d.metadata

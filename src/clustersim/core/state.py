@@ -1,0 +1,130 @@
+"""The cluster's truth during a run, and the read-only view of it that decision processes get.
+
+Only the simulation mutates `ClusterState`; decision processes see it through `ClusterView`, whose mappings
+are live read-only proxies (no copy per decision, no way to write).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Protocol
+
+from clustersim.core.nodes import NodeState, NodeTracker
+from clustersim.core.sharing import SharedNodes
+from clustersim.intervals import IntervalSet
+from clustersim.platform.model import Platform
+from clustersim.workload.job import Job
+
+
+@dataclass(slots=True)
+class RunningJob:
+    """A started job as a scheduler may know it: its actual run time is hidden, its walltime is not.
+
+    `expected_end` is when the job ends at the latest: start + walltime (infinite without a walltime).
+    """
+
+    job: Job
+    start: float
+    resources: IntervalSet
+    expected_end: float = field(init=False)
+
+    def __post_init__(self) -> None:
+        walltime = self.job.walltime
+        self.expected_end = math.inf if walltime is None else self.start + walltime
+
+
+class NodesView(Protocol):
+    """The read-only part of the per-node state, kept when power management is on."""
+
+    def state(self, node: int) -> NodeState: ...
+
+    def members(self, state: NodeState) -> Mapping[int, float]: ...
+
+    def count(self, state: NodeState) -> int: ...
+
+    def units_in(self, state: NodeState) -> int: ...
+
+    def units(self, node: int) -> IntervalSet: ...
+
+
+class EnergyReading(Protocol):
+    """What the view reads of the energy meter: joules since t=0, integrated up to the current instant."""
+
+    @property
+    def energy(self) -> float: ...
+
+
+class SharedView(Protocol):
+    """The read-only part of the nodes shared by pods."""
+
+    def free(self, node: int) -> Mapping[str, int]: ...
+
+    def pods(self, node: int) -> int: ...
+
+    def subscribe(self) -> set[int]:
+        """A set the nodes whose free vector changes from now on are added to (the reader empties it)."""
+        ...
+
+
+class ClusterState:
+    """Free resources, the queue of pending jobs (in queue order) and the running jobs.
+
+    `free` holds the units no job holds on nodes that are on. `nodes` is the per-node state, kept only when
+    power management is on (it costs time on every job start and end).
+    """
+
+    __slots__ = ("free", "meter", "nodes", "now", "pending", "platform", "running", "shared")
+
+    def __init__(self, platform: Platform, nodes: NodeTracker | None = None):
+        self.platform = platform
+        self.nodes = nodes
+        self.shared = SharedNodes(platform)
+        self.meter: EnergyReading | None = None
+        self.now = 0.0
+        self.free: IntervalSet = platform.all_resources
+        self.pending: dict[str, Job] = {}
+        self.running: dict[str, RunningJob] = {}
+
+
+class ClusterView:
+    """What a decision process sees: the current time and a read-only window on the cluster state."""
+
+    __slots__ = ("_state", "pending", "running")
+
+    def __init__(self, state: ClusterState):
+        self._state = state
+        self.pending: Mapping[str, Job] = MappingProxyType(state.pending)
+        """Jobs submitted and not yet started or rejected, in queue order (submit order, ties by id)."""
+        self.running: Mapping[str, RunningJob] = MappingProxyType(state.running)
+
+    @property
+    def now(self) -> float:
+        return self._state.now
+
+    @property
+    def platform(self) -> Platform:
+        return self._state.platform
+
+    @property
+    def free(self) -> IntervalSet:
+        """The allocation units no running job holds, on nodes that are on."""
+        return self._state.free
+
+    @property
+    def consumed_energy(self) -> float | None:
+        """Joules consumed by the platform since t=0 (None when energy is not accounted for)."""
+        meter = self._state.meter
+        return None if meter is None else meter.energy
+
+    @property
+    def shared(self) -> SharedView:
+        """What pods have left on each node (free resource vectors) and how many pods each hosts."""
+        return self._state.shared
+
+    @property
+    def nodes(self) -> NodesView | None:
+        """Per-node busy and power states, when power management is on."""
+        return self._state.nodes

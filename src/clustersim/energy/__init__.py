@@ -1,1 +1,0 @@
-"""Power states, energy accounting, and the power policies that switch nodes off and on."""

@@ -1,0 +1,108 @@
+"""EASY backfilling (Lifka; Mu'alem & Feitelson), with the reservation on specific hosts.
+
+The queue is in submit order. Jobs start from the head while they fit. The first job that does not fit (the
+head) gets one reservation: at the earliest time enough resources are free according to the running jobs'
+walltimes, on the lowest ids free then. Any later job starts now if it fits now and cannot delay that
+reservation: it ends (by its walltime) no later than the reservation starts, or it uses only resources the
+reservation does not need. The reservation is recomputed at every call, from the current running jobs, so it
+moves earlier whenever a job ends before its walltime.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from itertools import islice
+from operator import attrgetter
+
+from clustersim.core.decisions import Decision, StartJob
+from clustersim.core.events import Event, JobSubmitted, NoMoreJobs, RequestedCall
+from clustersim.core.state import ClusterView
+from clustersim.intervals import IntervalSet
+from clustersim.policies.base import Policy
+from clustersim.policies.registry import POLICIES
+
+
+@dataclass(frozen=True, slots=True)
+class Reservation:
+    """Where and when the head job is guaranteed to start."""
+
+    start: float
+    resources: IntervalSet
+
+
+def reserve(nb_res: int, view: ClusterView) -> Reservation:
+    """The earliest time `nb_res` units are free by the running jobs' walltimes, on the lowest such ids."""
+    free = view.free
+    if nb_res <= len(free):
+        return Reservation(view.now, free.lowest(nb_res))
+    ordered = sorted(view.running.values(), key=attrgetter("expected_end"))
+    available = len(free)
+    start = math.inf
+    last = len(ordered)
+    for i, running in enumerate(ordered):
+        available += len(running.resources)
+        if available >= nb_res and (i + 1 == len(ordered) or ordered[i + 1].expected_end != running.expected_end):
+            start = running.expected_end
+            last = i + 1
+            break
+    freed = [interval for running in ordered[:last] for interval in running.resources.intervals]
+    return Reservation(start, IntervalSet(list(free.intervals) + freed).lowest(nb_res))
+
+
+_UNCHANGING = (JobSubmitted, RequestedCall, NoMoreJobs)
+"""Events after which the head's reservation stays what it was (no job ended, no node changed state)."""
+
+
+@POLICIES.register("easy")
+class Easy(Policy):
+    """EASY backfilling: one reservation for the head of the queue, lowest ids first.
+
+    The reservation is kept between calls while the head is the same and only submissions or calls happened:
+    backfilled jobs never change it (they end before it, or use units it does not need).
+    """
+
+    def __init__(self) -> None:
+        self._reservation: tuple[str, Reservation] | None = None
+
+    def schedule(self, now: float, events: Sequence[Event], view: ClusterView) -> Iterator[Decision]:
+        if not all(isinstance(e, _UNCHANGING) for e in events):
+            self._reservation = None
+        pending = view.pending
+        while pending:
+            head = next(iter(pending.values()))
+            free = view.free
+            if head.nb_res > len(free):
+                break
+            yield StartJob(head.key, free.lowest(head.nb_res))
+        free = view.free
+        if not pending or not free:
+            return  # nothing left, or nothing can backfill: no need to look at the queue
+        queue = list(pending.values())
+        head = queue[0]
+        if self._reservation is not None and self._reservation[0] == head.key:
+            reservation = self._reservation[1]
+        else:
+            reservation = reserve(head.nb_res, view)
+            self._reservation = (head.key, reservation)
+        outside = free - reservation.resources
+        nb_free, nb_outside = len(free), len(outside)
+        for job in islice(queue, 1, None):
+            nb_res = job.nb_res
+            if nb_res > nb_free:
+                continue
+            walltime = job.walltime
+            if walltime is not None and now + walltime <= reservation.start:
+                resources = free.lowest(nb_res)
+            elif nb_res <= nb_outside:
+                resources = outside.lowest(nb_res)
+            else:
+                continue
+            yield StartJob(job.key, resources)
+            free = view.free
+            nb_free = len(free)
+            if not nb_free:
+                return
+            outside = outside - resources
+            nb_outside = len(outside)

@@ -1,0 +1,229 @@
+"""The `kube` policy's filters, scores and selection over all nodes at once, as numpy columns.
+
+`KubePolicy.place` runs each plugin on each node: the specification, but thousands of Python calls per pod.
+`NodeColumns` gives the same answer (same node, same message, same rotation, same random draws) in a few
+array operations per pod. It keeps per node the allocatable and free amount of every resource pods have
+asked for so far, whether it hosts pods and whether its unit is free; it re-reads only the nodes the shared
+nodes report changed, and rebuilds the free-unit mask only when the free set is a new object. The static
+filters (name, taints, affinity) run as plugins once per distinct pod spec; the others are array comparisons.
+
+It covers the default filters and the NodeResourcesFit and BalancedAllocation scores (the latter on two
+resources at most) with non-negative weights, on nodes whose ids are their positions and amounts below 2**53
+(exact in int64 products and float64 fractions); `vectorizable` says when, and the policy falls back to the
+plugins otherwise.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from clustersim.core.state import ClusterView, SharedView
+from clustersim.policies.kube.filters import (
+    DEFAULT_FILTERS,
+    STATIC_FILTERS,
+    TOO_MANY_PODS,
+    UNSCHEDULABLE,
+    insufficient,
+)
+from clustersim.policies.kube.framework import FilterPlugin, NodeInfo, PodInfo, ScorePlugin
+from clustersim.policies.kube.scores import BalancedAllocation, NodeResourcesFit
+
+LIMIT = 2**53
+"""Amounts below this are exact as float64 and their products by 100 fit int64."""
+MAX_SPECS = 256
+"""Static filter results kept (one int32 per node each)."""
+
+Column = npt.NDArray[np.int64]
+Mask = npt.NDArray[np.bool_]
+Codes = npt.NDArray[np.int32]
+
+
+def vectorizable(nodes: Sequence[NodeInfo], filters: Sequence[FilterPlugin],
+                 scores: Sequence[tuple[ScorePlugin, int]]) -> bool:
+    """Whether `NodeColumns` computes exactly what the plugins would."""
+    plugins_ok = tuple(filters) == DEFAULT_FILTERS and all(
+        weight >= 0 and (type(plugin) is NodeResourcesFit
+                         or (type(plugin) is BalancedAllocation and len(plugin.resources) <= 2))
+        for plugin, weight in scores
+    )
+    return plugins_ok and all(
+        node.index == i and all(abs(amount) < LIMIT for amount in node.allocatable.values())
+        for i, node in enumerate(nodes)
+    )
+
+
+class NodeColumns:
+    """Per-node columns of one policy's nodes, kept in sync with the view they are used with."""
+
+    def __init__(self, nodes: Sequence[NodeInfo], score_resources: Sequence[str]):
+        self.nodes = nodes
+        self._units = np.array([node.unit for node in nodes], dtype=np.int64)
+        self._score_resources = score_resources
+        self._allocatable: dict[str, Column] = {}
+        self._free: dict[str, Column] = {}
+        self._hosts = np.zeros(len(nodes), dtype=np.bool_)
+        self._unit_free = np.zeros(len(nodes), dtype=np.bool_)
+        self._ready = np.zeros(len(nodes), dtype=np.bool_)
+        """Available (hosts pods, or its unit is free) with room for one more pod: what no pod's spec changes."""
+        self._intervals: tuple[tuple[int, int], ...] | None = None
+        self._shared: SharedView | None = None
+        self._changed: set[int] = set()
+        self._static: dict[tuple[object, ...], Codes | None] = {}
+        self._messages = [""]
+        """Failure reasons by code (0: the node fits)."""
+        self._codes: dict[str, int] = {}
+
+    def filter(self, pod: PodInfo, view: ClusterView, start: int,
+               wanted: int) -> tuple[npt.NDArray[np.intp], int, dict[str, int]] | None:
+        """`KubePolicy.place`'s filtering: up to `wanted` feasible nodes in visiting order from `start`, how
+        many nodes were visited and, when none fits, how many failed for each reason (None: not exact)."""
+        request = pod.request
+        if any(abs(amount) >= LIMIT for amount in request.values()):
+            return None
+        self._sync(view)
+        total = len(self.nodes)
+        static = self._static_codes(pod)
+        fits = self._ready if static is None else self._ready & (static == 0)
+        enough = [(resource, self._column(resource) >= amount) for resource, amount in request.items()]
+        for _, passed in enough:
+            fits = fits & passed
+        feasible = np.flatnonzero(fits)
+        if not len(feasible):
+            return feasible, total, self._reasons(static, enough)
+        split = int(np.searchsorted(feasible, start))
+        if split:
+            feasible = np.concatenate((feasible[split:], feasible[:split]))
+        if len(feasible) < wanted:
+            return feasible, total, {}
+        feasible = feasible[:wanted]
+        return feasible, (int(feasible[-1]) - start) % total + 1, {}
+
+    def select(self, pod: PodInfo, feasible: npt.NDArray[np.intp], scores: Sequence[tuple[ScorePlugin, int]],
+               rng: random.Random | None) -> int:
+        """`KubePolicy._select`: the feasible node with the best weighted score (ties: lowest index, or the
+        policy's reservoir sampling, replayed with the same random draws)."""
+        request = pod.scoring_request
+        allocatable = {r: self._allocatable[r][feasible] for r in self._score_resources}
+        free = {r: self._free[r][feasible] for r in self._score_resources}
+        total = np.zeros(len(feasible), dtype=np.int64)
+        for plugin, weight in scores:
+            if weight:
+                assert isinstance(plugin, NodeResourcesFit | BalancedAllocation)
+                total += plugin.score_columns(request, allocatable, free) * weight
+        if rng is None:
+            return int(feasible[total == total.max()].min())
+        before = np.empty_like(total)  # the best score before each node, in visiting order
+        before[0] = -1
+        np.maximum.accumulate(total[:-1], out=before[1:])
+        best = ties = 0
+        new = total > before
+        for position in np.flatnonzero(total >= before).tolist():
+            if new[position]:
+                best, ties = position, 1
+            else:
+                ties += 1
+                if rng.randrange(ties) == 0:
+                    best = position
+        return int(feasible[best])
+
+    def _sync(self, view: ClusterView) -> None:
+        """Re-read the nodes whose pods changed, and the free-unit mask if the free set changed."""
+        shared = view.shared
+        if shared is not self._shared:  # first use, or another cluster: read everything
+            self._shared, self._changed = shared, shared.subscribe()
+            self._allocatable.clear()
+            self._free.clear()
+            self._hosts = np.array([shared.pods(node.index) > 0 for node in self.nodes], dtype=np.bool_)
+            for resource in ("pods", *self._score_resources):
+                self._column(resource)
+            self._intervals = None
+        elif self._changed:
+            changed = list(self._changed)
+            self._changed.clear()  # (not pop(): a set emptied by pops keeps its size, and pop() scans it)
+            columns = list(self._free.items())
+            hosts, unit_free, ready = self._hosts, self._unit_free, self._ready
+            for node in changed:
+                free = shared.free(node)
+                for resource, column in columns:
+                    column[node] = free.get(resource, 0)
+                hosts[node] = host = shared.pods(node) > 0
+                ready[node] = (host or unit_free[node]) and free.get("pods", 0) >= 1
+        intervals = view.free.intervals
+        if intervals is not self._intervals:
+            self._intervals = intervals
+            self._unit_free = _members(intervals, self._units)
+            self._ready = (self._hosts | self._unit_free) & (self._free["pods"] >= 1)
+
+    def _column(self, resource: str) -> Column:
+        """The free amounts of a resource, read from the shared nodes the first time a pod asks for it."""
+        column = self._free.get(resource)
+        if column is None:
+            assert self._shared is not None
+            self._allocatable[resource] = np.array([n.allocatable.get(resource, 0) for n in self.nodes], np.int64)
+            column = self._free[resource] = np.array(
+                [self._shared.free(n.index).get(resource, 0) for n in self.nodes], np.int64)
+        return column
+
+    def _code(self, reason: str) -> int:
+        code = self._codes.get(reason)
+        if code is None:
+            code = self._codes[reason] = len(self._messages)
+            self._messages.append(reason)
+        return code
+
+    def _static_codes(self, pod: PodInfo) -> Codes | None:
+        """The first static filter each node fails (0: none; None: no node fails any), per pod spec."""
+        key = pod.signature[1:]  # (node name, selector, affinity terms, tolerations)
+        if key in self._static:
+            return self._static[key]
+        if len(self._static) >= MAX_SPECS:
+            self._static.clear()
+        plugins = [plugin for plugin in STATIC_FILTERS if plugin.applies(pod)]
+        codes = np.zeros(len(self.nodes), dtype=np.int32)
+        for node in self.nodes:
+            for plugin in plugins:
+                why = plugin.filter(pod, node)
+                if why is not None:
+                    codes[node.index] = self._code(why)
+                    break
+        result = self._static[key] = codes if codes.any() else None
+        return result
+
+    def _reasons(self, static: Codes | None, enough: list[tuple[str, Mask]]) -> dict[str, int]:
+        """How many nodes fail for each reason: the first failing filter of each node, in the plugins' order."""
+        available = self._hosts | self._unit_free
+        checks = [(TOO_MANY_PODS, self._free["pods"] >= 1), *((insufficient(r), passed) for r, passed in enough)]
+        reasons: dict[str, int] = {}
+
+        def count(why: str, failed: int) -> None:
+            if failed:
+                reasons[why] = reasons.get(why, 0) + failed
+
+        left, nb_left = available, int(np.count_nonzero(available))
+        count(UNSCHEDULABLE, len(self.nodes) - nb_left)
+        if static is not None:
+            counts = np.bincount(static[left])
+            for code in np.flatnonzero(counts[1:]).tolist():
+                count(self._messages[code + 1], int(counts[code + 1]))
+            left = left & (static == 0)
+            nb_left = int(np.count_nonzero(left))
+        for why, passed in checks:
+            left = left & passed
+            nb_passed = int(np.count_nonzero(left))
+            count(why, nb_left - nb_passed)
+            nb_left = nb_passed
+        return reasons
+
+
+def _members(intervals: tuple[tuple[int, int], ...], ids: npt.NDArray[np.int64]) -> Mask:
+    """Which ids are in a set of sorted disjoint intervals."""
+    if not intervals:
+        return np.zeros(len(ids), dtype=np.bool_)
+    bounds = np.array(intervals, dtype=np.int64)
+    k = np.searchsorted(bounds[:, 0], ids, side="right") - 1
+    inside: Mask = (k >= 0) & (ids <= bounds[np.maximum(k, 0), 1])
+    return inside

@@ -1,0 +1,234 @@
+"""The `kube` policy: kube-scheduler's scheduling cycle (queue sort, filters, scores, select) over the core.
+
+One pod at a time from the active queue: filter nodes from a rotating start index until enough feasible nodes
+are found (percentageOfNodesToScore), score them with weighted plugins, place the pod on the best one (ties:
+lowest node id, or seeded random), else park it as unschedulable. Differences from v1.26 are in
+docs/kubernetes.md. The plugins, node by node, are the reference; `columns.NodeColumns` computes the same
+placements over all nodes at once and is used whenever the configuration allows (see `columns.vectorizable`).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
+
+from clustersim.core.decisions import CallMeLater, Decision, RejectJob, SetJobMetadata, StartJob
+from clustersim.core.events import Event, JobCompleted, JobSubmitted, RequestedCall
+from clustersim.core.sharing import allocatable
+from clustersim.core.state import ClusterView
+from clustersim.intervals import IntervalSet
+from clustersim.platform.kube_labels import node_labels, node_taints
+from clustersim.policies.base import Policy
+from clustersim.policies.kube.filters import DEFAULT_FILTERS
+from clustersim.policies.kube.framework import FilterPlugin, NodeInfo, PodInfo, ScorePlugin
+from clustersim.policies.kube.queue import SchedulingQueue
+from clustersim.policies.kube.scores import BalancedAllocation, NodeResourcesFit
+from clustersim.policies.registry import POLICIES
+from clustersim.workload.pods import pod_spec
+
+if TYPE_CHECKING:
+    from clustersim.policies.kube.columns import NodeColumns
+
+MIN_FEASIBLE_NODES_TO_FIND = 100
+MIN_FEASIBLE_NODES_PERCENTAGE = 5
+
+
+def nodes_to_find(nb_nodes: int, percentage: int) -> int:
+    """kube-scheduler's numFeasibleNodesToFind: all below 100 nodes, else an adaptive share (at least 100)."""
+    if nb_nodes < MIN_FEASIBLE_NODES_TO_FIND or percentage >= 100:
+        return nb_nodes
+    if percentage <= 0:
+        percentage = max(50 - nb_nodes // 125, MIN_FEASIBLE_NODES_PERCENTAGE)
+    return max(nb_nodes * percentage // 100, MIN_FEASIBLE_NODES_TO_FIND)
+
+
+@POLICIES.register("kube")
+class KubePolicy(Policy):
+    """A kube-scheduler-like policy for pods (jobs with `request`); other jobs are rejected.
+
+    Options (all optional, strings accepted from the CLI): `scheduler_name` (only pods naming this scheduler,
+    or any if empty; default: any), `strategy` (LeastAllocated, MostAllocated, RequestedToCapacityRatio),
+    `fit_weight`, `balanced_weight`, `percentage_of_nodes_to_score` (0 adaptive, 100 all), `seed` (ties
+    broken at random with this seed instead of by lowest node id), `initial_backoff`, `max_backoff`.
+    """
+
+    def __init__(
+        self,
+        scheduler_name: str = "",
+        strategy: str = "LeastAllocated",
+        fit_weight: int | str = 1,
+        balanced_weight: int | str = 1,
+        percentage_of_nodes_to_score: int | str = 0,
+        seed: int | str | None = None,
+        initial_backoff: float | str = 1.0,
+        max_backoff: float | str = 10.0,
+    ):
+        self.scheduler_name = scheduler_name
+        self.filters: tuple[FilterPlugin, ...] = DEFAULT_FILTERS
+        self.scores: list[tuple[ScorePlugin, int]] = [
+            (NodeResourcesFit(strategy), int(fit_weight)),
+            (BalancedAllocation(), int(balanced_weight)),
+        ]
+        self.percentage = int(percentage_of_nodes_to_score)
+        self._score_resources = tuple(sorted({r for plugin, _ in self.scores for r in plugin.resources}))
+        self._memo: dict[tuple[int, ...], int] = {}
+        """Weighted total score by (allocatable, free, requested) amounts of `_score_resources`: nodes alike and
+        nodes that did not change since they were last scored are not scored again."""
+        self._rng = random.Random(int(seed)) if seed not in (None, "") else None
+        self.queue = SchedulingQueue(float(initial_backoff), float(max_backoff))
+        self._nodes: list[NodeInfo] = []
+        self.vectorized = True
+        """False keeps to the plugins, node by node (the reference the vectorized path is tested against)."""
+        self._columns: NodeColumns | None = None
+        self._start_index = 0
+        self._seq = 0
+        self._calls: set[float] = set()
+        self.reasons: dict[str, str] = {}
+        """The last failure message of each pod still unschedulable, as kube-scheduler reports it."""
+
+    def begin(self, view: ClusterView) -> None:
+        platform = view.platform
+        self._nodes = [
+            NodeInfo(node.id, node, platform.units_of(node.id).intervals[0][0], node_labels(node), node_taints(node),
+                     allocatable(node), {})
+            for node in platform.nodes
+        ]
+        from clustersim.policies.kube.columns import NodeColumns, vectorizable  # numpy: only now
+
+        vectorized = self.vectorized and vectorizable(self._nodes, self.filters, self.scores)
+        self._columns = NodeColumns(self._nodes, self._score_resources) if vectorized else None
+
+    def decide(self, now: float, events: Sequence[Event], view: ClusterView) -> Iterator[Decision]:
+        changed = False
+        queue = self.queue
+        for event in events:
+            if isinstance(event, JobSubmitted):
+                job = event.job
+                if job.request is None:
+                    yield SetJobMetadata(job.key, "kube: not a pod (no resource requests)")
+                    yield RejectJob(job.key)
+                    continue
+                spec = pod_spec(job)
+                if self.scheduler_name and spec.scheduler_name != self.scheduler_name:
+                    continue
+                self._seq += 1
+                queue.add(PodInfo(job.key, job.request, spec, job.submit_time, self._seq))
+            elif isinstance(event, JobCompleted):
+                changed = True
+            elif isinstance(event, RequestedCall):
+                self._calls.discard(event.time)
+        wake = queue.cluster_changed(now) if changed else None
+        later = queue.backoff_over(now)
+        for time in (wake, later):
+            if time is not None and time > now and time not in self._calls:
+                self._calls.add(time)
+                yield CallMeLater(time)
+        if len(queue):
+            yield from self._cycle(now, view)
+
+    def schedule(self, now: float, events: Sequence[Event], view: ClusterView) -> Iterator[Decision]:
+        """Unused: `decide` runs kube-scheduler's own cycle."""
+        return iter(())
+
+    def _cycle(self, now: float, view: ClusterView) -> Iterator[Decision]:
+        """Schedule active pods one by one; a pod identical to one that just failed fails without a search."""
+        queue, reasons = self.queue, self.reasons
+        failed: dict[tuple[object, ...], str] = {}
+        pending = view.pending
+        for queued in queue.pop_all():
+            pod = queued.pod
+            if pod.key not in pending:  # deleted (or started by someone else): it leaves the queue
+                continue
+            reason = failed.get(pod.signature)
+            if reason is None:
+                node, reason = self.place(pod, view)
+                if node is not None:
+                    reasons.pop(pod.key, None)
+                    yield StartJob(pod.key, IntervalSet.range(node.unit, node.unit + 1))
+                    continue
+                failed[pod.signature] = reason
+            reasons[pod.key] = reason
+            queue.unschedulable(queued, now)
+
+    def place(self, pod: PodInfo, view: ClusterView) -> tuple[NodeInfo | None, str]:
+        """The best feasible node for a pod, or None and kube-scheduler's `0/N nodes are available` message."""
+        nodes = self._nodes
+        total = len(nodes)
+        wanted = nodes_to_find(total, self.percentage)
+        start = self._start_index
+        columns = self._columns
+        found = None if columns is None else columns.filter(pod, view, start, wanted)
+        if columns is not None and found is not None:
+            indices, processed, counts = found
+            self._start_index = (start + processed) % total
+            if not len(indices):
+                return None, _unavailable(total, counts)
+            if len(indices) == 1:
+                return nodes[int(indices[0])], ""
+            return nodes[columns.select(pod, indices, self.scores, self._rng)], ""
+        shared, free_units = view.shared, view.free
+        filters = [plugin for plugin in self.filters if plugin.applies(pod)]  # constraints the pod does not have
+        feasible: list[NodeInfo] = []
+        reasons: dict[str, int] = {}
+        processed = 0
+        for offset in range(total):
+            node = nodes[(start + offset) % total]
+            processed += 1
+            index = node.index
+            node.free = shared.free(index)
+            node.available = shared.pods(index) > 0 or node.unit in free_units
+            for plugin in filters:
+                why = plugin.filter(pod, node)
+                if why is not None:
+                    reasons[why] = reasons.get(why, 0) + 1
+                    break
+            else:
+                feasible.append(node)
+                if len(feasible) >= wanted:
+                    break
+        self._start_index = (start + processed) % total
+        if not feasible:
+            return None, _unavailable(total, reasons)
+        if len(feasible) == 1:
+            return feasible[0], ""
+        return self._select(pod, feasible), ""
+
+    def _select(self, pod: PodInfo, feasible: list[NodeInfo]) -> NodeInfo:
+        best: NodeInfo | None = None
+        best_score = -1
+        ties = 0
+        memo, resources = self._memo, self._score_resources
+        if len(memo) > 1_000_000:
+            memo.clear()
+        requested = tuple(pod.scoring_request.get(r, 0) for r in resources)
+        pair = len(resources) == 2  # the default (cpu, memory): a key without generator overhead
+        first, second = (resources[0], resources[1]) if pair else ("", "")
+        for node in feasible:
+            allocatable, free = node.allocatable, node.free
+            if pair:
+                key = (*requested, allocatable.get(first, 0), allocatable.get(second, 0), free.get(first, 0),
+                       free.get(second, 0))
+            else:
+                key = (*requested, *(allocatable.get(r, 0) for r in resources), *(free.get(r, 0) for r in resources))
+            score = memo.get(key)
+            if score is None:
+                score = memo[key] = sum(plugin.score(pod, node) * weight for plugin, weight in self.scores if weight)
+            if score > best_score:
+                best, best_score, ties = node, score, 1
+            elif score == best_score:
+                assert best is not None
+                if self._rng is None:
+                    if node.index < best.index:
+                        best = node
+                else:
+                    ties += 1
+                    if self._rng.randrange(ties) == 0:
+                        best = node
+        assert best is not None
+        return best
+
+
+def _unavailable(total: int, reasons: dict[str, int]) -> str:
+    detail = ", ".join(f"{count} {why}" for why, count in sorted(reasons.items()))
+    return f"0/{total} nodes are available: {detail}."

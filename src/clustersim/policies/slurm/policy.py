@@ -1,0 +1,518 @@
+"""A model of Slurm 22.05's scheduling (slurmctld with sched/backfill and select/cons_tres, CR_CPU).
+
+Configured by a slurm.conf (`conf` option), the same file a real cluster reads; without one, the platform's
+nodes form one partition with Slurm's defaults. Jobs ask for CPUs (units of a Unit.CORE platform, numbered node
+by node) and may span nodes; `Job.queue` names the partition (the default partition when it names none),
+`Job.user` and `Job.group` are the user and account.
+
+Slurm polls; the model reproduces when it looks at the queue (docs/slurm.md gives the sources):
+
+- a submission or a job end only asks for the main scheduler (`queue_job_scheduler`): the background loop runs
+  it at its next tick (about every second) once `batch_sched_delay` (3 s) has passed since its last run, and
+  runs it on the whole queue every `sched_interval` (60 s);
+- the main scheduler takes jobs in priority order (partition PriorityTier, priority, submit time, job id), at
+  most `default_queue_depth` (100) of them when not run for the whole queue, and once a job of a partition does
+  not fit, skips the rest of that partition and takes its nodes away from other partitions;
+- the backfill scheduler runs every `bf_interval` (30 s) when something changed (clustersim.policies.slurm.backfill);
+- priorities are recalculated every PriorityCalcPeriod (multifactor with slurmdbd only, as Slurm does);
+- time limits are in whole minutes; jobs past theirs are killed by the check slurmctld runs every 30 s.
+
+Options: `conf` (a slurm.conf path), `ctld_start` (when slurmctld started, relative to t=0; default 10
+minutes before: it sets the phase of the periodic activities), `sched_latency` (how long after a request the
+background loop's next tick comes: its 1 s period gives 0.5 s on average), `clock_origin` (the epoch second t=0
+stands for: Slurm rounds backfill times to bf_resolution, and will-run windows to 30 s, on epoch time),
+`qos_priorities` (`name=priority,...`:
+QOS have no slurm.conf lines; a job's QOS is `Job.extra["qos"]`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from clustersim.core.decisions import CallMeLater, Decision, KillJob, RejectJob, StartJob
+from clustersim.core.events import Event, JobCompleted, JobSubmitted, NoMoreJobs
+from clustersim.core.state import ClusterView
+from clustersim.errors import InputError
+from clustersim.intervals import IntervalSet
+from clustersim.platform.model import Platform, Unit
+from clustersim.policies.base import Policy
+from clustersim.policies.registry import POLICIES
+from clustersim.policies.slurm.backfill import BackfillParameters, Candidate, Running, backfill_cycle
+from clustersim.policies.slurm.conf import NodeConf, PartitionConf, SlurmConf, read_slurm_conf
+from clustersim.policies.slurm.priority import BasicPriority, JobFactors, MultifactorPriority, PriorityPlugin
+from clustersim.policies.slurm.select import Allocation, select_cpus
+from clustersim.workload.job import Job
+
+YEAR = 365 * 86400.0
+PERIODIC_TIMEOUT = 30.0
+"""slurmctld checks time limits every 30 s (slurmctld.h)."""
+_EPS = 1e-9
+
+
+@dataclass(frozen=True, slots=True)
+class _Partition:
+    conf: PartitionConf
+    index: int
+    nodes: int
+    """Bitmap of its nodes."""
+    cpus: int
+    norm_priority: float
+
+
+@dataclass(slots=True)
+class _Job:
+    """A job as slurmctld holds it."""
+
+    job: Job
+    job_id: int
+    submit: float
+    cpus: int
+    partition: _Partition
+    limit: float | None
+    """Time limit in seconds (whole minutes); None: unlimited."""
+    factors: JobFactors
+    priority: int = 0
+    runnable: bool = True
+    start: float = 0.0
+    start_second: float = 0.0
+    """The whole second Slurm records as its start (its end_time is that plus the limit)."""
+    allocation: Allocation | None = None
+    cpu_ids: dict[int, list[int]] = field(default_factory=dict)
+
+    @property
+    def slurm_end(self) -> float:
+        return self.start_second + (YEAR if self.limit is None else self.limit)
+
+
+@dataclass(frozen=True, slots=True)
+class _Timing:
+    sched_interval: float
+    batch_sched_delay: float
+    queue_depth: int
+    calc_period: float
+
+
+@POLICIES.register("slurm")
+class Slurm(Policy):
+    """Slurm 22.05's main and backfill schedulers, priority plugins and cons_tres CPU allocation."""
+
+    def __init__(
+        self,
+        conf: str | Path | SlurmConf | None = None,
+        ctld_start: float | str = -600.0,
+        sched_latency: float | str = 0.5,
+        clock_origin: float | str = 0.0,
+        qos_priorities: str | Mapping[str, int] = "",
+    ) -> None:
+        if isinstance(conf, str | Path):
+            conf = read_slurm_conf(conf)
+        self._conf: SlurmConf | None = conf
+        self._ctld = float(ctld_start)
+        self._latency = float(sched_latency)
+        self._epoch = float(clock_origin)
+        self._qos = _qos(qos_priorities)
+        self._pending: dict[str, _Job] = {}
+        self._running: dict[str, _Job] = {}
+        self._seq = 0
+        self._calls: set[float] = set()
+        self._no_more_jobs = False
+        self._stuck = False
+
+    # -- set-up ----------------------------------------------------------------------------------------
+
+    @property
+    def platform(self) -> Platform | None:
+        """The cluster the slurm.conf describes (None without one): the CLI simulates it by default."""
+        from clustersim.policies.slurm.conf import platform_from_conf
+
+        return platform_from_conf(self._conf) if self._conf is not None else None
+
+    def begin(self, view: ClusterView) -> None:
+        platform = view.platform
+        conf = self._conf if self._conf is not None else _default_conf(platform)
+        self._conf = conf
+        _check_platform(conf, platform)
+        self._offsets: list[int] = []
+        offset = 0
+        for node in conf.nodes:
+            self._offsets.append(offset)
+            offset += node.cpus
+        self._free = [node.cpus for node in conf.nodes]
+        """Idle CPUs per node; only this policy starts jobs, so it keeps the count itself."""
+        self._free_ids = [list(range(node.cpus)) for node in conf.nodes]
+        index = conf.node_index()
+        top = max((p.priority_job_factor for p in conf.partitions), default=1) or 1
+        self._partitions: dict[str, _Partition] = {}
+        for i, part in enumerate(conf.partitions):
+            bitmap = sum(1 << index[name] for name in part.nodes)
+            cpus = sum(conf.nodes[index[name]].cpus for name in part.nodes)
+            self._partitions[part.name] = _Partition(part, i, bitmap, cpus, part.priority_job_factor / top)
+        self._default_partition = self._partitions[conf.default_partition.name]
+        self._up = (1 << len(conf.nodes)) - 1
+        params = conf.scheduler_parameters
+        self._timing = _Timing(
+            sched_interval=float(_param(params, "sched_interval", 60, conf)),
+            batch_sched_delay=float(_param(params, "batch_sched_delay", 3, conf)),
+            queue_depth=_param(params, "default_queue_depth", 100, conf),
+            calc_period=conf.time("PriorityCalcPeriod", 300.0) or 300.0,
+        )
+        self._backfill = conf.get("SchedulerType", "sched/backfill").lower() != "sched/builtin"
+        self._bf = BackfillParameters(
+            interval=float(_param(params, "bf_interval", 30, conf)),
+            resolution=float(_param(params, "bf_resolution", 60, conf)),
+            window=60.0 * _param(params, "bf_window", 1440, conf),
+            max_job_test=_param(params, "bf_max_job_test", 500, conf),
+            continue_="bf_continue" in params,
+        )
+        self._enforce_limits = conf.get("EnforcePartLimits", "NO").upper() not in ("NO", "0", "")
+        cluster_cpus = sum(node.cpus for node in conf.nodes)
+        self._plugin: PriorityPlugin
+        if conf.get("PriorityType", "priority/basic").lower() == "priority/multifactor":
+            self._plugin = MultifactorPriority(conf, cluster_cpus, len(conf.nodes), self._qos)
+        else:
+            self._plugin = BasicPriority()
+        start = self._ctld
+        self._last_sched = start
+        self._next_full = start + self._timing.sched_interval
+        self._request: float | None = None
+        """When the oldest unserved request for a scheduling pass (a submission, a job end) was made."""
+        # The backfill thread first looks at t = start + bf_interval, with work to do (node registrations).
+        self._last_bf = start
+        self._bf_work_at: float | None = start
+        """When something first changed since the last backfill cycle (Slurm's `_more_work`); None: nothing."""
+        self._last_update = start
+        self._last_calc = start
+        self._next_calc = start + self._timing.calc_period
+        self._skip_idle_backfill(0.0)
+
+    # -- decisions -------------------------------------------------------------------------------------
+
+    def decide(self, now: float, events: Sequence[Event], view: ClusterView) -> Iterator[Decision]:
+        self._calls = {t for t in self._calls if t > now + _EPS}
+        self._skip_idle_backfill(now)
+        self._catch_up_priorities(now)
+        for event in events:
+            if isinstance(event, JobSubmitted):
+                rejected = self._submit(event.job, now)
+                if rejected is not None:
+                    yield rejected
+            elif isinstance(event, JobCompleted):
+                self._end(event.job.key, now)
+            elif isinstance(event, NoMoreJobs):
+                self._no_more_jobs = True
+        yield from self._enforce_time_limits(now)
+        full = self._full_due(now)
+        tick = self._tick_time()
+        if full or (tick is not None and now >= tick - _EPS):
+            self._last_sched = now
+            self._request = None
+            yield from self._main_pass(now, full=full)
+        due = self._bf_due()
+        if self._backfill and due is not None and now >= due - _EPS:
+            yield from self._backfill_cycle(now)
+        yield from self._wake_up(now)
+
+    def _submit(self, job: Job, now: float) -> Decision | None:
+        partition = self._partitions.get(job.queue, self._default_partition)
+        limit = _minutes(job.walltime)
+        part = partition.conf
+        if limit is None:
+            limit = _minutes(part.default_time) if part.default_time is not None else _minutes(part.max_time)
+        too_long = part.max_time is not None and (limit is None or limit > part.max_time)
+        if job.nb_res > partition.cpus or job.nb_res <= 0 or (too_long and self._enforce_limits):
+            return RejectJob(job.key)
+        self._seq += 1
+        factors = JobFactors(
+            cpus=job.nb_res, min_nodes=1, eligible=now, user=job.user, account=job.group or "root",
+            partition_factor=partition.norm_priority,
+            time_limit_minutes=None if limit is None else limit / 60, qos=str(job.extra.get("qos", "normal")),
+        )
+        info = _Job(job, self._seq, now, job.nb_res, partition, limit, factors, runnable=not too_long)
+        info.priority = self._plugin.initial(factors, now)
+        self._pending[job.key] = info
+        self._ask_for_pass(now)
+        return None
+
+    def _end(self, key: str, now: float) -> None:
+        info = self._running.pop(key, None)
+        if info is None:
+            self._pending.pop(key, None)
+            return
+        for node, ids in info.cpu_ids.items():
+            self._free_ids[node] = sorted(self._free_ids[node] + ids)
+            self._free[node] += len(ids)
+        if isinstance(self._plugin, MultifactorPriority) and self._plugin.accounting:
+            elapsed = now - max(self._last_calc, info.start)
+            self._plugin.fairshare.charge(info.factors.user, info.factors.account, info.cpus, elapsed)
+        self._ask_for_pass(now)
+
+    def _ask_for_pass(self, now: float) -> None:
+        """`queue_job_scheduler`: a submission or a job end asks the background loop for a pass."""
+        if self._request is None:
+            self._request = now
+        self._note_work(now)
+        self._stuck = False
+
+    def _tick_time(self) -> float | None:
+        """When the background loop serves the pending request: at its next tick, once batch_sched_delay has
+        passed since its last pass."""
+        if self._request is None:
+            return None
+        return max(self._request + self._latency, self._last_sched + self._timing.batch_sched_delay)
+
+    # -- the main scheduler --------------------------------------------------------------------------
+
+    def _queue(self) -> list[_Job]:
+        """Runnable pending jobs in Slurm's order: partition tier, priority, submit time, job id."""
+        jobs = [info for info in self._pending.values() if info.runnable]
+        jobs.sort(key=lambda j: (-j.partition.conf.priority_tier, -j.priority, j.submit, j.job_id))
+        return jobs
+
+    def _main_pass(self, now: float, full: bool) -> Iterator[Decision]:
+        """`_schedule`: start jobs in priority order; a job that does not fit closes its partition's nodes."""
+        free = self._free
+        avail = self._up
+        failed: set[int] = set()
+        depth = 0
+        limit = self._timing.queue_depth
+        skipped = False
+        for info in self._queue():
+            if not full:
+                if depth > limit:
+                    break
+                depth += 1
+            part = info.partition
+            if part.index in failed or not part.conf.up:
+                skipped = True  # Slurm sets the job's reason to Priority: an update
+                continue
+            allocation = select_cpus(info.cpus, part.nodes & avail, free)
+            if allocation is None:
+                failed.add(part.index)
+                avail &= ~part.nodes
+                continue
+            yield self._start(info, allocation, now)
+        if skipped:
+            self._note_work(now)
+        if full and not self._running and self._pending:
+            self._stuck = True
+
+    def _start(self, info: _Job, allocation: Allocation, now: float) -> StartJob:
+        """Take the lowest free CPU ids of each allocated node (Slurm's CPU_IDs are lowest first)."""
+        units: list[int] = []
+        cpu_ids: dict[int, list[int]] = {}
+        for node, count in sorted(allocation.items()):
+            ids = self._free_ids[node]
+            taken, self._free_ids[node] = ids[:count], ids[count:]
+            cpu_ids[node] = taken
+            self._free[node] -= count
+            offset = self._offsets[node]
+            units.extend(offset + cpu for cpu in taken)
+        del self._pending[info.job.key]
+        info.start = now
+        info.start_second = self._second(now) - self._epoch
+        info.allocation = allocation
+        info.cpu_ids = cpu_ids
+        self._running[info.job.key] = info
+        self._note_work(now)
+        return StartJob(info.job.key, IntervalSet.from_ids(units))
+
+    # -- the backfill scheduler ----------------------------------------------------------------------
+
+    def _backfill_cycle(self, now: float) -> Iterator[Decision]:
+        """`_attempt_backfill` on the runnable queue (clustersim.policies.slurm.backfill)."""
+        self._last_bf = now
+        queue = self._queue()
+        candidates = [
+            Candidate(info.job.key, info.cpus, info.partition.nodes if info.partition.conf.up else 0,
+                      _bf_limit(info))
+            for info in queue
+        ]
+        by_key = {info.job.key: info for info in queue}
+        running = [
+            Running(key, info.slurm_end, dict(info.allocation or {}), _bitmap(info.allocation or {}))
+            for key, info in self._running.items()
+        ]
+        started = False
+        second = self._second(now) - self._epoch  # backfill.c works in whole seconds (time_t)
+        cycle = backfill_cycle(second, candidates, list(self._free), running, self._up, self._bf, self._epoch)
+        for candidate, allocation in cycle:
+            started = True
+            yield self._start(by_key[candidate.key], allocation, now)
+        # Slurm compares update times with the cycle's in whole seconds (`>=`): a change in the same second as
+        # the cycle, even just before it, is work for the next cycle.
+        # A cycle that only plans reservations changes nothing Slurm counts as an update: only starts do.
+        same_second = self._second(self._last_update) >= self._second(now)
+        self._bf_work_at = now if started or same_second else None
+        if queue and not started and not self._running:
+            self._stuck = True
+
+    # -- periodic activities -------------------------------------------------------------------------
+
+    def _note_work(self, now: float) -> None:
+        """A job or node changed (Slurm's last_job_update / last_node_update)."""
+        self._last_update = now
+        if self._bf_work_at is None:
+            self._bf_work_at = now
+
+    def _second(self, t: float) -> int:
+        """The whole epoch second of simulated time t (Slurm's time_t)."""
+        return math.floor(t + self._epoch + _EPS)
+
+    def _bf_due(self) -> float | None:
+        """When the backfill thread runs next: bf_interval after its last cycle if something changed by then,
+        else at its first one-second check after the change (None: nothing changed)."""
+        if self._bf_work_at is None:
+            return None
+        base = self._last_bf + self._bf.interval
+        late = self._bf_work_at - base
+        return base if late <= _EPS else base + math.ceil(late - _EPS)
+
+    def _skip_idle_backfill(self, now: float) -> None:
+        """Cycles due before now while nothing was pending ran on an empty queue: they only set the phase."""
+        due = self._bf_due()
+        while due is not None and due < now - _EPS and not self._pending:
+            self._last_bf = due
+            self._bf_work_at = None
+            due = self._bf_due()
+
+    def _full_due(self, now: float) -> bool:
+        """Whether the background loop runs the whole queue now (every sched_interval since slurmctld started).
+
+        Passes at instants the model was not woken for (nothing pending) still count as the last pass.
+        """
+        due = False
+        while self._next_full <= now + _EPS:
+            if abs(self._next_full - now) <= _EPS:
+                due = True
+            else:
+                self._last_sched = max(self._last_sched, self._next_full)
+                if self._request is not None and self._request <= self._next_full:
+                    self._request = None
+            self._next_full += self._timing.sched_interval
+        return due
+
+    def _catch_up_priorities(self, now: float) -> None:
+        plugin = self._plugin
+        if not plugin.recalculates or not isinstance(plugin, MultifactorPriority):
+            return
+        fairshare = plugin.fairshare
+        while self._next_calc <= now + _EPS:
+            tick = self._next_calc
+            fairshare.decay(tick - self._last_calc)
+            for info in self._running.values():
+                fairshare.charge(info.factors.user, info.factors.account, info.cpus,
+                                 tick - max(self._last_calc, info.start))
+            fairshare.update_factors()
+            for info in self._pending.values():
+                priority = plugin.recalculate(info.factors, tick)
+                if priority != info.priority:
+                    info.priority = priority
+                    self._note_work(tick)
+            self._last_calc = tick
+            self._next_calc = tick + self._timing.calc_period
+
+    def _enforce_time_limits(self, now: float) -> Iterator[Decision]:
+        if not self._running or not _on_period(now - self._ctld, PERIODIC_TIMEOUT):
+            return
+        for key, info in list(self._running.items()):
+            if info.limit is not None and info.slurm_end <= now + _EPS:
+                yield KillJob(key)
+
+    def _wake_up(self, now: float) -> Iterator[Decision]:
+        times: list[float] = []
+        stuck = self._stuck and not self._running and self._no_more_jobs
+        tick = self._tick_time()
+        if tick is not None:
+            times.append(tick)
+        if self._pending and not stuck:
+            times.append(self._next_full)
+            if self._plugin.recalculates:
+                times.append(self._next_calc)
+        due = self._bf_due()
+        if self._backfill and due is not None and not stuck:
+            times.append(due)  # even on an empty queue: the cycle sets the phase of the next ones
+        for info in self._running.values():
+            job = info.job
+            if info.limit is not None and (job.walltime is None or job.walltime > info.limit):
+                times.append(self._ctld + math.ceil((info.slurm_end - self._ctld) / PERIODIC_TIMEOUT - _EPS)
+                             * PERIODIC_TIMEOUT)
+        future = [t for t in times if t > now + _EPS]
+        if future:
+            wake = min(future)
+            if all(abs(wake - t) > _EPS for t in self._calls):
+                self._calls.add(wake)
+                yield CallMeLater(wake)
+
+
+def _on_period(elapsed: float, period: float) -> bool:
+    return elapsed > 0 and abs(elapsed / period - round(elapsed / period)) * period <= 1e-6
+
+
+def _minutes(seconds: float | None) -> float | None:
+    """A time limit as Slurm keeps it: whole minutes, rounded up, at least one."""
+    if seconds is None:
+        return None
+    return 60.0 * max(1, math.ceil(seconds / 60 - 1e-9))
+
+
+def _bf_limit(info: _Job) -> float:
+    part_max = info.partition.conf.max_time
+    limits = [t for t in (info.limit, part_max) if t is not None]
+    return min(limits) if limits else YEAR
+
+
+def _bitmap(allocation: Allocation) -> int:
+    value = 0
+    for node in allocation:
+        value |= 1 << node
+    return value
+
+
+def _param(params: Mapping[str, str], name: str, default: int, conf: SlurmConf) -> int:
+    text = params.get(name)
+    if text is None:
+        return default
+    try:
+        return int(text)
+    except ValueError:
+        raise InputError(conf.source, f"SchedulerParameters {name}={text} is not an integer",
+                         field="SchedulerParameters") from None
+
+
+def _qos(text: str | Mapping[str, int]) -> dict[str, int]:
+    if not isinstance(text, str):
+        return dict(text)
+    qos: dict[str, int] = {}
+    for item in text.split(","):
+        name, _, value = item.strip().partition("=")
+        if name:
+            try:
+                qos[name] = int(value)
+            except ValueError:
+                raise InputError("qos_priorities", f"'{item}' is not NAME=PRIORITY") from None
+    return qos
+
+
+def _default_conf(platform: Platform) -> SlurmConf:
+    """Slurm's defaults on the simulated platform: one partition with every node."""
+    cores = [node.cores if platform.unit is Unit.CORE else 1 for node in platform.nodes]
+    nodes = tuple(NodeConf(node.name, cpus=c) for node, c in zip(platform.nodes, cores, strict=True))
+    partition = PartitionConf("default", tuple(n.name for n in nodes), default=True)
+    return SlurmConf("<defaults>", {}, nodes, (partition,))
+
+
+def _check_platform(conf: SlurmConf, platform: Platform) -> None:
+    """The simulated platform must be the slurm.conf's cluster: same nodes, one unit per CPU."""
+    cores = [node.cores if platform.unit is Unit.CORE else 1 for node in platform.nodes]
+    wanted = [node.cpus for node in conf.nodes]
+    if cores != wanted:
+        raise InputError(
+            conf.source,
+            f"the platform ({len(cores)} nodes, {sum(cores)} {platform.unit.value}s) is not the cluster of this "
+            f"slurm.conf ({len(wanted)} nodes, {sum(wanted)} CPUs): simulate the slurm.conf's own cluster "
+            "(no --platform) or a Unit.CORE platform with the same nodes",
+        )
+

@@ -1,1 +1,0 @@
-"""The decision interface, the policy registry and the built-in policies."""
