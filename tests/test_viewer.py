@@ -20,7 +20,7 @@ from clustersim.errors import InputError
 from clustersim.view.browser import ARGS, ensure_chromium
 from clustersim.view.command import serve_in_background
 from clustersim.view.page import build_page
-from clustersim.view.runs import read_run
+from clustersim.view.runs import read_run, run_directories
 from clustersim.view.series import binned_mean, occupancy_image, step_series
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -67,6 +67,20 @@ def test_reader_fails_naming_the_file_and_the_column(tmp_path: Path) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
     assert main(["view", str(empty), "--html", str(tmp_path / "x.html")]) == 2
+
+
+def test_a_directory_of_runs_opens_each_run(tmp_path: Path) -> None:
+    for name in ("never", "always"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "jobs.csv").write_text(
+            "job_id,submission_time,starting_time,finish_time,final_state,allocated_resources\n"
+            "1,0,0,5,COMPLETED_SUCCESSFULLY,0\n")
+    (tmp_path / "comparison.csv").write_text("policy\n")
+    assert run_directories(tmp_path) == [tmp_path / "always", tmp_path / "never"]
+    assert run_directories(tmp_path / "never") == [tmp_path / "never"]
+    html = tmp_path / "page.html"
+    assert main(["view", str(tmp_path), "--html", str(html)]) == 0
+    assert "always vs never" in html.read_text()
 
 
 def test_reader_takes_columns_by_name_in_any_order(tmp_path: Path) -> None:

@@ -10,11 +10,11 @@ import webbrowser
 from pathlib import Path
 
 from clustersim.view.page import build_page
-from clustersim.view.runs import read_run, with_owners
+from clustersim.view.runs import read_run, run_directories, with_owners
 
 
 def run_command(args: argparse.Namespace) -> int:
-    runs = [read_run(Path(directory)) for directory in args.directories]
+    runs = [read_run(d) for directory in args.directories for d in run_directories(Path(directory))]
     if args.workload is not None:
         from clustersim.workload.load import load_workload
 

@@ -130,6 +130,18 @@ OPTIONAL_FILES = ("machine_states.csv", "consumed_energy.csv", "timeseries.csv",
                   "schedulers.csv")
 
 
+def run_directories(directory: Path) -> list[Path]:
+    """The directory itself if it holds outputs, else its subdirectories that do (power-compare's runs, a
+    campaign's): one page over all of them."""
+    if not directory.is_dir():
+        raise InputError(str(directory), "not a directory: expected a run's output directory")
+    def holds(d: Path) -> bool:
+        return any((d / name).is_file() for name in ("jobs.csv", *OPTIONAL_FILES))
+    if holds(directory):
+        return [directory]
+    return sorted(d for d in directory.iterdir() if d.is_dir() and holds(d)) or [directory]
+
+
 def read_run(directory: Path) -> Run:
     """Read every output file the viewer knows in `directory`; fails if it holds none."""
     if not directory.is_dir():
