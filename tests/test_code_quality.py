@@ -14,7 +14,7 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_ruff_finds_no_problem() -> None:
-    result = _run("ruff", "check", "src", "tests", "benchmarks")
+    result = _run("ruff", "check", "src", "tests", "benchmarks", "examples")
     assert result.returncode == 0, result.stdout + result.stderr
 
 

@@ -407,7 +407,7 @@ class ObservedConservative(Conservative):
 
     def schedule(self, now: float, events: Sequence[Event], view: ClusterView) -> Iterator[Decision]:
         yield from super().schedule(now, events, view)
-        for key, start in self._starts.items():
+        for key, start in self.backfilling.starts.items():
             history = self.reservations[key]
             if not history or history[-1][1] != start:
                 history.append((now, start))

@@ -10,7 +10,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from clustersim._version import __version__
-from clustersim.errors import ClusterSimError, DecisionError, InputError, UnknownNameError
+from clustersim.errors import (
+    ClusterSimError,
+    DecisionError,
+    DuplicateNameError,
+    InputError,
+    PluginError,
+    UnknownNameError,
+)
 from clustersim.exit_codes import (
     EXIT_BAD_INPUT,
     EXIT_INTERNAL,
@@ -54,7 +61,7 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument("-p", "--platform", type=Path, help="SimGrid/Batsim XML or cluster YAML/JSON file")
     _add_host_order(run)
     run.add_argument("-w", "--workload", type=Path, help="SWF (.swf, .swf.gz) or Batsim workload JSON")
-    run.add_argument("--policy", default="easy", help="built-in policy name (see `clustersim policies`)")
+    run.add_argument("--policy", default="easy", help="policy name (see `clustersim policies`) or package.module:Class")
     run.add_argument(
         "--policy-option", action="append", metavar="KEY=VALUE",
         help="an option of the policy, repeatable (e.g. --policy slurm --policy-option conf=slurm.conf)",
@@ -335,18 +342,14 @@ def _gantt(args: argparse.Namespace) -> int:
 
 
 def _policies(args: argparse.Namespace) -> int:
-    from clustersim.policies.registry import POLICIES, create_policy
+    from clustersim.policies.registry import policy_names
 
-    create_policy("fcfs")  # imports and registers the built-in policies
-    for name in POLICIES.names():
+    for name in policy_names():
         print(name)
     return EXIT_OK
 
 
 # -- campaigns (sweep, report, run --config) -------------------------------------------------------------
-
-"""`clustersim sweep`: the campaign finished but some of its runs failed (see results.csv and their error.txt)."""
-
 
 def _add_campaign_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     sweep = commands.add_parser(
@@ -498,7 +501,7 @@ def _add_view_command(commands: argparse._SubParsersAction[argparse.ArgumentPars
 
 _KEPT = "; outputs written so far are kept"
 _ERRORS: tuple[tuple[type[BaseException] | tuple[type[BaseException], ...], int, str], ...] = (
-    ((InputError, UnknownNameError, OSError), EXIT_BAD_INPUT, ""),
+    ((InputError, UnknownNameError, PluginError, DuplicateNameError, OSError), EXIT_BAD_INPUT, ""),
     (DecisionError, EXIT_REFUSED_DECISION, ""),
     (NoAnswerError, EXIT_NO_ANSWER, _KEPT),
     (ProtocolError, EXIT_PROTOCOL, _KEPT),

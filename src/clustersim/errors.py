@@ -43,3 +43,21 @@ class UnknownNameError(ClusterSimError):
         self.name = name
         self.valid = valid
         super().__init__(f"unknown {kind} '{name}'; valid: {', '.join(sorted(valid))}")
+
+
+class DuplicateNameError(ClusterSimError):
+    """A plugin name is registered twice: the second would silently shadow the first."""
+
+    def __init__(self, kind: str, name: str, existing: object):
+        self.name = name
+        owner = getattr(existing, "__qualname__", None) or type(existing).__name__
+        super().__init__(f"{kind} '{name}' is already registered (by {owner})")
+
+
+class PluginError(ClusterSimError):
+    """A third-party plugin (`package.module:Name` or an entry point) cannot be loaded or is not usable."""
+
+    def __init__(self, kind: str, name: str, message: str):
+        self.name = name
+        self.reason = message
+        super().__init__(f"{kind} '{name}': {message}")

@@ -197,9 +197,6 @@ class IntervalSet:
             return i >= 0 and hi <= intervals[i][1]
         return not (self - other)
 
-    def isdisjoint(self, other: IntervalSet) -> bool:
-        return not (self & other)
-
     def lowest(self, count: int) -> IntervalSet:
         """The `count` smallest ids of the set (all of them if it has fewer)."""
         if count >= self._size:

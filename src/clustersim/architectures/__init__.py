@@ -1,7 +1,9 @@
 """Shared-cluster scheduling architectures (monolithic, Mesos, Omega) on clustersim's event queue.
 
 The Omega paper (EuroSys 2013) compared how several schedulers can share one cluster with a lightweight
-simulator: a model of scheduler decision time and of transaction conflicts. This package reproduces it:
+simulator: a model of scheduler decision time and of transaction conflicts. This package reproduces it. It is
+a second simulator with its own cell (machines as cpu/memory vectors) and ledger, on the core's event queue
+only: its schedulers are not decision processes of the core (see docs/architectures.md).
 
     from clustersim.architectures import load_config, simulate
     config = load_config("cell.yaml")

@@ -13,8 +13,8 @@ from typing import Protocol
 from clustersim._io.fields import Checker
 from clustersim.architectures.context import Context
 from clustersim.architectures.jobs import Job
-from clustersim.architectures.registry import Registry
 from clustersim.architectures.scheduler import SchedulerStats
+from clustersim.plugins import Registry
 
 
 class Architecture(Protocol):
@@ -43,7 +43,7 @@ class ArchitectureSpec(Protocol):
 
 
 SpecParser = Callable[[Mapping[str, object], str, Checker], ArchitectureSpec]
-ARCHITECTURES: Registry[SpecParser] = Registry("architecture")
+ARCHITECTURES: Registry[SpecParser] = Registry("architecture", group="clustersim.architectures")
 """Architectures by name; each entry parses the architecture's options (an empty mapping gives defaults)."""
 
 

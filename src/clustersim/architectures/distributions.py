@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Protocol
 
 from clustersim._io.fields import Checker, child
-from clustersim.architectures.registry import Registry
 from clustersim.architectures.tracefiles import read_samples
+from clustersim.plugins import Registry
 
 
 class Distribution(Protocol):

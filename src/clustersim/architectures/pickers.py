@@ -18,7 +18,7 @@ import numpy.typing as npt
 
 from clustersim._io.fields import Checker, child
 from clustersim.architectures.cell import IntArray, Placement
-from clustersim.architectures.registry import Registry
+from clustersim.plugins import Registry
 
 FloatArray = npt.NDArray[np.float64]
 

@@ -19,7 +19,7 @@ from typing import Protocol
 import numpy as np
 
 from clustersim.architectures.cell import Cell, IntArray, Placement
-from clustersim.architectures.registry import Registry
+from clustersim.plugins import Registry
 
 
 @dataclass(frozen=True, slots=True, eq=False)

@@ -11,6 +11,7 @@ from collections.abc import Iterator, Sequence
 
 from clustersim.core.decisions import Decision, StartJob
 from clustersim.core.events import Event
+from clustersim.core.interface import DecisionProcess
 from clustersim.core.sharing import shortfall
 from clustersim.core.state import ClusterView
 from clustersim.intervals import IntervalSet
@@ -39,7 +40,7 @@ class FirstFitPods(Policy):
                     break
 
 
-def scheduler_for(name: str) -> Policy:
+def scheduler_for(name: str) -> DecisionProcess:
     """`auto` is `kube` when that policy can be imported, else first-fit; any other name is a registered policy."""
     from clustersim.errors import UnknownNameError
     from clustersim.policies.registry import create_policy

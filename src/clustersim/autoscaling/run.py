@@ -73,4 +73,5 @@ def run_scenario(scenario: Scenario, output_dir: Path | None = None, *, figures:
         from clustersim.autoscaling.plots import write_figures
 
         write_figures(series.rows, output_dir, title=scenario.name)
-    return AutoscaleResult(series.rows, scheduler.name, wall, cpu, result.summary.unfinished)
+    name = str(getattr(scheduler, "name", scenario.scheduler))
+    return AutoscaleResult(series.rows, name, wall, cpu, result.summary.unfinished)

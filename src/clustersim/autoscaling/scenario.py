@@ -28,8 +28,9 @@ from clustersim.autoscaling.metrics import MetricsConfig
 from clustersim.autoscaling.replicas import Deployment
 from clustersim.autoscaling.routers import ROUTERS
 from clustersim.autoscaling.serving import DISTRIBUTIONS, Work
-from clustersim.autoscaling.traffic import TRAFFIC, TrafficSource, create_traffic, read_replay, traffic_names
+from clustersim.autoscaling.traffic import TRAFFIC, TrafficSource, read_replay, traffic_names
 from clustersim.autoscaling.vpa import RESOURCES, ContainerPolicy, Mode, Resources, VpaSpec
+from clustersim.errors import UnknownNameError
 from clustersim.platform.cluster_file import parse_cluster, read_cluster_file
 from clustersim.platform.model import Platform
 
@@ -222,9 +223,10 @@ def _traffic(value: object, check: Checker, base: Path) -> TrafficSource:
         check.known_keys(spec, "traffic", ("pattern", "file"))
         path = Path(check.string(check.required(spec, "file", "traffic"), "traffic.file"))
         return read_replay(path if path.is_absolute() else base / path, check.source)
-    if pattern not in TRAFFIC:
+    try:
+        required, optional, factory = TRAFFIC.get(pattern)
+    except UnknownNameError:
         check.expected("traffic.pattern", f"one of {', '.join(traffic_names())}", pattern)
-    required, optional, _ = TRAFFIC[pattern]
     check.known_keys(spec, "traffic", ("pattern", *required, *optional))
     options = {key: check.number(check.required(spec, key, "traffic"), f"traffic.{key}", 0) for key in required}
     for key in optional:
@@ -232,7 +234,7 @@ def _traffic(value: object, check: Checker, base: Path) -> TrafficSource:
             options[key] = check.number(spec[key], f"traffic.{key}")
     if pattern == "sinusoidal" and options["period"] <= 0:
         check.expected("traffic.period", "a period > 0", spec["period"])
-    return create_traffic(pattern, options)
+    return factory(options)
 
 
 def _metrics(value: object, check: Checker) -> MetricsConfig:

@@ -13,10 +13,12 @@ import csv
 import math
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
 from clustersim.errors import InputError, UnknownNameError
+from clustersim.plugins import Registry
 
 _BLOCK = 8192
 """Random draws are made in blocks: one numpy call per block is far cheaper than one per request."""
@@ -231,29 +233,36 @@ def read_replay(path: Path, source: str) -> TrafficSource:
 
 Factory = Callable[[Mapping[str, float]], TrafficSource]
 
-TRAFFIC: dict[str, tuple[tuple[str, ...], tuple[str, ...], Factory]] = {
-    "poisson": (("rate",), (), lambda o: Poisson(o["rate"])),
-    "uniform": (("rate",), (), lambda o: Uniform(o["rate"])),
-    "step": (("before", "after", "at"), (), lambda o: Step(o["before"], o["after"], o["at"])),
-    "ramp": (
-        ("base", "peak", "start", "rise"), ("fall", "hold"),
-        lambda o: Ramp(o["base"], o["peak"], o["start"], o["rise"], o.get("fall"), o.get("hold", 0.0)),
-    ),
-    "sinusoidal": (
-        ("mean", "amplitude", "period"), ("phase",),
-        lambda o: Sinusoidal(o["mean"], o["amplitude"], o["period"], o.get("phase", 0.0)),
-    ),
-}
-"""Numeric sources by name: (required keys, optional keys, factory). `replay` takes a file and is built apart."""
+
+class TrafficPattern(NamedTuple):
+    """A numeric source: the option names it requires and accepts, and how to build it from them."""
+
+    required: tuple[str, ...]
+    optional: tuple[str, ...]
+    factory: Factory
+
+
+TRAFFIC: Registry[TrafficPattern] = Registry("traffic pattern", group="clustersim.traffic")
+"""Numeric sources by name. `replay` takes a file and is built apart (`read_replay`)."""
+TRAFFIC.add("poisson", TrafficPattern(("rate",), (), lambda o: Poisson(o["rate"])))
+TRAFFIC.add("uniform", TrafficPattern(("rate",), (), lambda o: Uniform(o["rate"])))
+TRAFFIC.add("step", TrafficPattern(("before", "after", "at"), (), lambda o: Step(o["before"], o["after"], o["at"])))
+TRAFFIC.add("ramp", TrafficPattern(
+    ("base", "peak", "start", "rise"), ("fall", "hold"),
+    lambda o: Ramp(o["base"], o["peak"], o["start"], o["rise"], o.get("fall"), o.get("hold", 0.0)),
+))
+TRAFFIC.add("sinusoidal", TrafficPattern(
+    ("mean", "amplitude", "period"), ("phase",),
+    lambda o: Sinusoidal(o["mean"], o["amplitude"], o["period"], o.get("phase", 0.0)),
+))
 
 
 def traffic_names() -> list[str]:
-    return sorted([*TRAFFIC, "replay"])
+    return sorted([*TRAFFIC.names(), "replay"])
 
 
 def create_traffic(name: str, options: Mapping[str, float]) -> TrafficSource:
     """A numeric source by name; an unknown name fails listing the valid ones."""
-    entry = TRAFFIC.get(name)
-    if entry is None:
+    if name not in TRAFFIC:
         raise UnknownNameError("traffic pattern", name, traffic_names())
-    return entry[2](options)
+    return TRAFFIC.get(name).factory(options)

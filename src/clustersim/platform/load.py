@@ -1,27 +1,19 @@
-"""Opening a platform file of any supported format: SimGrid XML or a clustersim cluster description."""
+"""Opening a platform file of any registered format: SimGrid XML or a clustersim cluster description.
+
+A third-party reader is a `FileFormat` registered in `PLATFORM_READERS` (or declared as an entry point of the
+`clustersim.platform_readers` group).
+"""
 
 from __future__ import annotations
 
 from typing import Literal
 
-from clustersim._io.textfile import StrPath, read_head
-from clustersim.errors import InputError
+from clustersim._io.formats import FileFormat, format_options, recognise
+from clustersim._io.textfile import StrPath
 from clustersim.platform.cluster_file import read_cluster_file
 from clustersim.platform.model import Platform
 from clustersim.platform.simgrid import read_simgrid_platform
-
-SUPPORTED = "SimGrid/Batsim XML platforms (.xml) and cluster descriptions (.yaml, .yml, .json)"
-
-
-def platform_format(path: StrPath) -> str:
-    """`simgrid` (XML content or .xml name) or `cluster` (.yaml/.yml/.json name, or a mapping's content)."""
-    name = str(path).lower().removesuffix(".gz")
-    head = read_head(path, 4096).lstrip("\ufeff \t\r\n")
-    if head.startswith("<") or name.endswith(".xml"):
-        return "simgrid"
-    if name.endswith((".yaml", ".yml", ".json")) or head.startswith("{") or _looks_like_yaml_mapping(head):
-        return "cluster"
-    raise InputError(str(path), f"unrecognised platform format; supported: {SUPPORTED}")
+from clustersim.plugins import Registry
 
 
 def _looks_like_yaml_mapping(head: str) -> bool:
@@ -34,9 +26,28 @@ def _looks_like_yaml_mapping(head: str) -> bool:
     return False
 
 
-def load_platform(path: StrPath, *, host_order: Literal["document", "name"] = "document") -> Platform:
-    """Read a platform file, recognised by its content and extension (see `SUPPORTED`); `host_order` numbers
-    SimGrid hosts in document order or by name (as Batsim with SimGrid >= 3.25 does)."""
-    if platform_format(path) == "simgrid":
-        return read_simgrid_platform(path, order=host_order)
-    return read_cluster_file(path)
+PLATFORM_READERS: Registry[FileFormat[Platform]] = Registry("platform format", group="clustersim.platform_readers")
+PLATFORM_READERS.add("simgrid", FileFormat(
+    "SimGrid/Batsim XML platforms", "(.xml)", read_simgrid_platform,
+    sniff=lambda head: head.startswith("<"), suffixes=(".xml",), options={"order": "document"},
+))
+PLATFORM_READERS.add("cluster", FileFormat(
+    "cluster descriptions", "(.yaml, .yml, .json)", read_cluster_file,
+    sniff=lambda head: head.startswith("{") or _looks_like_yaml_mapping(head), suffixes=(".yaml", ".yml", ".json"),
+))
+
+
+def platform_format(path: StrPath) -> str:
+    """The registered name of the file's format (`simgrid`, `cluster`...), from its content, else its name."""
+    return recognise(PLATFORM_READERS.items(), path, "platform format")
+
+
+def load_platform(
+    path: StrPath, *, host_order: Literal["document", "name"] = "document", format: str | None = None
+) -> Platform:
+    """Read a platform file of any registered format (or of `format`); `host_order` numbers SimGrid hosts in
+    document order or by name (as Batsim with SimGrid >= 3.25 does)."""
+    readers = PLATFORM_READERS.items()
+    chosen = format or platform_format(path)
+    options = format_options(readers, chosen, path, {"order": host_order})
+    return PLATFORM_READERS.get(chosen).read(path, **options)

@@ -42,10 +42,6 @@ class Node:
     power: PowerModel | None = None
     """Watts drawn by the node (None: the platform has no energy model)."""
 
-    @property
-    def cpu_millicores(self) -> int:
-        return self.cores * 1000
-
 
 class Platform:
     """An immutable cluster description with its allocation units numbered 0..R-1."""
@@ -86,11 +82,6 @@ class Platform:
         first = self._first_unit[node]
         count = 1 if self.unit is Unit.HOST else self.nodes[node].cores
         return IntervalSet.range(first, first + count)
-
-    def nodes_of(self, resources: IntervalSet) -> list[Node]:
-        """The distinct nodes an allocation touches, in id order."""
-        ids = sorted({self._unit_node[r] for r in resources})
-        return [self.nodes[i] for i in ids]
 
     def min_speed(self, resources: IntervalSet) -> float:
         """The speed of the slowest unit of an allocation: a synchronous parallel job runs at its pace."""

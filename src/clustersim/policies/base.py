@@ -9,8 +9,18 @@ from clustersim.core.events import Event, JobSubmitted
 from clustersim.core.state import ClusterView
 
 
+def never_fitting(events: Sequence[Event], view: ClusterView) -> Iterator[RejectJob]:
+    """Rejections of the jobs submitted now that can never fit: asking for no resource or more than exist."""
+    capacity = view.platform.nb_resources
+    for event in events:
+        if isinstance(event, JobSubmitted) and not 0 < event.job.nb_res <= capacity:
+            yield RejectJob(event.job.key)
+
+
 class Policy:
     """A built-in decision process. Subclasses implement `schedule`.
+
+    `decide` rejects the jobs that can never fit (`never_fitting`), then asks `schedule` about the others.
 
     `decide` is a generator: the core applies each decision as it is yielded, so `view` always shows the
     state after the decisions already made (free resources shrink as jobs are started).
@@ -25,10 +35,7 @@ class Policy:
         """Built-in policies hold nothing to release."""
 
     def decide(self, now: float, events: Sequence[Event], view: ClusterView) -> Iterator[Decision]:
-        capacity = view.platform.nb_resources
-        for event in events:
-            if isinstance(event, JobSubmitted) and not 0 < event.job.nb_res <= capacity:
-                yield RejectJob(event.job.key)
+        yield from never_fitting(events, view)
         if view.pending:
             yield from self.schedule(now, events, view)
 

@@ -277,12 +277,6 @@ class LoopbackCluster:
             return None
         return None
 
-    def fake_now(self, sample: ClockSample | None = None) -> float:
-        """The daemons' current time, extrapolated from a clock sample."""
-        sample = sample or self.started_at
-        assert sample is not None
-        return sample.fake + (time.time() - sample.wall) * self.speedup
-
     def run(self, *command: str, check: bool = True) -> str:
         """Run a Slurm client command against the cluster; return its standard output."""
         result = subprocess.run(command, env=self.env, capture_output=True, text=True, check=False, timeout=60)

@@ -6,7 +6,6 @@ Kept here so the CLI stays a thin layer and imports nothing of Slurm's until one
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -90,9 +89,3 @@ def _compare(args: argparse.Namespace) -> int:
     if args.plot is not None:
         plot(args.reference, args.other, args.plot)
     return EXIT_OK
-
-
-def load_replay_summary(path: Path) -> dict[str, Any]:
-    """replay.json of a slurm-replay output directory."""
-    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    return data

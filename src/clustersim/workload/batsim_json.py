@@ -46,7 +46,6 @@ PROFILE_ALIASES = {
     "sequence": "composed",
 }
 JOB_KEYS = ("id", "subtime", "res", "profile", "walltime")
-OWNER_KEYS = ("user", "group", "queue")
 _INTERPRETED_JOB_KEYS = frozenset(JOB_KEYS)
 
 

@@ -1,41 +1,34 @@
-"""Opening a workload file of any supported format, recognised by its content first and its name second.
+"""Opening a workload file of any registered format, recognised by its content first and its name second.
 
 Content wins because traces travel under all sorts of names (`log.txt`, `trace.gz`); the extension only
-breaks ties, such as an empty file.
+breaks ties, such as an empty file. A third-party reader is a `FileFormat` registered in `WORKLOAD_READERS`
+(or declared as an entry point of the `clustersim.workload_readers` group).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from clustersim._io.textfile import StrPath, read_head
-from clustersim.errors import InputError
+from clustersim._io.formats import FileFormat, format_options, recognise
+from clustersim._io.textfile import StrPath
+from clustersim.plugins import Registry
 from clustersim.workload.batsim_json import read_batsim_workload
 from clustersim.workload.stream import Workload
 from clustersim.workload.swf import Processors, Walltime, read_swf
 
-SUPPORTED = (
-    "SWF traces (.swf, .swf.gz: ';' header lines, 18 numeric fields per job) "
-    'and Batsim JSON workloads (.json: an object with a "jobs" list)'
-)
+WORKLOAD_READERS: Registry[FileFormat[Workload]] = Registry("workload format", group="clustersim.workload_readers")
+WORKLOAD_READERS.add("swf", FileFormat(
+    "SWF traces", "(.swf, .swf.gz: ';' header lines, 18 numeric fields per job)", read_swf,
+    sniff=lambda head: _first_token(head).startswith(";") or _is_number(_first_token(head)),
+    suffixes=(".swf",), options={"processors": "allocated", "walltime": "requested"},
+))
+WORKLOAD_READERS.add("batsim-json", FileFormat(
+    "Batsim JSON workloads", '(.json: an object with a "jobs" list)', read_batsim_workload,
+    sniff=lambda head: head.startswith(("{", "[")), suffixes=(".json",),
+))
 
 
 def workload_format(path: StrPath) -> str:
-    """`swf` or `batsim-json`, from the file's content (gzip or not), else from its extension."""
-    head = read_head(path).lstrip("\ufeff \t\r\n")
-    if head.startswith(("{", "[")):
-        return "batsim-json"
-    first = head.split("\n", 1)[0].split()
-    if first and (first[0].startswith(";") or _is_number(first[0])):
-        return "swf"
-    suffixes = [s.lower() for s in Path(path).suffixes[-2:]]
-    if suffixes and suffixes[-1] == ".gz":
-        suffixes.pop()
-    if suffixes and suffixes[-1] == ".swf":
-        return "swf"
-    if suffixes and suffixes[-1] == ".json":
-        return "batsim-json"
-    raise InputError(str(path), f"unrecognised workload format; supported: {SUPPORTED}")
+    """The registered name of the file's format (`swf`, `batsim-json`...), from its content, else its name."""
+    return recognise(WORKLOAD_READERS.items(), path, "workload format")
 
 
 def load_workload(
@@ -44,25 +37,24 @@ def load_workload(
     name: str = "w0",
     processors: Processors | None = None,
     walltime: Walltime | None = None,
+    format: str | None = None,
 ) -> Workload:
-    """Read a workload file of any supported format; `processors` and `walltime` are SWF options.
+    """Read a workload file of any registered format (or of `format`); `processors` and `walltime` are SWF
+    options.
 
-    Asking a JSON workload for a non-default SWF option is an error rather than silently ignored; the defaults
+    Asking another format for a non-default SWF option is an error rather than silently ignored; the defaults
     themselves are accepted, so a command line can always pass them.
     """
-    if workload_format(path) == "swf":
-        return read_swf(
-            path, name=name, processors=processors or "allocated", walltime=walltime or "requested"
-        )
-    for option, value, default in (
-        ("processors", processors, "allocated"),
-        ("walltime", walltime, "requested"),
-    ):
-        if value not in (None, default):
-            raise InputError(
-                str(path), f"the '{option}' option applies to SWF traces only, not Batsim JSON workloads"
-            )
-    return read_batsim_workload(path, name=name)
+    readers = WORKLOAD_READERS.items()
+    chosen = format or workload_format(path)
+    reader = WORKLOAD_READERS.get(chosen)
+    options = format_options(readers, chosen, path, {"processors": processors, "walltime": walltime})
+    return reader.read(path, name=name, **options)
+
+
+def _first_token(head: str) -> str:
+    first = head.split("\n", 1)[0].split()
+    return first[0] if first else ""
 
 
 def _is_number(text: str) -> bool:

@@ -14,33 +14,30 @@ from collections.abc import Iterator, Sequence
 from clustersim.core.decisions import CallMeLater, Decision, StartJob
 from clustersim.core.events import Event, JobCompleted
 from clustersim.core.state import ClusterView
-from clustersim.policies.base import Policy
 from clustersim.policies.batch.availability import AvailabilityProfile
-from clustersim.policies.registry import POLICIES
+from clustersim.policies.batch.parts import BACKFILLING, BatchPolicy, Hosts, QueueOrder, requested_time
+from clustersim.policies.registry import register_policy
 from clustersim.workload.job import Job
 
 
-def _duration(job: Job) -> float:
-    return math.inf if job.walltime is None else job.walltime
-
-
-@POLICIES.register("conservative")
-class Conservative(Policy):
+class ConservativeBackfilling:
     """Conservative backfilling with compression whenever a job ends."""
 
     def __init__(self) -> None:
-        self._starts: dict[str, float] = {}
+        self.starts: dict[str, float] = {}
         """Reserved start time of each pending job, by key."""
         self._wake_up = math.inf
 
-    def schedule(self, now: float, events: Sequence[Event], view: ClusterView) -> Iterator[Decision]:
-        starts = self._starts
+    def schedule(
+        self, now: float, events: Sequence[Event], view: ClusterView, order: QueueOrder, hosts: Hosts
+    ) -> Iterator[Decision]:
+        starts = self.starts
         for key in [k for k in starts if k not in view.pending]:
             del starts[key]  # rejected or started
         profile = AvailabilityProfile(now, view.platform.nb_resources)
         for running in view.running.values():
             profile.add(now, running.expected_end, -len(running.resources))
-        queue = list(view.pending.values())
+        queue = order.jobs(view.pending)
         reserved = [job for job in queue if job.key in starts]
         if any(isinstance(e, JobCompleted) for e in events):
             # Compression: re-place every reservation in order of its previous start (ties: queue order).
@@ -59,7 +56,7 @@ class Conservative(Policy):
             # Unreserved (instantaneous) jobs start whenever their units are free. A reserved job they keep
             # waiting is re-planned, at this same instant, when they end.
             if starts.get(job.key, now) <= now and job.nb_res <= len(view.free):
-                yield StartJob(job.key, view.free.lowest(job.nb_res))
+                yield StartJob(job.key, hosts(view.free, job.nb_res))
         next_start = min(starts.values(), default=math.inf)
         if now < next_start < math.inf and next_start != self._wake_up:
             self._wake_up = next_start
@@ -72,16 +69,27 @@ class Conservative(Policy):
         would hold an empty interval: it ends the instant it starts, so it delays nobody and gets no
         reservation; it starts whenever its units are free.
         """
-        duration = _duration(job)
+        duration = requested_time(job)
         start = profile.earliest(job.nb_res, duration)
         now = profile.times[0]
         if now + duration == now or (start != math.inf and start + duration == start):
-            self._starts.pop(job.key, None)
+            self.starts.pop(job.key, None)
             return
-        self._starts[job.key] = start
+        self.starts[job.key] = start
         _hold(profile, start, job)
 
 
 def _hold(profile: AvailabilityProfile, start: float, job: Job) -> None:
     """Take a job's units on its reserved interval."""
-    profile.add(start, start + _duration(job), -job.nb_res)
+    profile.add(start, start + requested_time(job), -job.nb_res)
+
+
+BACKFILLING.add("conservative", ConservativeBackfilling)
+
+
+@register_policy("conservative")
+class Conservative(BatchPolicy):
+    """Conservative backfilling: every queued job holds a reservation (submit order unless `order` says)."""
+
+    def __init__(self, order: str = "submit", hosts: str = "lowest"):
+        super().__init__(order, "conservative", hosts)

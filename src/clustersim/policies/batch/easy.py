@@ -1,11 +1,11 @@
 """EASY backfilling (Lifka; Mu'alem & Feitelson), with the reservation on specific hosts.
 
-The queue is in submit order. Jobs start from the head while they fit. The first job that does not fit (the
-head) gets one reservation: at the earliest time enough resources are free according to the running jobs'
-walltimes, on the lowest ids free then. Any later job starts now if it fits now and cannot delay that
-reservation: it ends (by its walltime) no later than the reservation starts, or it uses only resources the
-reservation does not need. The reservation is recomputed at every call, from the current running jobs, so it
-moves earlier whenever a job ends before its walltime.
+The queue is in submit order (or another `order`). Jobs start from the head while they fit. The first job
+that does not fit (the head) gets one reservation: at the earliest time enough resources are free according
+to the running jobs' walltimes, on the lowest ids free then. Any later job starts now if it fits now and
+cannot delay that reservation: it ends (by its walltime) no later than the reservation starts, or it uses
+only resources the reservation does not need. The reservation is recomputed at every call, from the current
+running jobs, so it moves earlier whenever a job ends before its walltime.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from clustersim.core.decisions import Decision, StartJob
 from clustersim.core.events import Event, JobSubmitted, NoMoreJobs, RequestedCall
 from clustersim.core.state import ClusterView
 from clustersim.intervals import IntervalSet
-from clustersim.policies.base import Policy
-from clustersim.policies.registry import POLICIES
+from clustersim.policies.batch.parts import BACKFILLING, BatchPolicy, Hosts, QueueOrder
+from clustersim.policies.registry import register_policy
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,11 +32,11 @@ class Reservation:
     resources: IntervalSet
 
 
-def reserve(nb_res: int, view: ClusterView) -> Reservation:
-    """The earliest time `nb_res` units are free by the running jobs' walltimes, on the lowest such ids."""
+def reserve(nb_res: int, view: ClusterView, hosts: Hosts = IntervalSet.lowest) -> Reservation:
+    """The earliest time `nb_res` units are free by the running jobs' walltimes, on the `hosts` of those."""
     free = view.free
     if nb_res <= len(free):
-        return Reservation(view.now, free.lowest(nb_res))
+        return Reservation(view.now, hosts(free, nb_res))
     ordered = sorted(view.running.values(), key=attrgetter("expected_end"))
     available = len(free)
     start = math.inf
@@ -48,16 +48,15 @@ def reserve(nb_res: int, view: ClusterView) -> Reservation:
             last = i + 1
             break
     freed = [interval for running in ordered[:last] for interval in running.resources.intervals]
-    return Reservation(start, IntervalSet(list(free.intervals) + freed).lowest(nb_res))
+    return Reservation(start, hosts(IntervalSet(list(free.intervals) + freed), nb_res))
 
 
 _UNCHANGING = (JobSubmitted, RequestedCall, NoMoreJobs)
 """Events after which the head's reservation stays what it was (no job ended, no node changed state)."""
 
 
-@POLICIES.register("easy")
-class Easy(Policy):
-    """EASY backfilling: one reservation for the head of the queue, lowest ids first.
+class EasyBackfilling:
+    """One reservation for the first job that does not fit; later jobs start if they cannot delay it.
 
     The reservation is kept between calls while the head is the same and only submissions or calls happened:
     backfilled jobs never change it (they end before it, or use units it does not need).
@@ -66,25 +65,26 @@ class Easy(Policy):
     def __init__(self) -> None:
         self._reservation: tuple[str, Reservation] | None = None
 
-    def schedule(self, now: float, events: Sequence[Event], view: ClusterView) -> Iterator[Decision]:
+    def schedule(
+        self, now: float, events: Sequence[Event], view: ClusterView, order: QueueOrder, hosts: Hosts
+    ) -> Iterator[Decision]:
         if not all(isinstance(e, _UNCHANGING) for e in events):
             self._reservation = None
         pending = view.pending
-        while pending:
-            head = next(iter(pending.values()))
+        for head in order.heads(pending):
             free = view.free
             if head.nb_res > len(free):
                 break
-            yield StartJob(head.key, free.lowest(head.nb_res))
+            yield StartJob(head.key, hosts(free, head.nb_res))
         free = view.free
         if not pending or not free:
             return  # nothing left, or nothing can backfill: no need to look at the queue
-        queue = list(pending.values())
+        queue = order.jobs(pending)
         head = queue[0]
         if self._reservation is not None and self._reservation[0] == head.key:
             reservation = self._reservation[1]
         else:
-            reservation = reserve(head.nb_res, view)
+            reservation = reserve(head.nb_res, view, hosts)
             self._reservation = (head.key, reservation)
         outside = free - reservation.resources
         nb_free, nb_outside = len(free), len(outside)
@@ -94,9 +94,9 @@ class Easy(Policy):
                 continue
             walltime = job.walltime
             if walltime is not None and now + walltime <= reservation.start:
-                resources = free.lowest(nb_res)
+                resources = hosts(free, nb_res)
             elif nb_res <= nb_outside:
-                resources = outside.lowest(nb_res)
+                resources = hosts(outside, nb_res)
             else:
                 continue
             yield StartJob(job.key, resources)
@@ -106,3 +106,14 @@ class Easy(Policy):
                 return
             outside = outside - resources
             nb_outside = len(outside)
+
+
+BACKFILLING.add("easy", EasyBackfilling)
+
+
+@register_policy("easy")
+class Easy(BatchPolicy):
+    """EASY backfilling: one reservation for the head of the queue (submit order unless `order` says)."""
+
+    def __init__(self, order: str = "submit", hosts: str = "lowest"):
+        super().__init__(order, "easy", hosts)

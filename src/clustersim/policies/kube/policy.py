@@ -24,7 +24,7 @@ from clustersim.policies.kube.filters import DEFAULT_FILTERS
 from clustersim.policies.kube.framework import FilterPlugin, NodeInfo, PodInfo, ScorePlugin
 from clustersim.policies.kube.queue import SchedulingQueue
 from clustersim.policies.kube.scores import BalancedAllocation, NodeResourcesFit
-from clustersim.policies.registry import POLICIES
+from clustersim.policies.registry import register_policy
 from clustersim.workload.pods import pod_spec
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ def nodes_to_find(nb_nodes: int, percentage: int) -> int:
     return max(nb_nodes * percentage // 100, MIN_FEASIBLE_NODES_TO_FIND)
 
 
-@POLICIES.register("kube")
+@register_policy("kube")
 class KubePolicy(Policy):
     """A kube-scheduler-like policy for pods (jobs with `request`); other jobs are rejected.
 

@@ -7,15 +7,17 @@ the composition keeps them from undoing each other.
 
 from __future__ import annotations
 
+import inspect
 import math
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from clustersim.core.events import Event, JobSubmitted
 from clustersim.core.nodes import NodeState
 from clustersim.core.state import ClusterView, NodesView
-from clustersim.errors import InputError, UnknownNameError
+from clustersim.errors import InputError
+from clustersim.plugins import Registry
 from clustersim.policies.power.prediction import ArrivalHistory, gamma_arrivals_quantile, poisson_quantile
 
 
@@ -250,26 +252,33 @@ class KeepMargin(PowerOnPolicy):
         return max(math.ceil(self.margin * view.platform.nb_resources), queue_demand(view, cap))
 
 
-POWER_OFF: dict[str, Callable[..., PowerOffPolicy]] = {
-    "never": Never,
-    "always": Always,
-    "idle-timeout": IdleTimeout,
-    "random": RandomOff,
-    "load-threshold": LoadThreshold,
-    "security-margin": SecurityMargin,
-    "exponential": ExponentialPrediction,
-    "gamma": GammaPrediction,
-}
-"""Power-off policies; the value after `:` in `NAME:VALUE` is the first parameter (timeout, p, threshold...)."""
+POWER_OFF: Registry[Callable[..., PowerOffPolicy]] = Registry("power-off policy", group="clustersim.power_off")
+"""Power-off policies; the value after `:` in `NAME:VALUE` is the first parameter (timeout, p, threshold...).
 
-POWER_ON: dict[str, Callable[..., PowerOnPolicy]] = {"on-demand": OnDemand, "margin": KeepMargin}
+A factory with a keyword parameter `seed` gets the run's seed (policies that draw random numbers)."""
+for _name, _factory in (
+    ("never", Never),
+    ("always", Always),
+    ("idle-timeout", IdleTimeout),
+    ("random", RandomOff),
+    ("load-threshold", LoadThreshold),
+    ("security-margin", SecurityMargin),
+    ("exponential", ExponentialPrediction),
+    ("gamma", GammaPrediction),
+):
+    POWER_OFF.add(_name, _factory)
+
+POWER_ON: Registry[Callable[..., PowerOnPolicy]] = Registry("power-on policy", group="clustersim.power_on")
+POWER_ON.add("on-demand", OnDemand)
+POWER_ON.add("margin", KeepMargin)
 
 
-def _parse(table: Mapping[str, object], kind: str, spec: str) -> tuple[str, list[float]]:
-    """`NAME` or `NAME:VALUE`, the value being the policy's first parameter."""
+def _parse(kind: str, spec: str) -> tuple[str, list[float]]:
+    """`NAME`, `NAME:VALUE` or `package.module:Class[:VALUE]`, the value being the policy's first parameter."""
     name, _, value = spec.partition(":")
-    if name not in table:
-        raise UnknownNameError(kind, name, list(table))
+    if "." in name and value:  # a dotted path: package.module:Class
+        attribute, _, value = value.partition(":")
+        name = f"{name}:{attribute}"
     if not value:
         return name, []
     try:
@@ -280,15 +289,17 @@ def _parse(table: Mapping[str, object], kind: str, spec: str) -> tuple[str, list
 
 def create_power_off(spec: str, seed: int = 0) -> PowerOffPolicy:
     """`idle-timeout:600`, `random:0.3`, `always`... (see POWER_OFF)."""
-    name, args = _parse(POWER_OFF, "power-off policy", spec)
-    policy = RandomOff(*args, seed=seed) if name == "random" else POWER_OFF[name](*args)
+    name, args = _parse(POWER_OFF.kind, spec)
+    factory = POWER_OFF.get(name)
+    seeded = "seed" in inspect.signature(factory).parameters
+    policy = factory(*args, seed=seed) if seeded else factory(*args)
     policy.name = spec
     return policy
 
 
 def create_power_on(spec: str) -> PowerOnPolicy:
     """`on-demand` or `margin:0.1` (see POWER_ON)."""
-    name, args = _parse(POWER_ON, "power-on policy", spec)
-    policy = POWER_ON[name](*args)
+    name, args = _parse(POWER_ON.kind, spec)
+    policy = POWER_ON.get(name)(*args)
     policy.name = spec
     return policy

@@ -39,7 +39,7 @@ from clustersim.errors import InputError
 from clustersim.intervals import IntervalSet
 from clustersim.platform.model import Platform, Unit
 from clustersim.policies.base import Policy
-from clustersim.policies.registry import POLICIES
+from clustersim.policies.registry import register_policy
 from clustersim.policies.slurm.backfill import BackfillParameters, Candidate, Running, backfill_cycle
 from clustersim.policies.slurm.conf import NodeConf, PartitionConf, SlurmConf, read_slurm_conf
 from clustersim.policies.slurm.priority import BasicPriority, JobFactors, MultifactorPriority, PriorityPlugin
@@ -95,7 +95,7 @@ class _Timing:
     calc_period: float
 
 
-@POLICIES.register("slurm")
+@register_policy("slurm")
 class Slurm(Policy):
     """Slurm 22.05's main and backfill schedulers, priority plugins and cons_tres CPU allocation."""
 

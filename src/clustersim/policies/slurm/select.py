@@ -90,11 +90,3 @@ def select_cpus(cpus: int, allowed: int, free: Sequence[int], max_nodes: int | N
         runs[best] = []
         totals[best] = 0
     return allocation if remaining <= 0 else None
-
-
-def lowest_units(allocation: Allocation, free_units: Sequence[list[int]]) -> list[int]:
-    """The unit ids of an allocation: on each node, its lowest free cores (Slurm's CPU_IDs are lowest first)."""
-    units: list[int] = []
-    for node, count in sorted(allocation.items()):
-        units.extend(free_units[node][:count])
-    return units
