@@ -249,6 +249,8 @@ def test_two_runs_side_by_side_select_the_same_job_and_give_start_differences(ru
 def test_view_serves_on_loopback_and_writes_a_self_contained_file(runs: dict[str, Path], tmp_path: Path) -> None:
     html = tmp_path / "page.html"
     assert main(["view", str(runs["easy"]), "--html", str(html)]) == 0
+    assert main(["view", str(runs["easy"]), "--html", str(tmp_path / "again.html")]) == 0
+    assert html.read_bytes() == (tmp_path / "again.html").read_bytes()  # same runs, same bytes
     text = html.read_text()
     assert "<script" in text and "http://" not in text.split("<body")[0].replace("http://www.w3.org", "")
     server, url = serve_in_background(text.encode())

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -104,7 +105,17 @@ def build_page(runs: Sequence[Run], detail_limit: int = DETAIL_LIMIT) -> str:
     resources = Resources(mode="inline")  # bokeh drops the components the page does not use
     title = "clustersim: " + " vs ".join(run.name for run in runs)
     html: str = file_html(document, resources, title=title)
-    return html
+    return _stable_ids(html)
+
+
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def _stable_ids(html: str) -> str:
+    """Bokeh names the page's elements with random UUIDs: number them in order instead, so the same runs give
+    the same bytes (each UUID is replaced everywhere it occurs, keeping every reference intact)."""
+    names: dict[str, str] = {}
+    return UUID.sub(lambda m: names.setdefault(m.group(), f"clustersim-{len(names) + 1}"), html)
 
 
 def layout(runs: Sequence[Run], detail_limit: int = DETAIL_LIMIT) -> column:
