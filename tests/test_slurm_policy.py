@@ -201,7 +201,7 @@ def test_a_job_larger_than_its_partition_is_rejected() -> None:
 def test_unknown_policy_options_fail_listing_the_valid_ones() -> None:
     with pytest.raises(UnknownNameError, match="ctld_start"):
         create_policy("slurm", bogus=1)
-    with pytest.raises(UnknownNameError, match="none"):
+    with pytest.raises(UnknownNameError, match="valid: hosts"):
         create_policy("fcfs", conf="x")
     assert parse_policy_options(["conf=a.conf", "ctld-start=-5"]) == {"conf": "a.conf", "ctld_start": "-5"}
     with pytest.raises(InputError):

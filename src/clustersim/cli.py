@@ -15,6 +15,7 @@ from clustersim.errors import (
     DecisionError,
     DuplicateNameError,
     InputError,
+    MissingExtraError,
     PluginError,
     UnknownNameError,
 )
@@ -501,7 +502,7 @@ def _add_view_command(commands: argparse._SubParsersAction[argparse.ArgumentPars
 
 _KEPT = "; outputs written so far are kept"
 _ERRORS: tuple[tuple[type[BaseException] | tuple[type[BaseException], ...], int, str], ...] = (
-    ((InputError, UnknownNameError, PluginError, DuplicateNameError, OSError), EXIT_BAD_INPUT, ""),
+    ((InputError, UnknownNameError, PluginError, DuplicateNameError, MissingExtraError, OSError), EXIT_BAD_INPUT, ""),
     (DecisionError, EXIT_REFUSED_DECISION, ""),
     (NoAnswerError, EXIT_NO_ANSWER, _KEPT),
     (ProtocolError, EXIT_PROTOCOL, _KEPT),

@@ -61,3 +61,15 @@ class PluginError(ClusterSimError):
         self.name = name
         self.reason = message
         super().__init__(f"{kind} '{name}': {message}")
+
+
+class MissingExtraError(ClusterSimError):
+    """A feature needs an optional package that is not installed: names the extra of clustersim to install."""
+
+    def __init__(self, module: str, extra: str, feature: str):
+        self.module = module
+        self.extra = extra
+        super().__init__(
+            f"{feature} needs the optional package '{module}', which is not installed: "
+            f"pip install 'clustersim[{extra}]'"
+        )

@@ -3,7 +3,8 @@
 A `Registry` maps names to plugins of one kind. It refuses a name registered twice (two modules cannot silently
 shadow each other), lists the valid names when one is unknown, and finds third-party plugins two ways:
 
-- `package.module:Attribute`, a dotted path given where a name is expected (`--policy mypkg.lifo:Lifo`);
+- `package.module:Attribute`, a dotted path given where a name is expected (`--policy mypkg.lifo:Lifo`),
+  searched on `sys.path` and then in the current directory;
 - an entry point of the registry's group, declared by an installed distribution:
 
       [project.entry-points."clustersim.policies"]
@@ -13,6 +14,8 @@ shadow each other), lists the valid names when one is unknown, and finds third-p
 from __future__ import annotations
 
 import importlib
+import os
+import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Generic, TypeVar
 
@@ -86,6 +89,8 @@ class Registry(Generic[T]):
 
     def _import(self, path: str) -> T:
         module_name, _, attribute = path.partition(":")
+        if os.getcwd() not in sys.path:
+            sys.path.append(os.getcwd())  # last: a module of the current directory never shadows an installed one
         try:
             module = importlib.import_module(module_name)
         except ImportError as error:

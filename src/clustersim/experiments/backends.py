@@ -11,7 +11,6 @@ installed on the workers.
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
 import threading
@@ -21,6 +20,7 @@ from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from multiprocessing import get_all_start_methods, get_context
 from typing import Any, Protocol
 
+from clustersim._io.extras import require
 from clustersim.experiments.execute import RunRecord, RunTask, execute
 
 
@@ -108,7 +108,7 @@ class DaskBackend:
     def run(self, tasks: Sequence[RunTask]) -> Iterator[RunRecord]:
         if not tasks:
             return
-        distributed: Any = importlib.import_module("distributed")  # untyped: used through Any
+        distributed: Any = require("distributed", "dask", "running a campaign on Dask")  # untyped: used via Any
         cluster: Any = None
         if self.address:
             client = distributed.Client(self.address)

@@ -144,6 +144,12 @@ def _text(value: object) -> str:
     return str(value)
 
 
+def _table_links(base: Path, stem: str) -> str:
+    """Links to a campaign table, its Parquet copy only when written (the `parquet` extra is installed)."""
+    links = f"<a href='{stem}.csv'>{stem}.csv</a>"
+    return links + (f" (<a href='{stem}.parquet'>Parquet</a>)" if (base / f"{stem}.parquet").exists() else "")
+
+
 def _table(columns: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
     body = "".join("<tr>" + "".join(f"<td>{html.escape(_text(v))}</td>" for v in row) + "</tr>" for row in rows)
@@ -165,8 +171,7 @@ def _page(manifest: Manifest, results: Table, summary: Table, figures: list[Repo
         f"<p>{len(results.rows)} runs: {counts['ok']} ok, {counts['failed']} failed, {counts['pending']} pending. "
         f"Axes: {html.escape(', '.join(manifest.axes) or 'none')}; averages over "
         f"<code>{html.escape(manifest.aggregate_over)}</code> with 95% Student-t confidence intervals. "
-        "Tables: <a href='results.csv'>results.csv</a> (<a href='results.parquet'>Parquet</a>), "
-        "<a href='summary.csv'>summary.csv</a> (<a href='summary.parquet'>Parquet</a>).</p>",
+        f"Tables: {_table_links(base, 'results')}, {_table_links(base, 'summary')}.</p>",
     ]
     if failed:
         parts += ["<h2>Failed runs</h2>", _table(["run", "error"], failed)]

@@ -20,7 +20,9 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from clustersim._io.extras import available, require
 from clustersim._io.numbers import fmt
 from clustersim.errors import InputError
 from clustersim.experiments.execute import ERROR_FILE, read_marker
@@ -161,8 +163,8 @@ def column_kind(values: Iterable[object]) -> str:
 
 
 def write_parquet(table: Table, path: Path) -> None:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
+    pa: Any = require("pyarrow", "parquet", "writing Parquet tables")  # untyped: used through Any
+    pq: Any = require("pyarrow.parquet", "parquet", "writing Parquet tables")
 
     arrays = {}
     for column in table.columns:
@@ -178,16 +180,18 @@ def write_parquet(table: Table, path: Path) -> None:
 
 def read_parquet_rows(path: Path) -> list[dict[str, object]]:
     """The rows of a Parquet table as dictionaries (for tests and users without pandas)."""
-    import pyarrow.parquet as pq
-
+    pq: Any = require("pyarrow.parquet", "parquet", "reading Parquet tables")
     rows: list[dict[str, object]] = pq.read_table(path).to_pylist()
     return rows
 
 
-def write_table(table: Table, directory: Path, stem: str) -> tuple[Path, Path]:
-    """Write `stem.csv` and `stem.parquet` into `directory`."""
+def write_table(table: Table, directory: Path, stem: str) -> tuple[Path, Path | None]:
+    """Write `stem.csv` into `directory`, and `stem.parquet` when the `parquet` extra is installed."""
     csv_path, parquet_path = directory / f"{stem}.csv", directory / f"{stem}.parquet"
     write_csv(table, csv_path)
+    if not available("pyarrow"):
+        parquet_path.unlink(missing_ok=True)  # never leave a stale copy next to a fresh CSV
+        return csv_path, None
     write_parquet(table, parquet_path)
     return csv_path, parquet_path
 

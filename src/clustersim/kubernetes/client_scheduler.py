@@ -1,9 +1,10 @@
 """A small Kubernetes scheduler written with the official Python client (`pip install kubernetes`).
 
-It watches the pods that name it (`schedulerName`), keeps its own account of what each node has left, and binds
-pending pods in queue order (priority, then creation) to the node with the most room (LeastAllocated on cpu and
-memory, ties to the first node listed); a pod that fits nowhere is reported once with PodScheduled=False. It
-is the real-client counterpart of the built-in `kube` policy, and runs against the facade or a real cluster:
+Needs the `kubernetes` extra (`pip install 'clustersim[kubernetes]'`). It watches the pods that name it
+(`schedulerName`), keeps its own account of what each node has left, and binds pending pods in queue order
+(priority, then creation) to the node with the most room (LeastAllocated on cpu and memory, ties to the first
+node listed); a pod that fits nowhere is reported once with PodScheduled=False. It is the real-client
+counterpart of the built-in `kube` policy, and runs against the facade or a real cluster:
 
     python -m clustersim.kubernetes.client_scheduler --kubeconfig out/kubeconfig.yaml
 """
