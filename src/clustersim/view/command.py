@@ -9,11 +9,14 @@ import threading
 import webbrowser
 from pathlib import Path
 
-from clustersim.view.page import build_page
+from clustersim._io.extras import require
 from clustersim.view.runs import read_run, run_directories, with_owners
 
 
 def run_command(args: argparse.Namespace) -> int:
+    require("bokeh", "view", "clustersim view")
+    from clustersim.view.page import build_page
+
     runs = [read_run(d) for directory in args.directories for d in run_directories(Path(directory))]
     if args.workload is not None:
         from clustersim.workload.load import load_workload
