@@ -57,6 +57,10 @@ def test_an_installed_entry_point_is_a_policy_by_name(tmp_path: Path, monkeypatc
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: lifo-plugin\nVersion: 1.0\n")
     (info / "entry_points.txt").write_text("[clustersim.policies]\nlifo = lifo_plugin:Lifo\n")
     monkeypatch.syspath_prepend(str(tmp_path))
+    from clustersim.policies.registry import POLICIES
+
+    POLICIES.names()  # the built-ins registered, then forget 'lifo' (loaded below) when the test ends
+    monkeypatch.setattr(POLICIES, "_entries", dict(POLICIES._entries))
     assert "lifo" in clustersim.policy_names()
     process = clustersim.create_policy("lifo", tag="x")
     assert isinstance(process, clustersim.RejectNeverFitting)

@@ -39,6 +39,7 @@ from bokeh.models import (
 from bokeh.palettes import Category10_10, Category20_20, Greys256, Viridis256
 from bokeh.plotting import figure
 from bokeh.resources import Resources
+from bokeh.util import serialization
 
 from clustersim.view.runs import STATES, Jobs, Run, Table
 from clustersim.view.series import occupancy_image, step_series
@@ -99,6 +100,10 @@ READY = "window.clustersimViewer = {ready: performance.now()};"
 
 def build_page(runs: Sequence[Run], detail_limit: int = DETAIL_LIMIT) -> str:
     """The whole page as HTML text (Bokeh's JavaScript inlined)."""
+    # Bokeh numbers its models from a process-wide counter: start it afresh so a page's bytes do not depend on
+    # what was built before it in the same process (its element UUIDs are renumbered below)
+    with serialization._simple_id_lock:
+        serialization._simple_id = 1000
     document = Document()
     document.add_root(layout(runs, detail_limit))
     document.js_on_event("document_ready", CustomJS(code=READY))
