@@ -11,6 +11,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -63,18 +64,49 @@ def test_core_and_events_k8s_io_events_are_created_and_listed(api) -> None:  # t
     events = client.EventsV1Api(api_client)
     created = events.create_namespaced_event("default", client.EventsV1Event(
         metadata=client.V1ObjectMeta(name="pod-1.failed"),
-        event_time=datetime.datetime(2000, 1, 1, tzinfo=datetime.UTC),
+        event_time=datetime.datetime(2026, 11, 24, 4, 20, 1, 123456, tzinfo=datetime.UTC),  # the client's clock
         reason="FailedScheduling", action="Scheduling", note="0/2 nodes are available", type="Warning",
         reporting_controller="default-scheduler", reporting_instance="x",
         regarding=client.V1ObjectReference(kind="Pod", name="pod-1", namespace="default")))
     assert created.metadata.resource_version
-    core = v1.list_namespaced_event("default").items
-    assert [(e.reason, e.involved_object.name) for e in core] == [("Scheduled", "pod-0")]
-    assert core[0].metadata.name.startswith("pod-0.")
+    simulated = datetime.datetime(2000, 1, 1, tzinfo=datetime.UTC)  # t=0 of the simulation
+    assert created.event_time == simulated and created.metadata.creation_timestamp == simulated
+    # One store, as in a real apiserver: kubectl (core/v1) sees what kube-scheduler wrote (events.k8s.io/v1).
+    core = sorted(v1.list_namespaced_event("default").items, key=lambda e: e.reason)
+    assert [(e.reason, e.involved_object.name, e.message) for e in core] == [
+        ("FailedScheduling", "pod-1", "0/2 nodes are available"), ("Scheduled", "pod-0", "assigned")]
+    assert core[1].metadata.name.startswith("pod-0.")
+    assert core[0].last_timestamp == simulated and core[0].source.component == "default-scheduler"
     new = events.list_namespaced_event("default").items
     assert [(e.reason, e.regarding.name, e.note) for e in new] == [
         ("FailedScheduling", "pod-1", "0/2 nodes are available")]
     assert events.list_event_for_all_namespaces().items[0].metadata.name == "pod-1.failed"
+
+
+def test_a_null_creation_timestamp_is_set_by_the_server(api) -> None:  # type: ignore[no-untyped-def]
+    """Go clients send `creationTimestamp: null` for an unset time: the server sets it, as kube-apiserver does."""
+    session, _ = api
+    body = {"metadata": {"name": "e1", "creationTimestamp": None}, "involvedObject": {"kind": "Pod", "name": "pod-0"},
+            "reason": "Test", "firstTimestamp": None}
+    request = urllib.request.Request(session.url + "/api/v1/namespaces/default/events", json.dumps(body).encode(),
+                                     {"Content-Type": "application/json"}, method="POST")
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        created = json.loads(answer.read())
+    assert created["metadata"]["creationTimestamp"] == "2000-01-01T00:00:00Z"
+
+
+def test_a_watch_as_table_streams_rows_aged_in_simulated_time(api) -> None:  # type: ignore[no-untyped-def]
+    """`kubectl get pods -w` asks for Tables: rows whose Age is simulated (a raw pod would be aged from 2000 by
+    kubectl's wall clock: "26y")."""
+    session, _ = api
+    request = urllib.request.Request(session.url + "/api/v1/namespaces/default/pods?watch=true&timeoutSeconds=1",
+                                     headers={"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"})
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        event = json.loads(answer.readline())
+    assert event["type"] == "ADDED" and event["object"]["kind"] == "Table"
+    names = [c["name"] for c in event["object"]["columnDefinitions"]]
+    row = dict(zip(names, event["object"]["rows"][0]["cells"], strict=True))
+    assert row["Name"] == "pod-0" and row["Status"] == "Pending" and row["Age"] == "0s"
 
 
 def test_leases_are_created_read_renewed_with_put_and_a_stale_renewal_is_409(api) -> None:  # type: ignore[no-untyped-def]

@@ -147,6 +147,9 @@ def test_python_client_lists_creates_binds_and_a_second_binding_is_409(served) -
     bound = v1.read_namespaced_pod("pod-0", "default")
     assert bound.spec.node_name == "node0"
     assert {c.type: c.status for c in bound.status.conditions}["PodScheduled"] == "True"
+    running = bound.status.container_statuses[0]  # what `kubectl describe` and dashboards read
+    assert running.ready and running.state.running.started_at == bound.status.start_time
+    assert running.state.running.started_at.year == 2000  # simulated time
     with pytest.raises(client.ApiException) as again:
         v1.create_namespaced_pod_binding("pod-0", "default", body, _preload_content=False)
     assert again.value.status == 409
@@ -160,6 +163,31 @@ def test_python_client_lists_creates_binds_and_a_second_binding_is_409(served) -
         "metadata": {"name": "extra", "annotations": {"clustersim.io/duration": "5s"}},
         "spec": {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "250m"}}}]}})
     assert created.status.phase == "Pending"
+
+
+def test_deleting_a_running_pod_frees_its_node_before_the_answer(served) -> None:  # type: ignore[no-untyped-def]
+    """A scheduler that binds the moment a DELETE is answered (or its watch says DELETED) finds the room free."""
+    _, v1 = served
+    body = client.V1Binding(metadata=client.V1ObjectMeta(name="pod-0"), target=client.V1ObjectReference(name="node0"))
+    v1.create_namespaced_pod_binding("pod-0", "default", body, _preload_content=False)
+    deleted = v1.delete_namespaced_pod("pod-0", "default")
+    assert deleted.metadata.name == "pod-0"
+    other = client.V1Binding(metadata=client.V1ObjectMeta(name="pod-1"), target=client.V1ObjectReference(name="node0"))
+    v1.create_namespaced_pod_binding("pod-1", "default", other, _preload_content=False)
+    assert v1.read_namespaced_pod("pod-1", "default").spec.node_name == "node0"
+    assert "pod-0" not in [p.metadata.name for p in v1.list_namespaced_pod("default").items]
+
+
+def test_a_pod_created_without_a_duration_is_refused_with_422(served) -> None:  # type: ignore[no-untyped-def]
+    """A simulated pod must say how long it runs: without it, it would end as it starts (and a scheduler caching
+    it would loop on a pod that is gone)."""
+    _, v1 = served
+    for given in ({}, {"clustersim.io/duration": "0s"}):
+        with pytest.raises(client.ApiException) as refused:
+            v1.create_namespaced_pod("default", {"metadata": {"name": "bare", "annotations": given},
+                                                 "spec": {"containers": [{"name": "c", "image": "x"}]}})
+        assert refused.value.status == 422 and "clustersim.io/duration" in refused.value.body
+    assert "bare" not in [p.metadata.name for p in v1.list_namespaced_pod("default").items]
 
 
 def test_watch_streams_changes_and_selector_transitions_as_deleted(served) -> None:  # type: ignore[no-untyped-def]
@@ -314,11 +342,13 @@ def test_kubectl_get_describe_create_delete(served, tmp_path: Path) -> None:  # 
         return done.stdout
 
     nodes = run("get", "nodes")
-    assert "node0" in nodes and "Ready" in nodes
+    assert "node0" in nodes and "Ready" in nodes and "OS-IMAGE" not in nodes
+    assert "CONTAINER-RUNTIME" in run("get", "nodes", "-o", "wide")
     v1.create_namespaced_pod_binding("pod-0", "default", client.V1Binding(
         metadata=client.V1ObjectMeta(name="pod-0"), target=client.V1ObjectReference(name="node1")),
         _preload_content=False)
     wide = run("get", "pods", "-o", "wide")
+    assert "NOMINATED NODE" in wide.splitlines()[0]
     assert any(line.split()[0] == "pod-0" and "Running" in line and "node1" in line for line in wide.splitlines())
     assert "Node:" in run("describe", "pod", "pod-0")
     manifest = tmp_path / "pod.yaml"

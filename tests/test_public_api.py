@@ -106,3 +106,19 @@ def test_a_policy_path_that_does_not_load_is_a_clear_error() -> None:
         clustersim.create_policy("clustersim:Nope")
     with pytest.raises(clustersim.UnknownNameError, match=r"valid: .*conservative, easy, fcfs"):
         clustersim.create_policy("no-such-policy")
+
+
+def test_an_out_of_tree_policy_runs_from_a_sweep_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from clustersim.cli import main
+
+    shutil.copytree(EXAMPLES, tmp_path, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "sweep.yaml").write_text(
+        "base: {workload: workload.json, platform: platform.yaml}\n"
+        "axes: {policy: [fcfs, 'largest_first:LargestFirst']}\n"
+    )
+    monkeypatch.chdir(tmp_path)  # the module is found in the current directory
+    assert main(["sweep", "sweep.yaml", "-o", "campaign", "--workers", "1"]) == 0
+    makespans = {row["policy"]: row["makespan"] for row in csv_rows(tmp_path / "campaign" / "results.csv")}
+    assert makespans == {"fcfs": "40", "largest_first:LargestFirst": "40"}
+    (ours,) = (tmp_path / "campaign" / "runs").glob("policy=largest_first*")
+    assert {row["job_id"]: row["starting_time"] for row in csv_rows(ours / "jobs.csv")}["1"] == "30"

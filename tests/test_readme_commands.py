@@ -2,8 +2,9 @@
 
 Left out, each covered by its own tests with a live peer: the external Batsim scheduler (`-s tcp://...`:
 test_batsim_*), `serve-k8s` (a real scheduler must bind its pods: test_kubernetes_api, test_kubernetes_nodejs),
-`slurm-replay` (a real Slurm: test_slurm_validation); and `autoscale` and `architectures` without a file,
-which run the embedded examples (test_autoscaling_scenario, test_architectures_runs).
+`slurm-replay` (a real Slurm: test_slurm_validation); `--platform-model simgrid` (SimGrid runs one simulation
+per process, so its tests run each in a subprocess: test_platform_model); and `autoscale` and `architectures`
+without a file, which run the embedded examples (test_autoscaling_scenario, test_architectures_runs).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from clustersim.cli import main
 from conftest import csv_rows
 
 ROOT = Path(__file__).resolve().parents[1]
-SKIPPED = ("tcp://", "serve-k8s", "slurm-replay", "autoscale", "architectures")
+SKIPPED = ("tcp://", "serve-k8s", "slurm-replay", "--platform-model simgrid", "autoscale", "architectures")
 
 
 def _readme_commands() -> list[list[str]]:

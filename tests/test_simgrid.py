@@ -227,11 +227,3 @@ def test_random_xmlish_text_is_read_or_refused_with_an_input_error(tmp_path: Pat
     with contextlib.suppress(InputError):
         read_quietly(path)
 
-
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.binary(max_size=200))
-def test_random_bytes_are_refused_with_an_input_error(tmp_path: Path, data: bytes) -> None:
-    path = tmp_path / "fuzz.xml"
-    path.write_bytes(data)
-    with contextlib.suppress(InputError):
-        read_quietly(path)

@@ -303,17 +303,6 @@ def test_garbage_text_is_read_or_refused_with_an_input_error(tmp_path: Path, lin
 
 
 @FUZZ
-@given(st.binary(max_size=300), st.booleans())
-def test_garbage_bytes_are_read_or_refused_with_an_input_error(
-    tmp_path: Path, data: bytes, zipped: bool
-) -> None:
-    path = tmp_path / "fuzz.swf"
-    path.write_bytes(b"\x1f\x8b" + data if zipped else data)
-    with contextlib.suppress(InputError):
-        list(read_swf(path).jobs)
-
-
-@FUZZ
 @given(
     st.lists(
         st.lists(st.sampled_from(["-1", "0", "1", "2.5", "1e3", "7", "-0", "3."]), min_size=18, max_size=18)

@@ -12,6 +12,7 @@ A policy is any `DecisionProcess` (see docs/writing-a-policy.md): register it wi
 it `package.module:Class` wherever a policy name is expected.
 """
 
+from clustersim._io.formats import FileFormat
 from clustersim._version import __version__
 from clustersim.core.decisions import (
     CallMeLater,
@@ -71,6 +72,7 @@ __all__ = [
     "DuplicateNameError",
     "EnergySummary",
     "Event",
+    "FileFormat",
     "FinalState",
     "InputError",
     "IntervalSet",

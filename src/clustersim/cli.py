@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
@@ -33,6 +34,7 @@ from clustersim.exit_codes import (
 from clustersim.protocols.batsim.errors import NoAnswerError, ProtocolError
 
 if TYPE_CHECKING:
+    from clustersim.core.execution import ExecutionModel
     from clustersim.core.interface import DecisionProcess
     from clustersim.platform.model import Platform
     from clustersim.protocols.batsim.adapter import ExternalScheduler
@@ -61,7 +63,25 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("-p", "--platform", type=Path, help="SimGrid/Batsim XML or cluster YAML/JSON file")
     _add_host_order(run)
+    run.add_argument(
+        "--platform-model", choices=("fast", "simgrid"),
+        help="how jobs execute: 'fast' (profile times at the hosts' speeds, communication free) or 'simgrid' "
+        "(SimGrid times computation and communication on the platform's hosts and links); default: simgrid "
+        "when the workload's profiles communicate and the platform is a SimGrid file, else fast "
+        "(see docs/platform-model.md)",
+    )
+    run.add_argument(
+        "--events", type=Path, metavar="FILE",
+        help="Batsim external events: machines that become unavailable and available again (JSON lines, "
+        "see docs/platform-model.md)",
+    )
     run.add_argument("-w", "--workload", type=Path, help="SWF (.swf, .swf.gz) or Batsim workload JSON")
+    run.add_argument("--workload-format", metavar="NAME",
+                     help="read the workload with this reader (swf, batsim-json, or a plugin's name or module:Name) "
+                     "instead of recognising its format")
+    run.add_argument("--platform-format", metavar="NAME",
+                     help="read the platform with this reader (simgrid, cluster, or a plugin's) instead of "
+                     "recognising its format")
     run.add_argument("--policy", default="easy", help="policy name (see `clustersim policies`) or package.module:Class")
     run.add_argument(
         "--policy-option", action="append", metavar="KEY=VALUE",
@@ -152,6 +172,7 @@ def _say(args: argparse.Namespace, text: str) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from clustersim.platform.events import read_events
     from clustersim.policies.registry import create_policy, parse_policy_options
     from clustersim.records.progress import ProgressSink
     from clustersim.runner import simulate
@@ -165,6 +186,8 @@ def _run(args: argparse.Namespace) -> int:
     options = parse_policy_options(args.policy_option)
     policy = create_policy(args.policy, **options) if args.external is None else None
     platform, workload = _load_inputs(args, getattr(policy, "platform", None))
+    execution = _execution_model(args, platform, workload)
+    events = read_events(args.events, platform.nb_resources) if args.events is not None else []
     progress = ProgressSink(enabled=not args.quiet)
     args.output, prefix = _export_target(args.export) if args.export is not None else (args.output, "")
     external = None
@@ -180,6 +203,7 @@ def _run(args: argparse.Namespace) -> int:
         result = simulate(
             platform, workload, process, args.output,
             extra_sinks=[progress], record_wall_clock=args.record_wall_clock, prefix=prefix, energy=energy,
+            execution=execution, events=events,
         )
     except DecisionError as error:
         raise (error if external is None else external.explain(error)) from None
@@ -229,19 +253,36 @@ def _load_inputs(args: argparse.Namespace, default: Platform | None = None) -> t
     from clustersim.platform.load import load_platform
     from clustersim.platform.model import Node
     from clustersim.platform.model import Platform as PlatformOf
+    from clustersim.platform.simgrid import IgnoredPlatformElements
     from clustersim.platform.swf_header import platform_from_swf_header
     from clustersim.workload.load import load_workload, workload_format
 
-    workload = load_workload(args.workload, processors=args.processors, walltime=args.walltime)
+    formats = {"workload": getattr(args, "workload_format", None), "platform": getattr(args, "platform_format", None)}
+    workload = load_workload(args.workload, processors=args.processors, walltime=args.walltime,
+                             format=formats["workload"])
     if args.platform is not None:
-        return load_platform(args.platform, host_order=args.host_order), workload
+        with warnings.catch_warnings():
+            model = getattr(args, "platform_model", "fast")
+            if model == "simgrid" or (model is None and workload.communicates):  # SimGrid reads the links
+                warnings.simplefilter("ignore", IgnoredPlatformElements)
+            return load_platform(args.platform, host_order=args.host_order, format=formats["platform"]), workload
     if default is not None:
         return default, workload
-    if workload_format(args.workload) == "swf":
+    if (formats["workload"] or workload_format(args.workload)) == "swf":
         return platform_from_swf_header(workload.header, cores_per_node=args.cores_per_node), workload
     if workload.nb_res:
         return PlatformOf([Node(i, f"host{i}") for i in range(workload.nb_res)], name="nb_res"), workload
     raise InputError(str(args.workload), "the workload does not say its platform size; give --platform")
+
+
+def _execution_model(args: argparse.Namespace, platform: Platform, workload: Workload) -> ExecutionModel:
+    """The execution model `--platform-model` names, or the one the inputs call for (docs/platform-model.md)."""
+    from clustersim.core.execution_choice import execution_model, resolve_model
+    from clustersim.platform.load import platform_format
+
+    platform_file = args.platform if args.platform is not None and platform_format(args.platform) == "simgrid" else None
+    name = resolve_model(args.platform_model, platform_file is not None, workload)
+    return execution_model(name, platform, platform_file, workload)
 
 
 def _add_energy_options(parser: argparse.ArgumentParser) -> None:

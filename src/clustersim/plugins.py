@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Generic, TypeVar
 
@@ -39,6 +40,7 @@ class Registry(Generic[T]):
         self.kind = kind
         self.group = group
         self._builtins = builtins
+        self._builtins_lock = threading.RLock()
         self._entries: dict[str, T] = {}
 
     def register(self, name: str) -> Callable[[T], T]:
@@ -109,6 +111,10 @@ class Registry(Generic[T]):
         return list(entry_points(group=self.group))
 
     def _load_builtins(self) -> None:
-        if self._builtins is not None:
-            module, self._builtins = self._builtins, None
-            importlib.import_module(module)
+        """Import the built-ins once; other threads wait until they are all registered (Dask runs threads)."""
+        if self._builtins is None:
+            return
+        with self._builtins_lock:
+            if self._builtins is not None:
+                importlib.import_module(self._builtins)  # the same thread may come back here: it is re-entrant
+                self._builtins = None

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from clustersim.core.energy_meter import EnergyMeter, EnergySummary
+from clustersim.core.execution import ExecutionModel
 from clustersim.core.interface import DecisionProcess
 from clustersim.core.nodes import NodeTracker
 from clustersim.core.outcome import OutcomeSink
 from clustersim.core.simulation import RunSummary, Simulation
+from clustersim.platform.events import AvailabilityChange
 from clustersim.platform.model import Platform
 from clustersim.records.jobs_csv import JobsCsvWriter
 from clustersim.records.metrics import ScheduleMetrics, WallClock
@@ -37,13 +40,17 @@ def simulate(
     energy: bool = False,
     energy_traces: bool = True,
     power: bool = False,
+    execution: ExecutionModel | None = None,
+    events: Sequence[AvailabilityChange] = (),
 ) -> RunResult:
     """Simulate and, with an output directory, write `jobs.csv` and `schedule.csv` into it.
 
     `prefix` is prepended to the file names (Batsim's `-e out/exp` is output_dir `out`, prefix `exp_`).
     `energy` turns on power management and energy accounting (every node needs a power model); with
     `energy_traces` it also writes Batsim's `machine_states.csv` and `consumed_energy.csv`. `power` alone
-    keeps node power states (for power policies) without accounting for energy.
+    keeps node power states (for power policies) without accounting for energy. `execution` is how jobs
+    execute (default: the fast model). `events` make machines unavailable and available again; with them,
+    schedule.csv also has Batsim's `time_unavailable`.
 
     `schedule.csv` is written even when the run fails, with the jobs that ended until then. Wall-clock
     columns are -1 unless `record_wall_clock`: they would make two runs' outputs differ.
@@ -56,9 +63,12 @@ def simulate(
         sinks.append(JobsCsvWriter(out / f"{prefix}jobs.csv"))
     meter = EnergyMeter(platform, NodeTracker(platform), out if energy_traces else None, prefix) if energy else None
     nodes = NodeTracker(platform) if power and meter is None else None
+    simulation = Simulation(
+        platform, workload, process, sinks, nodes=nodes, meter=meter, execution=execution, events=events
+    )
     started = time.perf_counter()
     try:
-        summary = Simulation(platform, workload, process, sinks, nodes=nodes, meter=meter).run()
+        summary = simulation.run()
     finally:
         wall = time.perf_counter() - started
         if out is not None:
@@ -66,5 +76,6 @@ def simulate(
                 out / f"{prefix}schedule.csv",
                 WallClock(wall, -1.0) if record_wall_clock else None,
                 meter.summary() if meter is not None else None,
+                simulation.summary.unavailable_seconds if events else None,
             )
     return RunResult(summary, metrics, wall, meter.summary() if meter is not None else None)

@@ -55,11 +55,10 @@ def recognise(formats: Mapping[str, FileFormat[T]], path: StrPath, kind: str) ->
 
 
 def format_options(
-    formats: Mapping[str, FileFormat[T]], chosen: str, path: StrPath, options: Mapping[str, object]
+    formats: Mapping[str, FileFormat[T]], mine: FileFormat[T], path: StrPath, options: Mapping[str, object]
 ) -> dict[str, object]:
-    """The options of `options` that the `chosen` format takes. None means not given; another format's option
-    is an error unless it has that format's default value (so a command line can always pass its defaults)."""
-    mine = formats[chosen]
+    """The options of `options` that format `mine` takes. None means not given; another format's option is an
+    error unless it has that format's default value (so a command line can always pass its defaults)."""
     taken: dict[str, object] = {}
     for key, value in options.items():
         if value is None:

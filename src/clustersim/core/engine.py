@@ -1,9 +1,9 @@
 """The event loop's clock: a heap of `(time, event class, sequence, payload)`.
 
 Rule for events at equal times: lower event class first (job ends, then nodes done switching on or off,
-then submissions, then requested calls), then insertion order. The simulation pops every event of an instant
-at once, so the decision process is asked once per instant, after all completions and submissions of that
-instant are applied.
+then submissions, then machines becoming unavailable or available, then requested calls), then insertion
+order. The simulation pops every event of an instant at once, so the decision process is asked once per
+instant, after all completions and submissions of that instant are applied.
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ class EventClass(IntEnum):
     JOB_END = 0
     NODE_SWITCHED = 1
     JOB_SUBMIT = 2
-    CALL = 3
+    MACHINES = 3
+    CALL = 4
 
 
 class TimeTravelError(ClusterSimError):

@@ -53,4 +53,29 @@ class NodesSwitched:
     on: bool
 
 
-Event = JobSubmitted | JobCompleted | RequestedCall | NoMoreJobs | NodesSwitched
+@dataclass(slots=True)
+class MachinesUnavailable:
+    """Machines became unavailable (Batsim's external event `machine_unavailable`): nothing may start on them.
+
+    Jobs already running on them go on, as in Batsim 4.2: ending them is the decision process's choice.
+    """
+
+    resources: IntervalSet
+
+
+@dataclass(slots=True)
+class MachinesAvailable:
+    """Machines became available again (Batsim's external event `machine_available`)."""
+
+    resources: IntervalSet
+
+
+@dataclass(slots=True)
+class NoMoreExternalEvents:
+    """The events file has no more events (Batsim's `no_more_external_event_to_occur`)."""
+
+
+Event = (
+    JobSubmitted | JobCompleted | RequestedCall | NoMoreJobs | NodesSwitched | MachinesUnavailable | MachinesAvailable
+    | NoMoreExternalEvents
+)

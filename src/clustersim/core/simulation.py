@@ -6,7 +6,7 @@ are pushed to sinks as jobs end, so memory follows the jobs alive in the simulat
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from clustersim.core.decisions import (
@@ -27,20 +27,24 @@ from clustersim.core.events import (
     FinalState,
     JobCompleted,
     JobSubmitted,
+    MachinesAvailable,
+    MachinesUnavailable,
+    NoMoreExternalEvents,
     NoMoreJobs,
     RequestedCall,
 )
+from clustersim.core.execution import ExecutionModel, FastExecution
 from clustersim.core.interface import DecisionProcess
 from clustersim.core.nodes import NodeTracker
 from clustersim.core.outcome import JobOutcome, OutcomeSink
 from clustersim.core.power_switching import PowerSwitcher
 from clustersim.core.sharing import shortfall
 from clustersim.core.state import ClusterState, ClusterView, RunningJob
-from clustersim.errors import DecisionError, InputError
+from clustersim.errors import ClusterSimError, DecisionError, InputError
 from clustersim.intervals import IntervalSet
+from clustersim.platform.events import AvailabilityChange
 from clustersim.platform.model import Platform
 from clustersim.workload.job import Job, id_order
-from clustersim.workload.profiles import Delay
 from clustersim.workload.stream import Workload
 
 
@@ -56,7 +60,7 @@ class _Execution:
         self.cancelled = False
 
 
-Payload = _Execution | Job | tuple[tuple[int, ...], bool] | None
+Payload = _Execution | Job | tuple[tuple[int, ...], bool] | AvailabilityChange | None
 
 
 @dataclass
@@ -68,6 +72,8 @@ class RunSummary:
     nb_decision_calls: int = 0
     unfinished: list[str] = field(default_factory=list)
     """Jobs still pending when nothing else could happen: the decision process never started them."""
+    unavailable_seconds: float = 0.0
+    """Machine-seconds spent unavailable, over the periods that ended (Batsim's `time_unavailable`)."""
 
 
 class Simulation:
@@ -82,9 +88,19 @@ class Simulation:
         *,
         nodes: NodeTracker | None = None,
         meter: EnergyMeter | None = None,
+        execution: ExecutionModel | None = None,
+        events: Sequence[AvailabilityChange] = (),
     ):
-        """`nodes` enables power management (switching nodes off and on); `meter` accounts for energy."""
+        """`nodes` enables power management (switching nodes off and on); `meter` accounts for energy;
+        `execution` says how jobs execute (default: the fast model, where a job's end is known at its start);
+        `events` are machines becoming unavailable and available again (Batsim's external events)."""
         self.platform = platform
+        self.execution: ExecutionModel = execution if execution is not None else FastExecution(platform)
+        self.events = events
+        if events and (nodes is not None or meter is not None):
+            raise ClusterSimError("external events (machines unavailable) with power management are not modelled")
+        self._events_left = len(events)
+        self._unavailable_since: dict[int, float] = {}
         self.workload = workload
         self.process = decision_process
         self.sinks = list(sinks)
@@ -115,17 +131,7 @@ class Simulation:
     def run(self) -> RunSummary:
         """Run until no event is left. Sinks are closed even when the run fails, so outputs stay valid."""
         try:
-            self._pull_next_submission()
-            for decision in self.process.begin(self.view) or ():
-                self._apply(decision)
-            queue = self._queue
-            while queue:
-                events = self._apply_instant(queue.pop_instant())
-                if events:
-                    self.state.now = queue.now
-                    self._summary.nb_decision_calls += 1
-                    for decision in self.process.decide(queue.now, events, self.view):
-                        self._apply(decision)
+            self.execution.drive(self._loop)
         finally:
             try:
                 self.process.end(self.view)
@@ -137,6 +143,46 @@ class Simulation:
         self._summary.end_time = self._queue.now
         self._summary.unfinished = list(self.state.pending)
         return self._summary
+
+    @property
+    def summary(self) -> RunSummary:
+        """What happened so far (complete once `run` returns)."""
+        return self._summary
+
+    def _loop(self) -> None:
+        """The event loop: a stepped execution model first runs up to the next event and reports job ends."""
+        self._pull_next_submission()
+        for change in self.events:
+            self._queue.push(change.time, EventClass.MACHINES, change)
+        for decision in self.process.begin(self.view) or ():
+            self._apply(decision)
+        queue = self._queue
+        execution = self.execution
+        stepped = execution.stepped
+        while True:
+            if stepped:
+                for end, key in execution.advance(queue.next_time()):
+                    self._executed(key, end)
+            if not queue:
+                break
+            events = self._apply_instant(queue.pop_instant())
+            if events:
+                self.state.now = queue.now
+                self._summary.nb_decision_calls += 1
+                for decision in self.process.decide(queue.now, events, self.view):
+                    self._apply(decision)
+
+    def _executed(self, key: str, end: float) -> None:
+        """A stepped model says a job's execution is over: it ends successfully, before its walltime."""
+        execution = self._executions.get(key)
+        if execution is None or execution.cancelled:
+            return
+        if execution.state is FinalState.COMPLETED_WALLTIME_REACHED and end >= execution.end:
+            return  # ends exactly at its walltime: the walltime is reached, as in Batsim (delay == walltime)
+        execution.cancelled = True
+        done = _Execution(execution.running, max(end, self._queue.now), FinalState.COMPLETED_SUCCESSFULLY)
+        self._executions[key] = done
+        self._queue.push(done.end, EventClass.JOB_END, done)
 
     # -- events ------------------------------------------------------------------------------------------
 
@@ -160,6 +206,9 @@ class Simulation:
             elif kind is EventClass.NODE_SWITCHED:
                 assert isinstance(payload, tuple)
                 events.append(self._power.switched(*payload))
+            elif kind is EventClass.MACHINES:
+                assert isinstance(payload, AvailabilityChange)
+                events.extend(self._availability(payload))
             else:
                 events.append(RequestedCall(self._queue.now))
         return events
@@ -190,6 +239,22 @@ class Simulation:
             events.append(NoMoreJobs())
         return events
 
+    def _availability(self, change: AvailabilityChange) -> list[Event]:
+        """Machines become unavailable (nothing may start there; running jobs go on) or available again."""
+        state, now, resources = self.state, self._queue.now, change.resources
+        since = self._unavailable_since
+        event: Event
+        if change.available:
+            back = state.make_available(resources)
+            self._summary.unavailable_seconds += sum(now - since.pop(unit) for unit in back)
+            event = MachinesAvailable(resources)
+        else:
+            for unit in state.make_unavailable(resources):
+                since[unit] = now
+            event = MachinesUnavailable(resources)
+        self._events_left -= 1
+        return [event] if self._events_left else [event, NoMoreExternalEvents()]
+
     def _pull_next_submission(self) -> None:
         self._lookahead = next(self._jobs, None)
         self._schedule_lookahead()
@@ -209,12 +274,14 @@ class Simulation:
     def _end(self, execution: _Execution) -> JobCompleted:
         running = execution.running
         key = running.job.key
+        if execution.state is FinalState.COMPLETED_WALLTIME_REACHED and self.execution.stepped:
+            self.execution.cancel(key)
         del self._executions[key]
         del self.state.running[key]
         if running.job.request is not None:
             self._end_pod(running)
         else:
-            self.state.free = self.state.free | running.resources
+            self.state.release(running.resources)
             if self.state.nodes is not None:
                 self.state.nodes.release(running.resources, self._queue.now)
         return self._completed(running, execution)
@@ -278,6 +345,9 @@ class Simulation:
         remaining = free - resources
         if len(remaining) != len(free) - len(resources):
             busy = resources - free
+            down = busy & self.state.unavailable
+            if down:
+                raise DecisionError(d, f"resources {down} are unavailable (an external event made them so)")
             raise DecisionError(d, f"resources {busy} are not free (free: {free or 'none'})")
         now = self._queue.now
         del self.state.pending[job.key]
@@ -322,15 +392,19 @@ class Simulation:
         self._launch(running)
 
     def _launch(self, running: RunningJob) -> None:
-        """Schedule the end of a started job: its profile's run time, or its walltime if shorter."""
+        """Schedule the end of a started job: its run time, or its walltime if shorter.
+
+        When the execution model reports ends later (stepped), only the walltime is scheduled here.
+        """
         job, now = running.job, running.start
-        profile = job.profile
-        if type(profile) is Delay:
-            runtime = profile.seconds
-        else:
-            runtime = profile.runtime(job.nb_res, self.platform.min_speed(running.resources))
+        runtime = self.execution.start(running)
         walltime = job.walltime
-        if walltime is not None and runtime > walltime:
+        if runtime is None:
+            if walltime is None:  # no end event until the model reports one
+                self._executions[job.key] = _Execution(running, float("inf"), FinalState.COMPLETED_SUCCESSFULLY)
+                return
+            execution = _Execution(running, now + walltime, FinalState.COMPLETED_WALLTIME_REACHED)
+        elif walltime is not None and runtime > walltime:
             execution = _Execution(running, now + walltime, FinalState.COMPLETED_WALLTIME_REACHED)
         else:
             execution = _Execution(running, now + runtime, FinalState.COMPLETED_SUCCESSFULLY)
@@ -349,6 +423,7 @@ class Simulation:
         if d.state is FinalState.REJECTED:
             raise DecisionError(d, "a running job cannot end REJECTED")
         execution.cancelled = True
+        self.execution.cancel(d.job_key)
         killed = _Execution(execution.running, self._queue.now, d.state)
         self._executions[d.job_key] = killed
         self._queue.push(killed.end, EventClass.JOB_END, killed)

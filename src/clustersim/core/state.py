@@ -72,11 +72,12 @@ class SharedView(Protocol):
 class ClusterState:
     """Free resources, the queue of pending jobs (in queue order) and the running jobs.
 
-    `free` holds the units no job holds on nodes that are on. `nodes` is the per-node state, kept only when
-    power management is on (it costs time on every job start and end).
+    `free` holds the units no job holds on nodes that are on and available. `nodes` is the per-node state, kept
+    only when power management is on (it costs time on every job start and end). `unavailable` holds the units
+    of machines made unavailable by external events (a job may still be running there).
     """
 
-    __slots__ = ("free", "meter", "nodes", "now", "pending", "platform", "running", "shared")
+    __slots__ = ("free", "meter", "nodes", "now", "pending", "platform", "running", "shared", "unavailable")
 
     def __init__(self, platform: Platform, nodes: NodeTracker | None = None):
         self.platform = platform
@@ -87,6 +88,27 @@ class ClusterState:
         self.free: IntervalSet = platform.all_resources
         self.pending: dict[str, Job] = {}
         self.running: dict[str, RunningJob] = {}
+        self.unavailable = IntervalSet()
+
+    def release(self, resources: IntervalSet) -> None:
+        """A job gave its units back: those on available machines are free again."""
+        unavailable = self.unavailable
+        self.free = self.free | (resources - unavailable if unavailable else resources)
+
+    def make_unavailable(self, resources: IntervalSet) -> IntervalSet:
+        """Machines become unavailable (running jobs go on); returns the units that were available until now."""
+        newly = resources - self.unavailable
+        self.unavailable = self.unavailable | resources
+        self.free = self.free - resources
+        return newly
+
+    def make_available(self, resources: IntervalSet) -> IntervalSet:
+        """Machines become available again; those no running job holds are free. Returns the units back."""
+        back = resources & self.unavailable
+        self.unavailable = self.unavailable - resources
+        held = IntervalSet([i for running in self.running.values() for i in running.resources.intervals])
+        self.free = self.free | (back - held)
+        return back
 
 
 class ClusterView:
@@ -112,6 +134,11 @@ class ClusterView:
     def free(self) -> IntervalSet:
         """The allocation units no running job holds, on nodes that are on."""
         return self._state.free
+
+    @property
+    def unavailable(self) -> IntervalSet:
+        """The units of machines that are unavailable (external events): no job may start there."""
+        return self._state.unavailable
 
     @property
     def consumed_energy(self) -> float | None:

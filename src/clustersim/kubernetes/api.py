@@ -7,9 +7,11 @@ Stdlib only (ThreadingHTTPServer, HTTP/1.1 keep-alive, TCP_NODELAY: without it e
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import re
 import socket
+import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -18,9 +20,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
 from clustersim.errors import InputError
+from clustersim.kubernetes.events import core_event, in_simulated_time
 from clustersim.kubernetes.facade import Action, ApiError, KubeFacade
 from clustersim.kubernetes.feeds import Feed, Watcher, encode
-from clustersim.kubernetes.manifests import pod_template
+from clustersim.kubernetes.manifests import DURATION_ANNOTATION, pod_template
 from clustersim.kubernetes.objects import timestamp
 from clustersim.kubernetes.pages import InvalidToken, ListPages
 from clustersim.kubernetes.resources import (
@@ -219,14 +222,22 @@ class Api:
             meta["name"] = f"{meta['generateName']}{self._generated:05d}"
         if request.resource.namespaced:
             meta["namespace"] = request.namespace or meta.get("namespace") or "default"
-        meta.setdefault("creationTimestamp", timestamp(self.facade.now()))
+        now = self.facade.now()
+        if not meta.get("creationTimestamp"):  # a client's `null` too: the server sets it
+            meta["creationTimestamp"] = timestamp(now)
         obj["metadata"] = meta
         obj.setdefault("kind", request.resource.kind)
         obj.setdefault("apiVersion", request.resource.group_version)
+        resource = request.resource
+        if resource.plural == "events":
+            obj = in_simulated_time(obj, now)
         with self.store.cond:
-            if self.store.get(request.resource.key, str(meta.get("namespace", "")), str(meta["name"])) is not None:
-                return 409, status(409, "AlreadyExists", f"{request.resource.plural} \"{meta['name']}\" already exists")
-            return 201, self.store.write(request.resource.key, "ADDED", obj)
+            if self.store.get(resource.key, str(meta.get("namespace", "")), str(meta["name"])) is not None:
+                return 409, status(409, "AlreadyExists", f"{resource.plural} \"{meta['name']}\" already exists")
+            if resource.key == "events.events.k8s.io" and self.store.get("events", str(meta.get("namespace", "")),
+                                                                          str(meta["name"])) is None:
+                self.store.write("events", "ADDED", core_event(obj, now))
+            return 201, self.store.write(resource.key, "ADDED", obj)
 
     def update(self, request: Request) -> tuple[int, object]:
         with self.store.cond:
@@ -241,14 +252,23 @@ class Api:
                                    "to the latest version and try again")
             meta.update({k: metadata(current)[k] for k in ("uid", "creationTimestamp", "namespace")
                          if k in metadata(current)})
-            return 200, self.store.write(request.resource.key, "MODIFIED", {**request.body, "metadata": meta})
+            written = self.store.write(request.resource.key, "MODIFIED", {**request.body, "metadata": meta})
+        return self._node_changed(request, written)
 
     def patch(self, request: Request) -> tuple[int, object]:
         with self.store.cond:
             current = self.store.get(request.resource.key, request.namespace, request.name)
             if current is None:
                 return 404, status(404, "NotFound", f"{request.resource.plural} \"{request.name}\" not found")
-            return 200, self.store.write(request.resource.key, "MODIFIED", _merge(current, request.body))
+            written = self.store.write(request.resource.key, "MODIFIED", _merge(current, request.body))
+        return self._node_changed(request, written)
+
+    def _node_changed(self, request: Request, written: Obj) -> tuple[int, object]:
+        """A Node changed through the API (cordon, labels, taints): the simulated cluster follows."""
+        if request.resource.key != "nodes":
+            return 200, written
+        code, _ = self._run(self.facade.node_changed(written), 200)
+        return code, written
 
     def delete(self, request: Request) -> tuple[int, object]:
         with self.store.cond:
@@ -285,6 +305,9 @@ class Api:
             return 422, status(422, "Invalid", str(error))
         if not template.spec.name:
             return 422, status(422, "Invalid", "metadata.name: Required value")
+        if template.duration <= 0:  # a simulated pod must say how long it runs: it would end as it starts
+            return 422, status(422, "Invalid", f"metadata.annotations[{DURATION_ANNOTATION}]: Required value: "
+                               "the pod's simulated run time (e.g. 170s, 2m30s), greater than 0")
         action = self.facade.create_pod(template.spec.namespace, template.spec, template.request, template.duration)
         return self._run(action, 201)
 
@@ -337,6 +360,8 @@ class Api:
             watcher = Watcher(feed.end)
         timeout = min(float(request.query.get("timeoutSeconds", WATCH_TIMEOUT)), WATCH_TIMEOUT)
         bookmarks = request.query.get("allowWatchBookmarks") == "true"
+        if request.table:  # `kubectl get -w`: each object as a one-row Table, its age in simulated time
+            request = dataclasses.replace(request, write=self._tables(request))
         try:
             request.start()
             if lines:
@@ -345,6 +370,23 @@ class Api:
         finally:
             with store.cond:
                 store.unfeed(resource.key, feed, watcher)
+
+    def _tables(self, request: Request) -> Callable[[bytes], None]:
+        """A writer turning watch lines into lines whose object is a Table (as kube-apiserver serves as=Table)."""
+        kind, write = request.resource.kind, request.write
+
+        def tables(data: bytes) -> None:
+            lines = []
+            for line in data.splitlines():
+                event = json.loads(line)
+                obj = event.get("object")
+                if event.get("type") in ("ADDED", "MODIFIED", "DELETED") and isinstance(obj, dict):
+                    rv = int(metadata(obj).get("resourceVersion") or 0)  # type: ignore[call-overload]
+                    event["object"] = table(kind, [obj], rv, self.facade.now())
+                lines.append(encode(str(event.get("type")), event.get("object")))
+            write(b"".join(lines))
+
+        return tables
 
     def _stream(self, request: Request, feed: Feed, watcher: Watcher, deadline: float, bookmarks: bool) -> None:
         """Write what the feed gained since the last write, in one chunk; sleep on the watcher's own event."""
@@ -452,8 +494,14 @@ class _Handler(BaseHTTPRequestHandler):
             try:
                 decoded = json.loads(self.rfile.read(length))
             except ValueError:
-                self._send(415, status(415, "UnsupportedMediaType", "the body must be JSON "
-                                       "(run kube-scheduler with --kube-api-content-type=application/json)"))
+                message = ("the body must be JSON (run kube-scheduler with --kube-api-content-type=application/json"
+                           " or clientConnection.contentType: application/json)")
+                if not self.server.warned_media:  # said once: a scheduler on protobuf fails every binding
+                    self.server.warned_media = True
+                    print(f"clustersim: error: {self.command} {url.path}: Content-Type "
+                          f"{self.fields.get('content-type', '?')}: {message}", file=sys.stderr, flush=True)
+                self.server.api.facade.refused(unreadable=True)
+                self._send(415, status(415, "UnsupportedMediaType", message))
                 return
             body = decoded if isinstance(decoded, dict) else {"items": decoded}
         streaming = [False]
@@ -511,6 +559,7 @@ class _Server(ThreadingHTTPServer):
     def __init__(self, address: tuple[str, int], api: Api):
         super().__init__(address, _Handler)
         self.api = api
+        self.warned_media = False
 
 
 class ApiServer:

@@ -27,7 +27,7 @@ from clustersim.platform.model import Platform
 from clustersim.policies.kube.framework import PodInfo
 from clustersim.policies.kube.policy import KubePolicy
 from clustersim.workload.job import Job
-from clustersim.workload.pods import PodSpec, make_pod, pod_spec
+from clustersim.workload.pods import PodSpec, Taint, make_pod, pod_spec
 
 
 class ApiError(Exception):
@@ -53,6 +53,8 @@ class Command:
     error: ApiError | None = None
 
 
+UNSCHEDULABLE_TAINT = "node.kubernetes.io/unschedulable"
+"""A cordoned node (`spec.unschedulable`) is filtered as if it had this NoSchedule taint, as kube-scheduler does."""
 _FINAL_PHASE = {FinalState.COMPLETED_SUCCESSFULLY: "Succeeded"}
 TERMINATED_POD_GC_THRESHOLD = 12_500
 """kube-controller-manager's --terminated-pod-gc-threshold: beyond it the oldest finished pods are deleted, so
@@ -74,11 +76,17 @@ class KubeFacade:
         self._keys: dict[tuple[str, str], str] = {}
         self._names: dict[str, tuple[str, str]] = {}
         self._reported: dict[str, int] = {}
-        self._deleted: set[str] = set()
+        self._killing: str | None = None
+        """The running pod the current DELETE kills."""
+        self._deleting: dict[str, Command] = {}
+        """DELETEs of running pods, answered once the core has freed their resources."""
         self._epoch = 0
         self._now = 0.0
         self._step = self.control.base_timestep
-        self._last_progress = time.monotonic()
+        self._last_progress = self._last_binding = time.monotonic()
+        self._unwatched_since: float | None = None
+        self._unreadable = False
+        """A binding came in a format the facade cannot read (protobuf), and none has succeeded since."""
         self._filters = KubePolicy(percentage_of_nodes_to_score=100)
         self._finished = threading.Event()
         self._lock = threading.Lock()
@@ -119,9 +127,10 @@ class KubeFacade:
             clock = time.monotonic()
             if settled and clock - start >= control.min_delay:
                 break
-            if "pods" not in self.store.watched:
-                waiting_since = clock  # no scheduler watches pods yet: no timeout may move time on without it
-            if not settled and control.timeout and clock - waiting_since >= control.timeout:
+            if self._holding(clock):
+                waiting_since = clock  # no scheduler watches pods: no timeout may move time on without it
+            if (not settled and control.timeout and clock - waiting_since >= control.timeout
+                    and not self._backing_off(view, clock)):
                 break
             if not settled:
                 self._check_deadlock(view)
@@ -133,8 +142,10 @@ class KubeFacade:
             except queue.Empty:
                 continue
             yield from self._execute(command, view)
-            while not self.commands.empty():  # a burst of requests: take them all before re-checking
+            while not self.commands.empty() and not self._deleting:  # a burst: take them all before re-checking
                 yield from self._execute(self.commands.get_nowait(), view)
+            if self._deleting:
+                return  # a pod was killed: the core frees its resources at this same instant, then calls again
         if self.nb_bindings > bound_before:
             self._step = control.base_timestep
         busy = bool(view.pending) or bool(view.running)
@@ -191,12 +202,23 @@ class KubeFacade:
         except ApiError as error:
             command.error = error
         finally:
-            command.done.set()
+            if self._killing is None:
+                command.done.set()
+            else:  # answered when the kill has freed the pod's resources (`_completed`)
+                self._deleting[self._killing] = command
+                self._killing = None
 
     def bind(self, namespace: str, name: str, node_name: str) -> Action:
         """POST pods/{name}/binding: the core starts the pod on the node, or the binding is refused."""
 
         def action(view: ClusterView | None) -> Iterator[Decision]:
+            try:
+                yield from attempt(view)
+            except ApiError:
+                self.refused()
+                raise
+
+        def attempt(view: ClusterView | None) -> Iterator[Decision]:
             key, pod = self._pod(namespace, name)
             if view is None:
                 raise ApiError(409, "Conflict", "the simulation is over: no pod can be bound")
@@ -217,11 +239,20 @@ class KubeFacade:
                                f"insufficient {', '.join(missing)}")
             yield StartJob(key, IntervalSet.from_ids([unit]))
             self.nb_bindings += 1
-            self._last_progress = time.monotonic()
+            self._last_progress = self._last_binding = time.monotonic()
+            self._unreadable = False
             self._reported.pop(key, None)
             self._last_result = self._bound(pod, node_name)
 
         return action
+
+    def refused(self, unreadable: bool = False) -> None:
+        """A binding was refused (by the core, or `unreadable`: not JSON): the scheduler had reserved room for the
+        pod and now gives it up, so its reports since the last change of the cluster may be stale: they settle
+        no more. After an unreadable one nothing settles until a binding succeeds: the scheduler cannot bind."""
+        with self._lock:
+            self._epoch += 1
+            self._unreadable = self._unreadable or unreadable
 
     def _bound(self, pod: Obj, node_name: str) -> Obj:
         now = timestamp(self._now)
@@ -234,7 +265,10 @@ class KubeFacade:
         old = pod.get("status")
         qos = old.get("qosClass", "Burstable") if isinstance(old, Mapping) else "Burstable"
         status = {"phase": "Running", "conditions": conditions, "hostIP": "10.0.0.1", "podIP": "10.1.0.1",
-                  "startTime": now, "qosClass": qos}
+                  "startTime": now, "qosClass": qos, "containerStatuses": [{
+                      "name": "main", "ready": True, "started": True, "restartCount": 0, "image": "clustersim/delay",
+                      "imageID": "", "containerID": f"clustersim://{pod['metadata']['name']}",  # type: ignore[index]
+                      "state": {"running": {"startedAt": now}}}]}
         new = {**pod, "spec": spec, "status": status, "metadata": dict(metadata(pod))}
         with self.store.cond:
             return self.store.write("pods", "MODIFIED", new)
@@ -259,7 +293,7 @@ class KubeFacade:
                 conditions = changes.get("conditions")
                 for condition in conditions if isinstance(conditions, list) else []:
                     if (isinstance(condition, Mapping) and condition.get("type") == "PodScheduled"
-                            and condition.get("status") == "False"):
+                            and condition.get("status") == "False" and condition.get("reason") != "SchedulerError"):
                         self._reported[key] = self._epoch
                         self._last_progress = time.monotonic()
             with self.store.cond:
@@ -284,23 +318,53 @@ class KubeFacade:
 
         return action
 
+    def node_changed(self, node: Obj) -> Action:
+        """A Node written through the API (kubectl cordon, label, taint): the settle logic's filters follow its
+        labels and taints (a cordon is the NoSchedule taint kube-scheduler's NodeUnschedulable plugin checks),
+        and the cluster counts as changed."""
+
+        def action(view: ClusterView | None) -> Iterator[Decision]:
+            meta, spec = metadata(node), node.get("spec")
+            labels = meta.get("labels")
+            taints = []
+            for taint in (spec.get("taints") or []) if isinstance(spec, Mapping) else []:
+                if isinstance(taint, Mapping):
+                    taints.append(Taint(str(taint.get("key", "")), str(taint.get("value") or ""),
+                                        str(taint.get("effect") or "NoSchedule")))
+            if isinstance(spec, Mapping) and spec.get("unschedulable"):
+                taints.append(Taint(UNSCHEDULABLE_TAINT))
+            self._filters.relabel(str(meta.get("name", "")), dict(labels) if isinstance(labels, Mapping) else {},
+                                  tuple(taints))
+            self._epoch += 1
+            self._last_result = node
+            return
+            yield
+
+        return action
+
     def delete_pod(self, namespace: str, name: str) -> Action:
-        """DELETE pods/{name}: a pending pod is rejected, a running one killed; the object goes at once."""
+        """DELETE pods/{name}: a pending pod is rejected and goes at once; a running one is killed, and goes (and
+        the DELETE is answered) once the core has freed its resources, so that a binding the scheduler makes on
+        hearing of the deletion finds them free."""
 
         def action(view: ClusterView | None) -> Iterator[Decision]:
             key, pod = self._pod(namespace, name)
+            if view is not None and key in view.running:
+                self._killing = key
+                yield KillJob(key)
+                return
             if view is not None and key in view.pending:
                 yield RejectJob(key)
-            elif view is not None and key in view.running:
-                self._deleted.add(key)
-                yield KillJob(key)
-            with self.store.cond:
-                gone = self.store.remove("pods", namespace, name)
-            self._keys.pop((namespace, name), None)
-            self._reported.pop(key, None)
-            self._last_result = gone or pod
+            self._last_result = self._remove(key, namespace, name) or pod
 
         return action
+
+    def _remove(self, key: str, namespace: str, name: str) -> Obj | None:
+        with self.store.cond:
+            gone = self.store.remove("pods", namespace, name)
+        self._keys.pop((namespace, name), None)
+        self._reported.pop(key, None)
+        return gone
 
     # -- publication -------------------------------------------------------------------------------------
 
@@ -329,8 +393,12 @@ class KubeFacade:
 
     def _completed(self, job: Job, state: FinalState, now: float) -> None:
         name = self._names.pop(job.key, None)
-        if name is None or job.key in self._deleted:
-            self._deleted.discard(job.key)
+        deleting = self._deleting.pop(job.key, None)
+        if deleting is not None and name is not None:
+            deleting.result = self._remove(job.key, *name) or {}
+            deleting.done.set()
+            return
+        if name is None:
             return
         self._keys.pop(name, None)
         with self.store.cond:
@@ -342,11 +410,12 @@ class KubeFacade:
             status["phase"] = phase
             status["conditions"] = [dict(c, status="False") if c["type"] in ("Ready", "ContainersReady") else c
                                     for c in status.get("conditions", [])]
-            status["containerStatuses"] = [{"name": "main", "ready": False, "restartCount": 0, "image": "",
-                                            "imageID": "", "state": {"terminated": {
+            started = status.get("startTime", timestamp(now))
+            status["containerStatuses"] = [{"name": "main", "ready": False, "started": False, "restartCount": 0,
+                                            "image": "clustersim/delay", "imageID": "", "state": {"terminated": {
                                                 "exitCode": 0 if phase == "Succeeded" else 1,
                                                 "reason": "Completed" if phase == "Succeeded" else "Error",
-                                                "finishedAt": timestamp(now)}}}]
+                                                "startedAt": started, "finishedAt": timestamp(now)}}}]
             self.store.write("pods", "MODIFIED", {**pod, "status": status, "metadata": dict(metadata(pod))})
             terminated = self._terminated
             terminated.append(name)
@@ -365,30 +434,63 @@ class KubeFacade:
 
     def _settled(self, view: ClusterView) -> bool:
         """Every pending pod is reported since the last change, or reported before and fits no node now."""
-        epoch = self._epoch
+        if self._unreadable and view.pending:
+            return False
         fits: dict[tuple[object, ...], bool] = {}
         for key, job in view.pending.items():
             reported = self._reported.get(key)
             if reported is None:
                 return False
-            if reported == epoch or job.request is None:
-                continue
-            pod = PodInfo(key, job.request, pod_spec(job), job.submit_time, 0)
-            signature = pod.signature
-            fit = fits.get(signature)
-            if fit is None:
-                fit = fits[signature] = self._filters.place(pod, view)[0] is not None
-            if fit:
+            if reported != self._epoch and self._fits(key, job, view, fits):
                 return False
         return True
 
+    def _fits(self, key: str, job: Job, view: ClusterView, cache: dict[tuple[object, ...], bool]) -> bool:
+        """The pod fits some node now (the kube filters decide; `cache` by pod signature)."""
+        if job.request is None:
+            return False
+        pod = PodInfo(key, job.request, pod_spec(job), job.submit_time, 0)
+        signature = pod.signature
+        fit = cache.get(signature)
+        if fit is None:
+            fit = cache[signature] = self._filters.place(pod, view)[0] is not None
+        return fit
+
+    def _holding(self, clock: float) -> bool:
+        """No client watches pods (a scheduler not started yet, or restarting): time holds, for the deadlock
+        timeout at most, so that a scheduler outage of any length leaves the schedule unchanged."""
+        if self.store.watching("pods"):
+            self._unwatched_since = None
+            return False
+        if self._unwatched_since is None:
+            self._unwatched_since = clock
+        limit = self.control.deadlock_timeout
+        return not limit or clock - self._unwatched_since < limit
+
+    def _backing_off(self, view: ClusterView, clock: float) -> bool:
+        """A pod that fits a node now is not bound yet: the scheduler is only waiting out its backoff (wall-clock
+        seconds in kube-scheduler), so time must not move on without it; for the deadlock timeout at most."""
+        limit = self.control.deadlock_timeout
+        if limit and clock - self._last_progress >= limit:
+            return False
+        fits: dict[tuple[object, ...], bool] = {}
+        return any(self._reported.get(key) != self._epoch and self._fits(key, job, view, fits)
+                   for key, job in view.pending.items())
+
     def _check_deadlock(self, view: ClusterView) -> None:
-        idle = time.monotonic() - self._last_progress
-        if self.control.deadlock_timeout and idle > self.control.deadlock_timeout and not view.running:
+        """Pods wait, none runs, and the scheduler did nothing useful for the deadlock timeout: reports count
+        unless a pod fits now (then only a binding does: a scheduler whose bindings all fail is stuck too)."""
+        clock = time.monotonic()
+        limit = self.control.deadlock_timeout
+        if not limit or view.running or clock - self._last_binding <= limit:
+            return
+        fits: dict[tuple[object, ...], bool] = {}
+        stuck = any(self._fits(key, job, view, fits) for key, job in view.pending.items())
+        if stuck or clock - self._last_progress > limit:
             raise DeadlockError(
                 f"deadlock at t={self._now:g}: {len(view.pending)} pod(s) pending, none running, and the scheduler "
-                f"has neither bound nor reported a pod for {self.control.deadlock_timeout:g} s of wall time "
-                f"(is a scheduler running with the pods' schedulerName?)"
+                f"has bound no pod{'' if stuck else ' nor reported one'} for {limit:g} s of wall time"
+                f"{' though some fit' if stuck else ''} (is a scheduler running with the pods' schedulerName?)"
             )
 
     def explain(self) -> str:

@@ -1,7 +1,8 @@
 """The API resources the facade serves, and the discovery documents that describe them.
 
 The 14 resources an unmodified kube-scheduler v1.26 lists and watches are all here (measured, see
-docs/kubernetes.md); most stay empty lists. Events and leases are stored as clients write them.
+docs/kubernetes.md), and the 4 more of v1.34 (volume attachments; dynamic resource allocation's claims, slices
+and device classes, GA in v1.34); most stay empty lists. Events and leases are stored as clients write them.
 """
 
 from __future__ import annotations
@@ -46,6 +47,10 @@ RESOURCES = (
     ResourceType("apps", "v1", "replicasets", "ReplicaSet", True, ("rs",)),
     ResourceType("apps", "v1", "statefulsets", "StatefulSet", True, ("sts",)),
     ResourceType("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", True, ("pdb",)),
+    ResourceType("storage.k8s.io", "v1", "volumeattachments", "VolumeAttachment", False),
+    ResourceType("resource.k8s.io", "v1", "resourceclaims", "ResourceClaim", True),
+    ResourceType("resource.k8s.io", "v1", "resourceslices", "ResourceSlice", False),
+    ResourceType("resource.k8s.io", "v1", "deviceclasses", "DeviceClass", False),
     ResourceType("events.k8s.io", "v1", "events", "Event", True, ("ev",)),
     ResourceType("coordination.k8s.io", "v1", "leases", "Lease", True),
 )

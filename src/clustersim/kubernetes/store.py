@@ -63,8 +63,6 @@ class Store:
         self.closed = False
         self.watchers = 0
         """Open watch streams (they pace themselves by it)."""
-        self.watched: set[str] = set()
-        """Resources some client has watched: the facade lets time run on timeouts once pods are watched."""
 
     def feed(self, resource: str, namespace: str, selectors: tuple[str, str], fields: Match, labels: Match) -> Feed:
         """The shared feed of one watch view (made on first use), joined by one more watcher. Hold `cond`."""
@@ -75,7 +73,6 @@ class Store:
             found = feeds[key] = Feed(namespace, fields, labels, self._history)
         found.watchers += 1
         self.watchers += 1
-        self.watched.add(resource)
         return found
 
     def unfeed(self, resource: str, feed: Feed, watcher: Watcher) -> None:
@@ -87,6 +84,10 @@ class Store:
             for key, value in list(feeds.items()):
                 if value is feed:
                     del feeds[key]
+
+    def watching(self, resource: str) -> bool:
+        """Some client watches `resource` now (the facade holds time while no scheduler watches pods)."""
+        return bool(self._feeds.get(resource))
 
     def close(self) -> None:
         """Stop every watch: they see `closed` once woken."""

@@ -50,10 +50,19 @@ COLUMNS: dict[str, list[Column]] = {
     "Pod": [_NAME, ("Ready", "string", 0, _ready), ("Status", "string", 0, _pod_status),
             ("Restarts", "integer", 0, lambda o, now: 0), _AGE,
             ("IP", "string", 1, lambda o, now: _get(o, "status", "podIP") or "<none>"),
-            ("Node", "string", 1, lambda o, now: _get(o, "spec", "nodeName") or "<none>")],
+            ("Node", "string", 1, lambda o, now: _get(o, "spec", "nodeName") or "<none>"),
+            ("Nominated Node", "string", 1, lambda o, now: _get(o, "status", "nominatedNodeName") or "<none>"),
+            ("Readiness Gates", "string", 1, lambda o, now: "<none>")],
     "Node": [_NAME, ("Status", "string", 0, lambda o, now: "Ready"), ("Roles", "string", 0, lambda o, now: "<none>"),
-             _AGE, ("Version", "string", 0, lambda o, now: _get(o, "status", "nodeInfo", "kubeletVersion"))],
+             _AGE, ("Version", "string", 0, lambda o, now: _get(o, "status", "nodeInfo", "kubeletVersion")),
+             ("Internal-IP", "string", 1, lambda o, now: "<none>"),
+             ("External-IP", "string", 1, lambda o, now: "<none>"),
+             ("OS-Image", "string", 1, lambda o, now: _get(o, "status", "nodeInfo", "osImage")),
+             ("Kernel-Version", "string", 1, lambda o, now: _get(o, "status", "nodeInfo", "kernelVersion") or "<none>"),
+             ("Container-Runtime", "string", 1,
+              lambda o, now: _get(o, "status", "nodeInfo", "containerRuntimeVersion"))],
 }
+"""kube-apiserver's columns; priority 1 ones are shown by `kubectl get -o wide` only."""
 
 
 def table(kind: str, items: list[Obj], rv: int, now: float) -> Obj:

@@ -47,7 +47,6 @@ def load_platform(
 ) -> Platform:
     """Read a platform file of any registered format (or of `format`); `host_order` numbers SimGrid hosts in
     document order or by name (as Batsim with SimGrid >= 3.25 does)."""
-    readers = PLATFORM_READERS.items()
-    chosen = format or platform_format(path)
-    options = format_options(readers, chosen, path, {"order": host_order})
-    return PLATFORM_READERS.get(chosen).read(path, **options)
+    reader = PLATFORM_READERS.get(format or platform_format(path))
+    options = format_options(PLATFORM_READERS.items(), reader, path, {"order": host_order})
+    return reader.read(path, **options)

@@ -13,8 +13,9 @@ A speed may be a power-state list (`100Mf, 50Mf, 20Mf`): the node runs at the st
 `pstate` attribute (the first one by default) and the whole list is kept in the `speeds` property (flop/s,
 comma-separated) for the energy model.
 
-Links, routes, backbones and other elements are parsed and ignored (clustersim has no network model): the
-reader emits exactly one `IgnoredPlatformElements` warning per file that lists what it ignored.
+Links, routes, backbones and other elements are parsed and left out of the `Platform`: the fast platform
+model ignores them, the simgrid one (clustersim.core.simgrid_execution) hands the file itself to SimGrid. The
+reader emits exactly one `IgnoredPlatformElements` warning per file that lists what it left out.
 Errors name the line and, for a bad or missing attribute, the element and the attribute.
 """
 
@@ -84,7 +85,8 @@ def read_simgrid_platform(path: StrPath, *, order: Literal["document", "name"] =
     if reader.ignored:
         listed = ", ".join(f"{count} <{tag}>" for tag, count in sorted(reader.ignored.items()))
         warnings.warn(
-            f"{source}: ignored {listed} (clustersim reads hosts only; it has no network model)",
+            f"{source}: ignored {listed} (the fast platform model reads hosts only; "
+            "--platform-model simgrid simulates the network)",
             IgnoredPlatformElements,
             stacklevel=2,
         )

@@ -145,8 +145,19 @@ class ScheduleMetrics:
             )
         return row
 
-    def write(self, path: Path | str, wall_clock: WallClock | None = None, energy: EnergySummary | None = None) -> None:
+    def write(
+        self,
+        path: Path | str,
+        wall_clock: WallClock | None = None,
+        energy: EnergySummary | None = None,
+        unavailable_seconds: float | None = None,
+    ) -> None:
+        """Write schedule.csv; `time_unavailable` is a column only when machines could be unavailable."""
         row = self.as_row(wall_clock, energy)
+        if unavailable_seconds is not None:
+            utilisation = row.pop("utilisation")
+            row["time_unavailable"] = fmt(unavailable_seconds)
+            row["utilisation"] = utilisation
         with open(path, "w", newline="", encoding="utf-8") as f:
             writer = csv.writer(f, lineterminator="\n")
             writer.writerow(row.keys())

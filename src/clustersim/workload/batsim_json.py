@@ -28,7 +28,7 @@ from clustersim._io.documents import load_document
 from clustersim._io.fields import Checker, child, describe, item, listing
 from clustersim._io.textfile import StrPath
 from clustersim.workload.job import Job, id_order
-from clustersim.workload.profiles import Composed, Delay, Parallel, ParallelHomogeneous, Profile
+from clustersim.workload.profiles import Composed, Delay, Parallel, ParallelHomogeneous, Profile, communicates
 from clustersim.workload.stream import Workload
 
 # The keys each profile type interprets; other keys are extra data.
@@ -72,7 +72,11 @@ def parse_batsim_workload(document: object, *, source: str = "<memory>", name: s
         seen.add(job.key)
     jobs.sort(key=lambda j: (j.submit_time, id_order(j.id), j.workload))
     header = {k: str(v) for k, v in top.items() if k not in ("jobs", "profiles", "nb_res") and _scalar(v)}
-    return Workload(name=name, jobs=iter(jobs), source=source, nb_res=nb_res, header=header)
+    used = {id(job.profile): job.profile for job in jobs}.values()
+    return Workload(
+        name=name, jobs=iter(jobs), source=source, nb_res=nb_res, header=header,
+        communicates=any(communicates(profile) for profile in used),
+    )
 
 
 def _job(entry: object, index: int, workload: str, profiles: _Profiles, check: Checker) -> Job:
@@ -231,6 +235,7 @@ class _Profiles:
         if not cpu:
             check.fail(cpu_field, "expected a non-empty list of flop amounts, one per task")
         flops = tuple(check.number(v, item(cpu_field, i), 0) for i, v in enumerate(cpu))
+        comm: tuple[float, ...] = ()
         if "com" in spec:
             com_field = child(field, "com")
             com = check.sequence(spec["com"], com_field)
@@ -239,9 +244,8 @@ class _Profiles:
                     com_field,
                     f"expected {len(cpu) ** 2} byte amounts ({len(cpu)}x{len(cpu)}), got {len(com)}",
                 )
-            for i, v in enumerate(com):
-                check.number(v, item(com_field, i), 0)
-        return Parallel(flops)
+            comm = tuple(check.number(v, item(com_field, i), 0) for i, v in enumerate(com))
+        return Parallel(flops, comm if any(comm) else ())
 
     def _composed(
         self, name: str, spec: Mapping[str, object], field: str, res: int, stack: list[str]

@@ -109,7 +109,9 @@ def profile_entry(profile: Profile, part_name: Callable[[Profile], str]) -> dict
                 "com": json_number(profile.comm_bytes)}
     if isinstance(profile, Parallel):
         tasks = len(profile.flops)
-        return {"type": "parallel", "cpu": [json_number(f) for f in profile.flops], "com": [0] * (tasks * tasks)}
+        comm = profile.comm or (0.0,) * (tasks * tasks)
+        return {"type": "parallel", "cpu": [json_number(f) for f in profile.flops],
+                "com": [json_number(float(b)) for b in comm]}
     return {"type": "composed", "repeat": profile.repeat, "seq": [part_name(part) for part in profile.sequence]}
 
 

@@ -45,10 +45,8 @@ def load_workload(
     Asking another format for a non-default SWF option is an error rather than silently ignored; the defaults
     themselves are accepted, so a command line can always pass them.
     """
-    readers = WORKLOAD_READERS.items()
-    chosen = format or workload_format(path)
-    reader = WORKLOAD_READERS.get(chosen)
-    options = format_options(readers, chosen, path, {"processors": processors, "walltime": walltime})
+    reader = WORKLOAD_READERS.get(format or workload_format(path))
+    options = format_options(WORKLOAD_READERS.items(), reader, path, {"processors": processors, "walltime": walltime})
     return reader.read(path, name=name, **options)
 
 

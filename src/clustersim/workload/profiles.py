@@ -1,7 +1,8 @@
 """Job profiles: how long a job runs on the resources it was given, as Batsim's profiles define it.
 
-Communication volumes of parallel profiles are kept but not simulated: clustersim has no network model yet,
-so a parallel task runs for its computation time on its slowest host.
+`runtime` is the fast platform model's answer: a parallel task runs for its computation time on its slowest
+host and communication costs nothing. The SimGrid platform model (clustersim.core.simgrid_execution) executes the
+same profiles, communication included, as Batsim does.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ class Delay:
 class ParallelHomogeneous:
     """Each allocated unit computes `flops`; ends when the slowest unit is done (Batsim `parallel_homogeneous`).
 
-    `comm_bytes` is the per-pair communication volume; it is ignored until a network model exists.
+    `comm_bytes` is what each unit sends to each other unit (the fast model ignores it).
     """
 
     flops: float
@@ -35,9 +36,13 @@ class ParallelHomogeneous:
 
 @dataclass(frozen=True, slots=True)
 class Parallel:
-    """Per-unit computation amounts (Batsim `parallel`, the `cpu` vector); the `com` matrix is ignored."""
+    """Per-unit computation amounts and the row-major `comm` matrix of bytes (Batsim `parallel`, `cpu`/`com`).
+
+    An empty `comm` means no communication; the fast model ignores it anyway.
+    """
 
     flops: tuple[float, ...]
+    comm: tuple[float, ...] = ()
 
     def runtime(self, nb_resources: int, min_speed: float) -> float:
         return max(self.flops) / min_speed if self.flops else 0.0
@@ -65,3 +70,14 @@ def needs_speed(profile: Profile) -> bool:
     if isinstance(profile, Composed):
         return any(needs_speed(p) for p in profile.sequence)
     return True
+
+
+def communicates(profile: Profile) -> bool:
+    """Whether executing the profile sends bytes between hosts (only a network model can time that)."""
+    if isinstance(profile, ParallelHomogeneous):
+        return profile.comm_bytes > 0
+    if isinstance(profile, Parallel):
+        return any(profile.comm)
+    if isinstance(profile, Composed):
+        return any(communicates(p) for p in profile.sequence)
+    return False

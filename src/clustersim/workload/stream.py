@@ -46,6 +46,8 @@ class Workload:
 
     `jobs` is consumed once. `skips` fills up while `jobs` is consumed. `header` holds source metadata such as
     SWF's `MaxProcs`/`MaxNodes`; `nb_res` is the platform size the source declares, when it declares one.
+    `communicates` says that some job's profile sends bytes between hosts (readers that hold every job set it),
+    which only the simgrid platform model can time.
     """
 
     name: str
@@ -54,6 +56,7 @@ class Workload:
     nb_res: int | None = None
     header: Mapping[str, str] = field(default_factory=dict)
     skips: SkipReport = field(default_factory=SkipReport)
+    communicates: bool = False
 
     @classmethod
     def from_jobs(cls, jobs: Iterable[Job], name: str = "w0", nb_res: int | None = None) -> Workload:

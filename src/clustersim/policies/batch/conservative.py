@@ -12,12 +12,15 @@ import math
 from collections.abc import Iterator, Sequence
 
 from clustersim.core.decisions import CallMeLater, Decision, StartJob
-from clustersim.core.events import Event, JobCompleted
+from clustersim.core.events import Event, JobCompleted, MachinesAvailable, MachinesUnavailable
 from clustersim.core.state import ClusterView
 from clustersim.policies.batch.availability import AvailabilityProfile
 from clustersim.policies.batch.parts import BACKFILLING, BatchPolicy, Hosts, QueueOrder, requested_time
 from clustersim.policies.registry import register_policy
 from clustersim.workload.job import Job
+
+_REPLAN = (JobCompleted, MachinesUnavailable, MachinesAvailable)
+"""Events after which every reservation is placed again."""
 
 
 class ConservativeBackfilling:
@@ -34,15 +37,16 @@ class ConservativeBackfilling:
         starts = self.starts
         for key in [k for k in starts if k not in view.pending]:
             del starts[key]  # rejected or started
-        profile = AvailabilityProfile(now, view.platform.nb_resources)
+        unavailable = view.unavailable  # never free in the plan: the machines may come back, no one knows when
+        profile = AvailabilityProfile(now, view.platform.nb_resources - len(unavailable))
         for running in view.running.values():
-            profile.add(now, running.expected_end, -len(running.resources))
+            profile.add(now, running.expected_end, -len(running.resources - unavailable))
         queue = order.jobs(view.pending)
         reserved = [job for job in queue if job.key in starts]
-        if any(isinstance(e, JobCompleted) for e in events):
+        if any(isinstance(e, _REPLAN) for e in events):
             # Compression: re-place every reservation in order of its previous start (ties: queue order).
             # Each job's previous slot stays feasible (jobs placed before it only moved earlier, jobs after it
-            # are not placed yet), so no reservation ever moves later.
+            # are not placed yet), so no reservation ever moves later, unless machines became unavailable.
             reserved.sort(key=lambda job: starts[job.key])
             for job in reserved:
                 self._place(profile, job)

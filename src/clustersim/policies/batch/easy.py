@@ -17,7 +17,7 @@ from itertools import islice
 from operator import attrgetter
 
 from clustersim.core.decisions import Decision, StartJob
-from clustersim.core.events import Event, JobSubmitted, NoMoreJobs, RequestedCall
+from clustersim.core.events import Event, JobSubmitted, NoMoreExternalEvents, NoMoreJobs, RequestedCall
 from clustersim.core.state import ClusterView
 from clustersim.intervals import IntervalSet
 from clustersim.policies.batch.parts import BACKFILLING, BatchPolicy, Hosts, QueueOrder
@@ -33,25 +33,29 @@ class Reservation:
 
 
 def reserve(nb_res: int, view: ClusterView, hosts: Hosts = IntervalSet.lowest) -> Reservation:
-    """The earliest time `nb_res` units are free by the running jobs' walltimes, on the `hosts` of those."""
+    """The earliest time `nb_res` units are free by the running jobs' walltimes, on the `hosts` of those.
+
+    Units of unavailable machines are not freed when their job ends: the reservation waits for others.
+    """
     free = view.free
     if nb_res <= len(free):
         return Reservation(view.now, hosts(free, nb_res))
     ordered = sorted(view.running.values(), key=attrgetter("expected_end"))
+    unavailable = view.unavailable
     available = len(free)
     start = math.inf
     last = len(ordered)
     for i, running in enumerate(ordered):
-        available += len(running.resources)
+        available += len(running.resources - unavailable if unavailable else running.resources)
         if available >= nb_res and (i + 1 == len(ordered) or ordered[i + 1].expected_end != running.expected_end):
             start = running.expected_end
             last = i + 1
             break
     freed = [interval for running in ordered[:last] for interval in running.resources.intervals]
-    return Reservation(start, hosts(IntervalSet(list(free.intervals) + freed), nb_res))
+    return Reservation(start, hosts(IntervalSet(list(free.intervals) + freed) - unavailable, nb_res))
 
 
-_UNCHANGING = (JobSubmitted, RequestedCall, NoMoreJobs)
+_UNCHANGING = (JobSubmitted, RequestedCall, NoMoreJobs, NoMoreExternalEvents)
 """Events after which the head's reservation stays what it was (no job ended, no node changed state)."""
 
 

@@ -9,8 +9,10 @@ placements over all nodes at once and is used whenever the configuration allows 
 
 from __future__ import annotations
 
+import itertools
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from clustersim.core.decisions import CallMeLater, Decision, RejectJob, SetJobMetadata, StartJob
@@ -25,7 +27,7 @@ from clustersim.policies.kube.framework import FilterPlugin, NodeInfo, PodInfo, 
 from clustersim.policies.kube.queue import SchedulingQueue
 from clustersim.policies.kube.scores import BalancedAllocation, NodeResourcesFit
 from clustersim.policies.registry import register_policy
-from clustersim.workload.pods import pod_spec
+from clustersim.workload.pods import Taint, pod_spec
 
 if TYPE_CHECKING:
     from clustersim.policies.kube.columns import NodeColumns
@@ -50,7 +52,8 @@ class KubePolicy(Policy):
     Options (all optional, strings accepted from the CLI): `scheduler_name` (only pods naming this scheduler,
     or any if empty; default: any), `strategy` (LeastAllocated, MostAllocated, RequestedToCapacityRatio),
     `fit_weight`, `balanced_weight`, `percentage_of_nodes_to_score` (0 adaptive, 100 all), `seed` (ties
-    broken at random with this seed instead of by lowest node id), `initial_backoff`, `max_backoff`.
+    broken at random with this seed instead of by lowest node id), `initial_backoff`, `max_backoff`,
+    `pop_from_backoff` (default true, as kube-scheduler v1.33+; false for v1.26's queue).
     """
 
     def __init__(
@@ -63,6 +66,7 @@ class KubePolicy(Policy):
         seed: int | str | None = None,
         initial_backoff: float | str = 1.0,
         max_backoff: float | str = 10.0,
+        pop_from_backoff: bool | str = True,
     ):
         self.scheduler_name = scheduler_name
         self.filters: tuple[FilterPlugin, ...] = DEFAULT_FILTERS
@@ -77,6 +81,8 @@ class KubePolicy(Policy):
         nodes that did not change since they were last scored are not scored again."""
         self._rng = random.Random(int(seed)) if seed not in (None, "") else None
         self.queue = SchedulingQueue(float(initial_backoff), float(max_backoff))
+        self.pop_from_backoff = pop_from_backoff not in (False, "false", "False", "0", 0)
+        """kube-scheduler v1.33+ (SchedulerPopFromBackoffQ): an idle scheduler takes pods still backing off."""
         self._nodes: list[NodeInfo] = []
         self.vectorized = True
         """False keeps to the plugins, node by node (the reference the vectorized path is tested against)."""
@@ -94,10 +100,21 @@ class KubePolicy(Policy):
                      allocatable(node), {})
             for node in platform.nodes
         ]
+        self._build_columns()
+
+    def _build_columns(self) -> None:
         from clustersim.policies.kube.columns import NodeColumns, vectorizable  # numpy: only now
 
         vectorized = self.vectorized and vectorizable(self._nodes, self.filters, self.scores)
         self._columns = NodeColumns(self._nodes, self._score_resources) if vectorized else None
+
+    def relabel(self, name: str, labels: Mapping[str, str], taints: tuple[Taint, ...]) -> None:
+        """A node's labels or taints changed (e.g. through the Kubernetes API): later placements see them."""
+        for node in self._nodes:
+            if node.node.name == name:
+                node.labels, node.taints = MappingProxyType(dict(labels)), taints
+                self._build_columns()
+                return
 
     def decide(self, now: float, events: Sequence[Event], view: ClusterView) -> Iterator[Decision]:
         changed = False
@@ -120,6 +137,9 @@ class KubePolicy(Policy):
                 self._calls.discard(event.time)
         wake = queue.cluster_changed(now) if changed else None
         later = queue.backoff_over(now)
+        if self.pop_from_backoff and (len(queue) or wake is not None or later is not None):
+            yield from self._cycle(now, view)  # pops every backing-off pod: no later call is needed
+            return
         for time in (wake, later):
             if time is not None and time > now and time not in self._calls:
                 self._calls.add(time)
@@ -132,11 +152,14 @@ class KubePolicy(Policy):
         return iter(())
 
     def _cycle(self, now: float, view: ClusterView) -> Iterator[Decision]:
-        """Schedule active pods one by one; a pod identical to one that just failed fails without a search."""
+        """Schedule active pods one by one, then (the active queue being empty, scheduling taking no simulated
+        time) the backoff queue's if `pop_from_backoff`; a pod identical to one that just failed fails without a
+        search."""
         queue, reasons = self.queue, self.reasons
         failed: dict[tuple[object, ...], str] = {}
         pending = view.pending
-        for queued in queue.pop_all():
+        active = queue.pop_all()
+        for queued in itertools.chain(active, queue.pop_backoff() if self.pop_from_backoff else ()):
             pod = queued.pod
             if pod.key not in pending:  # deleted (or started by someone else): it leaves the queue
                 continue

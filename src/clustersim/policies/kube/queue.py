@@ -1,14 +1,22 @@
-"""The scheduling queue: active pods by priority then creation time, unschedulable pods, and their backoff.
+"""The scheduling queue: active pods by priority then queueing time, unschedulable pods, and their backoff.
+
+Queueing time is kube-scheduler's `QueuedPodInfo.Timestamp`: when the pod entered the queue, refreshed at each
+failed attempt, so pods that keep failing take turns (the one that failed longest ago comes first) instead of
+the oldest pod always coming first. Here it is a counter, ticked at each arrival and each failure.
 
 As in kube-scheduler, a pod that fits nowhere waits in the unschedulable set until the cluster changes (a pod
 ends); it then goes back to the active queue, or to the backoff queue until its backoff (1 s, doubling per
-failed attempt, at most 10 s) has passed since its last attempt. Times are simulated seconds.
+failed attempt, at most 10 s) has passed since its last attempt. Times are simulated seconds. Since v1.33
+(feature SchedulerPopFromBackoffQ, on by default) a scheduler whose active queue is empty takes pods from the
+backoff queue without waiting: earliest backoff end first (in 1 s windows), then the active queue's order.
 """
 
 from __future__ import annotations
 
 import heapq
-from dataclasses import dataclass, field
+import itertools
+import math
+from dataclasses import dataclass
 from operator import attrgetter
 
 from clustersim.policies.kube.framework import PodInfo
@@ -19,13 +27,10 @@ class QueuedPod:
     """kube-scheduler's QueuedPodInfo: a pod, its place in the queue and its failed attempts."""
 
     pod: PodInfo
-    order: tuple[int, float, int] = field(init=False)
-    """Higher priority first, then earlier creation, then earlier arrival."""
+    order: tuple[int, int]
+    """Higher priority first, then earlier queueing (arrival, or last failed attempt)."""
     attempts: int = 0
     backoff_end: float = 0.0
-
-    def __post_init__(self) -> None:
-        self.order = (-self.pod.spec.priority, self.pod.created, self.pod.seq)
 
 
 _ORDER = attrgetter("order")
@@ -45,9 +50,11 @@ class SchedulingQueue:
         """Pods by the end of their backoff: many share one (they failed at the same instant, at the maximum)."""
         self._ends: list[float] = []
         """A heap of `_backoff`'s keys."""
+        self._clock = itertools.count()
+        """Queueing times: arrivals and failures, in the order they happen."""
 
     def add(self, pod: PodInfo) -> None:
-        self._active.append(QueuedPod(pod))
+        self._active.append(QueuedPod(pod, (-pod.spec.priority, next(self._clock))))
 
     def pop_all(self) -> list[QueuedPod]:
         """Every active pod, in queue order; none is left active (the cycle takes them all)."""
@@ -62,6 +69,7 @@ class SchedulingQueue:
     def unschedulable(self, queued: QueuedPod, now: float) -> None:
         """The pod fit nowhere at `now`: park it until the cluster changes."""
         queued.attempts += 1
+        queued.order = (queued.order[0], next(self._clock))
         queued.backoff_end = now + self._backoffs[min(queued.attempts, 1024) - 1]
         self._unschedulable.append(queued)
 
@@ -79,6 +87,14 @@ class SchedulingQueue:
                 heapq.heappush(self._ends, end)
         self._unschedulable = []
         return self._ends[0] if self._ends else None
+
+    def pop_backoff(self) -> list[QueuedPod]:
+        """Every pod still backing off, in the order an idle kube-scheduler (v1.33+) pops them."""
+        popped = [queued for end in self._ends for queued in self._backoff[end]]
+        self._backoff.clear()
+        self._ends.clear()
+        popped.sort(key=lambda queued: (math.floor(queued.backoff_end), queued.order))
+        return popped
 
     def backoff_over(self, now: float) -> float | None:
         """Move pods whose backoff has ended to active; the next backoff end, if any."""

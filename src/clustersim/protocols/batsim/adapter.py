@@ -37,7 +37,10 @@ from clustersim.core.events import (
     FinalState,
     JobCompleted,
     JobSubmitted,
+    MachinesAvailable,
+    MachinesUnavailable,
     NodesSwitched,
+    NoMoreExternalEvents,
     NoMoreJobs,
     RequestedCall,
 )
@@ -125,6 +128,9 @@ class ExternalScheduler:
             RequestedCall: self._requested_call,  # type: ignore[dict-item]
             NoMoreJobs: self._no_more_jobs,  # type: ignore[dict-item]
             NodesSwitched: self._nodes_switched,  # type: ignore[dict-item]
+            MachinesUnavailable: self._machines_unavailable,  # type: ignore[dict-item]
+            MachinesAvailable: self._machines_available,  # type: ignore[dict-item]
+            NoMoreExternalEvents: self._no_more_external_events,  # type: ignore[dict-item]
         }
         self._requested_states: dict[int, str] = {}
         """Node -> the power state a SET_RESOURCE_STATE asked for, until its transition is over."""
@@ -293,6 +299,15 @@ class ExternalScheduler:
     def _no_more_jobs(self, event: NoMoreJobs, now: float) -> None:
         self._no_more_jobs_sent = True
         self._held.append(m.notify(now, "no_more_static_job_to_submit"))
+
+    def _machines_unavailable(self, event: MachinesUnavailable, now: float) -> None:
+        self._held.append(m.notify_resources(now, "event_machine_unavailable", event.resources))
+
+    def _machines_available(self, event: MachinesAvailable, now: float) -> None:
+        self._held.append(m.notify_resources(now, "event_machine_available", event.resources))
+
+    def _no_more_external_events(self, event: NoMoreExternalEvents, now: float) -> None:
+        self._held.append(m.notify(now, "no_more_external_event_to_occur"))
 
     # -- decisions from the scheduler ---------------------------------------------------------------------------
 

@@ -20,10 +20,21 @@ from collections.abc import Callable, Iterable, Sequence
 import zmq
 
 from clustersim.core.decisions import CallMeLater, Decision, KillJob, RejectJob, SetJobMetadata, StartJob
-from clustersim.core.events import Event, FinalState, JobCompleted, JobSubmitted, NoMoreJobs, RequestedCall
+from clustersim.core.events import (
+    Event,
+    FinalState,
+    JobCompleted,
+    JobSubmitted,
+    MachinesAvailable,
+    MachinesUnavailable,
+    NoMoreExternalEvents,
+    NoMoreJobs,
+    RequestedCall,
+)
 from clustersim.core.interface import DecisionProcess
 from clustersim.core.state import ClusterState, ClusterView, RunningJob
 from clustersim.errors import ClusterSimError
+from clustersim.intervals import IntervalSet
 from clustersim.platform.model import Node, Platform
 from clustersim.protocols.batsim import messages as m
 from clustersim.protocols.batsim.errors import ProtocolError
@@ -155,7 +166,7 @@ class PolicyHost:
         running = state.running.pop(key, None)
         if running is None:
             event.fail(f"job '{key}' is not running")
-        state.free = state.free | running.resources
+        state.release(running.resources)
         try:
             final = FinalState(event.string("job_state"))
         except ValueError:
@@ -166,7 +177,20 @@ class PolicyHost:
         return RequestedCall(event.timestamp)
 
     def _notify(self, event: m.WireEvent) -> Event | None:
-        return NoMoreJobs() if event.string("type") == "no_more_static_job_to_submit" else None
+        """The end of the workload or of the external events, and machines becoming (un)available."""
+        kind = event.string("type")
+        if kind == "no_more_static_job_to_submit":
+            return NoMoreJobs()
+        if kind == "no_more_external_event_to_occur":
+            return NoMoreExternalEvents()
+        if kind in ("event_machine_unavailable", "event_machine_available"):
+            resources = IntervalSet.parse(event.string("resources"), "NOTIFY resources")
+            if kind == "event_machine_unavailable":
+                self._cluster().make_unavailable(resources)
+                return MachinesUnavailable(resources)
+            self._cluster().make_available(resources)
+            return MachinesAvailable(resources)
+        return None
 
     # -- what the policy decides ------------------------------------------------------------------------------
 

@@ -153,6 +153,11 @@ def notify(now: float, kind: str) -> JsonObject:
     return event(now, "NOTIFY", {"type": kind})
 
 
+def notify_resources(now: float, kind: str, resources: IntervalSet) -> JsonObject:
+    """Batsim's NOTIFY of machines becoming unavailable or available (`event_machine_unavailable`...)."""
+    return event(now, "NOTIFY", {"type": kind, "resources": str(resources)})
+
+
 def resource_state_changed(now: float, resources: IntervalSet, state: str) -> JsonObject:
     return event(now, "RESOURCE_STATE_CHANGED", {"resources": str(resources), "state": state})
 

@@ -1,0 +1,136 @@
+// Package simulation builds kube-scheduler for a simulated cluster: the upstream scheduler, its flags, its
+// KubeSchedulerConfiguration file and every default plugin, made through the scheduler's own Go API exactly as
+// k8s.io/kubernetes/cmd/kube-scheduler/app does, with one difference: the per-pod backoff is off.
+//
+// Why: kube-scheduler's backoff (podInitialBackoffSeconds 1 s doubling to podMaxBackoffSeconds 10 s per failed
+// attempt) runs on the wall clock. In a simulation, wall time is not simulated time: a pod that fits once a pod
+// completes would wait seconds of real time before its retry while the simulator waits for it. With the backoff
+// off (scheduler.WithPodMaxBackoffSeconds(0), which the scheduling queue reads as "backoff disabled"), a pod
+// that failed is retried as soon as a cluster event may make it schedulable, in the queue's own order. The
+// configuration file cannot say this (its validation requires podInitialBackoffSeconds > 0), hence this build.
+package simulation
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+	"k8s.io/apiserver/pkg/server"
+	"k8s.io/client-go/tools/events"
+	cliflag "k8s.io/component-base/cli/flag"
+	"k8s.io/component-base/cli/globalflag"
+	basecompatibility "k8s.io/component-base/compatibility"
+	"k8s.io/component-base/logs"
+	logsapi "k8s.io/component-base/logs/api/v1"
+	"k8s.io/component-base/version/verflag"
+	"k8s.io/klog/v2"
+	"k8s.io/kubernetes/cmd/kube-scheduler/app"
+	schedulerserverconfig "k8s.io/kubernetes/cmd/kube-scheduler/app/config"
+	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
+	"k8s.io/kubernetes/pkg/scheduler"
+	kubeschedulerconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config/latest"
+	"k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+)
+
+// NewCommand is app.NewSchedulerCommand for a simulated cluster: same flags, same configuration, same run, plus
+// the out-of-tree plugins given (app.WithPlugin), with the per-pod backoff off.
+func NewCommand(registryOptions ...app.Option) *cobra.Command {
+	opts := options.NewOptions()
+	cmd := &cobra.Command{
+		Use:  "kube-scheduler-sim",
+		Long: "kube-scheduler for a simulated cluster: upstream kube-scheduler with its per-pod backoff off.",
+		PersistentPreRunE: func(*cobra.Command, []string) error {
+			return opts.ComponentGlobalsRegistry.Set()
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return run(cmd, opts, registryOptions...)
+		},
+		Args: cobra.NoArgs,
+	}
+	nfs := opts.Flags
+	verflag.AddFlags(nfs.FlagSet("global"))
+	globalflag.AddGlobalFlags(nfs.FlagSet("global"), cmd.Name(), logs.SkipLoggingConfigurationFlags())
+	for _, f := range nfs.FlagSets {
+		cmd.Flags().AddFlagSet(f)
+	}
+	cliflag.SetUsageAndHelpFunc(cmd, *nfs, 100)
+	return cmd
+}
+
+func run(cmd *cobra.Command, opts *options.Options, registryOptions ...app.Option) error {
+	verflag.PrintAndExitIfRequested()
+	fg := opts.ComponentGlobalsRegistry.FeatureGateFor(basecompatibility.DefaultKubeComponent)
+	if err := logsapi.ValidateAndApply(opts.Logs, fg); err != nil {
+		fmt.Fprintf(os.Stderr, "%v\n", err)
+		os.Exit(1)
+	}
+	cliflag.PrintFlags(cmd.Flags())
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		<-server.SetupSignalHandler()
+		cancel()
+	}()
+	cc, sched, err := setup(ctx, opts, registryOptions...)
+	if err != nil {
+		return err
+	}
+	return app.Run(ctx, cc, sched)
+}
+
+// setup is app.Setup with the backoff off: the same defaults, validation, configuration file, profiles and
+// scheduler options, except scheduler.WithPodInitialBackoffSeconds(0) and WithPodMaxBackoffSeconds(0).
+func setup(ctx context.Context, opts *options.Options, registryOptions ...app.Option) (
+	*schedulerserverconfig.CompletedConfig, *scheduler.Scheduler, error) {
+	cfg, err := latest.Default()
+	if err != nil {
+		return nil, nil, err
+	}
+	opts.ComponentConfig = cfg
+	if errs := opts.Validate(); len(errs) > 0 {
+		return nil, nil, utilerrors.NewAggregate(errs)
+	}
+	c, err := opts.Config(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	cc := c.Complete()
+	registry := make(runtime.Registry)
+	for _, option := range registryOptions {
+		if err := option(registry); err != nil {
+			return nil, nil, err
+		}
+	}
+	recorderFactory := func(name string) events.EventRecorder { return cc.EventBroadcaster.NewRecorder(name) }
+	var completedProfiles []kubeschedulerconfig.KubeSchedulerProfile
+	sched, err := scheduler.New(ctx,
+		cc.Client,
+		cc.InformerFactory,
+		cc.DynInformerFactory,
+		recorderFactory,
+		scheduler.WithComponentConfigVersion(cc.ComponentConfig.TypeMeta.APIVersion),
+		scheduler.WithKubeConfig(cc.KubeConfig),
+		scheduler.WithProfiles(cc.ComponentConfig.Profiles...),
+		scheduler.WithPercentageOfNodesToScore(cc.ComponentConfig.PercentageOfNodesToScore),
+		scheduler.WithFrameworkOutOfTreeRegistry(registry),
+		scheduler.WithPodMaxBackoffSeconds(0), // the only difference: no per-pod backoff
+		scheduler.WithPodInitialBackoffSeconds(0),
+		scheduler.WithPodMaxInUnschedulablePodsDuration(cc.PodMaxInUnschedulablePodsDuration),
+		scheduler.WithExtenders(cc.ComponentConfig.Extenders...),
+		scheduler.WithParallelism(cc.ComponentConfig.Parallelism),
+		scheduler.WithBuildFrameworkCapturer(func(profile kubeschedulerconfig.KubeSchedulerProfile) {
+			completedProfiles = append(completedProfiles, profile)
+		}),
+	)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := options.LogOrWriteConfig(klog.FromContext(ctx), opts.WriteConfigTo, &cc.ComponentConfig,
+		completedProfiles); err != nil {
+		return nil, nil, err
+	}
+	return &cc, sched, nil
+}

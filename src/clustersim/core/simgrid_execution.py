@@ -1,0 +1,250 @@
+"""The SimGrid platform model: jobs execute as SimGrid parallel tasks on the platform file's hosts and links.
+
+Each job is a SimGrid actor that runs its profile as Batsim 4.2 does (task_execution.cpp): a `ptask_L07`
+parallel task per computation/communication step, with the computation vector and communication matrix
+Batsim builds, and a plain sleep for `delay`. SimGrid shares CPUs and links between the jobs that run at the
+same time and adds link latencies, so a job's end is known only when SimGrid reaches it.
+
+The core's event loop runs inside a SimGrid actor (`drive`). `advance` waits in simulated time for the
+core's next event or for the first job end, whichever comes first: the core owns time and learns job ends
+from SimGrid. `cancel` kills a job's actor, which cancels its activity.
+
+SimGrid has one engine per process, so a process runs one SimGrid simulation (the CLI runs one).
+"""
+
+from __future__ import annotations
+
+import importlib.machinery
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from clustersim.core.state import RunningJob
+from clustersim.errors import ClusterSimError, InputError
+from clustersim.platform.model import Platform, Unit
+from clustersim.workload.profiles import Composed, Delay, Parallel, ParallelHomogeneous, Profile
+
+DEBIAN_PACKAGE = "python3-simgrid"
+DEBIAN_DIR = Path("/usr/lib/python3/dist-packages")
+INSTALL_HINT = (
+    f"install SimGrid's Python bindings (Debian/Ubuntu: `apt-get install {DEBIAN_PACKAGE}`, SimGrid 3.32 as "
+    "Batsim 4.2 uses; or `pip install simgrid`), or pass --platform-model fast to ignore communication"
+)
+
+
+class SimgridMissing(ClusterSimError):
+    """The SimGrid platform model is needed and SimGrid's Python bindings cannot be imported."""
+
+
+class SimgridUsed(ClusterSimError):
+    """A second SimGrid simulation in one process: SimGrid has one engine per process."""
+
+
+_used = False
+
+
+def _debian_module() -> Path | None:
+    """Debian's build of the bindings for the running Python version, when installed."""
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        candidate = DEBIAN_DIR / f"simgrid{suffix}"
+        if suffix.startswith(".cpython") and candidate.is_file():
+            return candidate
+    return None
+
+
+def simgrid_installed() -> bool:
+    """Whether SimGrid's bindings can be found (without importing them)."""
+    return importlib.util.find_spec("simgrid") is not None or _debian_module() is not None
+
+
+def load_simgrid() -> ModuleType:
+    """SimGrid's Python module: an installed `simgrid`, else Debian's build for this Python version.
+
+    Debian builds its bindings for its own Python; any CPython of the same version loads them.
+    """
+    if sys.modules.get("simgrid") is not None:
+        return sys.modules["simgrid"]
+    try:
+        with _quiet_stderr():  # the bindings announce their thread contexts on import
+            return importlib.import_module("simgrid")
+    except ImportError:
+        pass
+    candidate = _debian_module()
+    spec = importlib.util.spec_from_file_location("simgrid", candidate) if candidate is not None else None
+    if spec is None or spec.loader is None:
+        raise SimgridMissing(f"the simgrid platform model needs SimGrid: {INSTALL_HINT}")
+    try:
+        with _quiet_stderr():
+            module = importlib.util.module_from_spec(spec)  # loads the library, which runs its init
+            spec.loader.exec_module(module)
+    except ImportError as error:
+        raise SimgridMissing(f"cannot load {candidate} ({error}); {INSTALL_HINT}") from None
+    sys.modules["simgrid"] = module
+    return module
+
+
+def ensure_simgrid() -> None:
+    """Install Debian's SimGrid bindings when they are missing (needs root and apt-get), as the tests do."""
+    if simgrid_installed():
+        return
+    apt = shutil.which("apt-get")
+    if apt is None or os.geteuid() != 0:
+        raise SimgridMissing(f"SimGrid is missing and cannot be installed here (needs root, apt-get): {INSTALL_HINT}")
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    subprocess.run([apt, "update"], env=env, capture_output=True, text=True, check=False)
+    result = subprocess.run(
+        [apt, "install", "-y", "--no-install-recommends", DEBIAN_PACKAGE], env=env, capture_output=True, text=True,
+        check=False,
+    )
+    if not simgrid_installed():
+        tail = (result.stderr or result.stdout).strip().splitlines()[-3:]
+        raise SimgridMissing(f"apt-get could not install {DEBIAN_PACKAGE}: {' / '.join(tail)}")
+
+
+@contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    """Silence what SimGrid's C++ code writes to the process's stderr (file descriptor 2)."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "wb") as devnull:
+            os.dup2(devnull.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def task_matrices(profile: ParallelHomogeneous | Parallel, nb_hosts: int) -> tuple[list[float], list[float]]:
+    """The computation vector and row-major communication matrix Batsim gives SimGrid for a profile.
+
+    An empty matrix means no communication (Batsim leaves it empty when `com` is 0, so no latency is paid).
+    `parallel_homogeneous_total` arrives here already divided by the job's size (the workload reader does it).
+    """
+    if isinstance(profile, ParallelHomogeneous):
+        flops = [profile.flops] * nb_hosts
+        if profile.comm_bytes <= 0:
+            return flops, []
+        com = profile.comm_bytes
+        return flops, [0.0 if row == col else com for row in range(nb_hosts) for col in range(nb_hosts)]
+    if len(profile.flops) != nb_hosts:
+        raise ClusterSimError(
+            f"a 'parallel' profile of {len(profile.flops)} tasks cannot run on {nb_hosts} hosts "
+            "(Batsim requires as many hosts as tasks)"
+        )
+    return list(profile.flops), list(profile.comm)
+
+
+Step = float | tuple[list[float], list[float]]
+"""One step of a job: seconds of sleep (`delay`), or a parallel task's computation vector and matrix."""
+
+
+def job_steps(profile: Profile, nb_hosts: int) -> list[Step]:
+    """A profile as the steps it runs: composed profiles flattened, their repeats unrolled."""
+    if isinstance(profile, Composed):
+        once = [step for part in profile.sequence for step in job_steps(part, nb_hosts)]
+        return once * profile.repeat
+    if isinstance(profile, Delay):
+        return [float(profile.seconds)]
+    return [task_matrices(profile, nb_hosts)]
+
+
+class SimgridExecution:
+    """Jobs execute in SimGrid (ptask_L07 model) on the hosts, links and routes of a SimGrid platform file."""
+
+    stepped = True
+
+    def __init__(self, platform: Platform, platform_file: str | Path):
+        global _used
+        if platform.unit is not Unit.HOST:
+            raise InputError(str(platform_file), "the simgrid platform model allocates whole hosts, not cores")
+        simgrid = load_simgrid()
+        if _used:
+            raise SimgridUsed("SimGrid runs one simulation per process: run each simgrid simulation in its own process")
+        _used = True
+        self._sg: Any = simgrid
+        self._engine: Any = simgrid.Engine(["clustersim", "--cfg=host/model:ptask_L07", "--log=root.thres:critical"])
+        try:
+            self._engine.load_platform(str(platform_file))
+        except RuntimeError as error:  # SimGrid's own parser is stricter than ours (it wants the DOCTYPE...)
+            raise InputError(str(platform_file), f"SimGrid cannot load the platform: {error}") from None
+        by_name = {host.name: host for host in self._engine.all_hosts}
+        missing = [node.name for node in platform.nodes if node.name not in by_name]
+        if missing:
+            raise InputError(str(platform_file), f"SimGrid does not know the host(s) {', '.join(missing[:5])}")
+        self._hosts: list[Any] = [by_name[platform.node_of(unit).name] for unit in range(platform.nb_resources)]
+        compute = {node.name for node in platform.nodes}
+        others = [host for host in self._engine.all_hosts if host.name not in compute]
+        self._home: Any = others[0] if others else self._hosts[0]
+        self._wake: Any = simgrid.Semaphore(0)
+        self._actors: dict[str, Any] = {}
+        self._ended: list[tuple[float, str]] = []
+        self._released = 0
+        self._acquired = 0
+        self._error: BaseException | None = None
+
+    def drive(self, loop: Callable[[], None]) -> None:
+        sg = self._sg
+
+        def core() -> None:
+            try:
+                loop()
+            except BaseException as error:  # carried out of SimGrid, raised again below
+                self._error = error
+            finally:
+                for actor in list(self._actors.values()):
+                    actor.kill()
+                self._actors.clear()
+
+        sg.Actor.create("clustersim", self._home, core)
+        self._engine.run()
+        if self._error is not None:
+            raise self._error
+
+    def start(self, running: RunningJob) -> None:
+        key = running.job.key
+        hosts = [self._hosts[unit] for unit in running.resources]
+        steps = job_steps(running.job.profile, len(hosts))
+        self._actors[key] = self._sg.Actor.create(f"job {key}", hosts[0], self._execute, key, hosts, steps)
+        return None
+
+    def _execute(self, key: str, hosts: list[Any], steps: list[Step]) -> None:
+        """A job's actor: run each step, then tell the core it ended."""
+        this_actor = self._sg.this_actor
+        for step in steps:
+            if isinstance(step, float):
+                this_actor.sleep_for(step)
+            else:
+                this_actor.parallel_execute(hosts, *step)
+        self._actors.pop(key, None)
+        self._ended.append((self._engine.clock, key))
+        self._released += 1
+        self._wake.release()
+
+    def advance(self, until: float | None) -> Sequence[tuple[float, str]]:
+        if not self._ended:
+            if until is None:
+                if self._actors:
+                    self._wake.acquire()
+                    self._acquired += 1
+            else:
+                delay = until - self._engine.clock
+                if delay > 0 and not self._wake.acquire_timeout(delay):
+                    self._acquired += 1
+        while self._acquired < self._released:  # ends already counted: taking them does not block
+            self._wake.acquire()
+            self._acquired += 1
+        ended, self._ended = self._ended, []
+        return ended
+
+    def cancel(self, key: str) -> None:
+        actor = self._actors.pop(key, None)
+        if actor is not None:
+            actor.kill()

@@ -1,0 +1,162 @@
+"""The real kube-scheduler (built here from k8s.io/kubernetes by the repository's Go module) against the facade.
+
+Both builds: the upstream command unmodified (with the docs' configuration) and the simulation build (the same
+scheduler through its Go API, per-pod backoff off, plus an out-of-tree plugin). The first run builds them (Go's
+caches make later runs seconds).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from clustersim.kubernetes import KubeSession, PodWorkload, TimeControl, batkube_platform, batkube_pods
+from clustersim.kubernetes.kube_scheduler import FAST_BACKOFF, PLAIN, SIMULATION, KubeScheduler, build, write_config
+from clustersim.platform.model import Node, Platform
+from clustersim.workload.stream import Workload
+from conftest import csv_rows
+
+IDEAL = {"burst": (2210.0, 979.2), "spaced": (2280.0, 57.6)}  # hand-computed in test_kubernetes_policy
+
+
+@pytest.fixture(scope="session")
+def binaries() -> dict[str, Path]:
+    """Both builds, made once per session (cold: minutes; Go's caches keep it seconds afterwards)."""
+    return {name: build(name) for name in (PLAIN, SIMULATION)}
+
+
+def session_for(tmp_path: Path, kind: str = "burst", count: int = 200, nodes: int = 16,
+                platform: Platform | None = None, **control: float) -> KubeSession:
+    pods = PodWorkload(Workload.from_jobs(batkube_pods(kind, count=count)))
+    timing = TimeControl(**{"deadlock_timeout": 30.0, **control})  # type: ignore[arg-type]
+    return KubeSession(platform or batkube_platform(nodes=nodes), pods, tmp_path / "out", timing, port=0)
+
+
+@contextlib.contextmanager
+def scheduling(session: KubeSession, binary: Path, extra: str = "", *args: str) -> Iterator[KubeScheduler]:
+    config = write_config(session.output / "scheduler.yaml", session.kubeconfig, extra)
+    with session, KubeScheduler(binary, config, session.output / "scheduler.log", *args) as scheduler:
+        yield scheduler
+
+
+def finish(session: KubeSession, scheduler: KubeScheduler, timeout: float = 300) -> list[dict[str, str]]:
+    """Wait for the run's end; fail with the scheduler's log if it dies first."""
+    deadline = time.monotonic() + timeout
+    while True:
+        with contextlib.suppress(TimeoutError):
+            session.wait(0.2)
+            return csv_rows(session.output / "pods.csv")
+        assert scheduler.running, scheduler.log.read_text()[-3000:]
+        assert time.monotonic() < deadline, f"still running after {timeout} s"
+
+
+def summary(rows: list[dict[str, str]]) -> tuple[float, float]:
+    makespan = max(float(r["finish_time"]) for r in rows)
+    return makespan, sum(float(r["waiting_time"]) for r in rows) / len(rows)
+
+
+@pytest.mark.parametrize("kind", ["burst", "spaced"])
+def test_simulation_build_reproduces_batkube_exactly_and_fast(tmp_path: Path, binaries: dict[str, Path],
+                                                              kind: str) -> None:
+    session = session_for(tmp_path, kind)
+    with scheduling(session, binaries[SIMULATION]) as scheduler:
+        rows = finish(session, scheduler)
+    assert summary(rows) == IDEAL[kind]
+    assert session.facade.nb_bindings == 200
+    assert len({r["node"] for r in rows}) == 16
+
+
+def test_plain_binary_as_the_docs_configure_it_is_exact(tmp_path: Path, binaries: dict[str, Path]) -> None:
+    """The upstream command with the docs' configuration (1 s backoff): the ideal burst schedule."""
+    session = session_for(tmp_path, "burst")
+    with scheduling(session, binaries[PLAIN], FAST_BACKOFF) as scheduler:
+        rows = finish(session, scheduler)
+    assert summary(rows) == IDEAL["burst"]
+
+
+def test_time_waits_for_a_pod_that_fits_while_the_scheduler_backs_off(tmp_path: Path,
+                                                                      binaries: dict[str, Path]) -> None:
+    """The plain binary's default backoff (1 s doubling to 10 s, wall clock) is longer than the facade's timeout
+    here: time must still not move on while a pod that fits is waiting for its retry. SchedulerPopFromBackoffQ
+    off (as before v1.33, e.g. the v1.26 scheduler): the backoff is waited out even when the scheduler is idle."""
+    session = session_for(tmp_path, "burst", count=12, nodes=4, timeout=0.2)
+    started = time.monotonic()
+    with scheduling(session, binaries[PLAIN], "", "--feature-gates=SchedulerPopFromBackoffQ=false") as scheduler:
+        rows = finish(session, scheduler)
+    assert summary(rows) == (510.0, (4 * 170 + 4 * 340) / 12)
+    assert time.monotonic() - started > 2 * 0.2  # two waves, each held for a backoff longer than the timeout
+
+
+def test_a_scheduler_outage_does_not_change_the_schedule(tmp_path: Path, binaries: dict[str, Path]) -> None:
+    """The scheduler dies mid-run and comes back 2 s later (10 timeouts of the facade): same ideal schedule."""
+    session = session_for(tmp_path, "burst", count=48, nodes=16, timeout=0.2)
+    config = write_config(session.output / "scheduler.yaml", session.kubeconfig)
+    log = session.output / "scheduler.log"
+    with session:
+        with KubeScheduler(binaries[SIMULATION], config, log):
+            deadline = time.monotonic() + 60
+            while session.facade.nb_bindings < 20:
+                assert time.monotonic() < deadline
+                time.sleep(0.01)
+        time.sleep(2)
+        with KubeScheduler(binaries[SIMULATION], config, log) as scheduler:
+            rows = finish(session, scheduler)
+    assert summary(rows) == (510.0, (16 * 170 + 16 * 340) / 48)
+
+
+def test_an_out_of_tree_plugin_registered_in_the_simulation_build_decides(tmp_path: Path,
+                                                                          binaries: dict[str, Path]) -> None:
+    """PodPacking (kube-scheduler/plugins/podpacking) packs 4 one-cpu pods onto one 4-cpu node; the default
+    plugins alone spread them over the 4 nodes."""
+    platform = Platform([Node(i, f"node{i}", cores=4, memory=16 * 2**30) for i in range(4)])
+    profile = ("profiles:\n- schedulerName: default-scheduler\n  plugins:\n    score:\n      enabled:\n"
+               "      - name: PodPacking\n        weight: 10\n")
+    nodes = {}
+    for name, extra in (("default", ""), ("packing", profile)):
+        session = session_for(tmp_path / name, "spaced", count=4, platform=platform)
+        with scheduling(session, binaries[SIMULATION], extra) as scheduler:
+            nodes[name] = {r["node"] for r in finish(session, scheduler)}
+    assert len(nodes["default"]) == 4
+    assert len(nodes["packing"]) == 1
+
+
+def test_a_scheduler_on_protobuf_is_told_and_never_settles(tmp_path: Path, binaries: dict[str, Path],
+                                                           capfd: pytest.CaptureFixture[str]) -> None:
+    """kube-scheduler's default content type is protobuf: every binding gets 415, which it reports as
+    PodScheduled=False, reason SchedulerError. That is not a decision: the run ends in a deadlock, not at t=0."""
+    from clustersim.kubernetes import DeadlockError
+
+    session = session_for(tmp_path, "burst", count=2, nodes=1, timeout=0.2, deadlock_timeout=8)
+    config = write_config(session.output / "scheduler.yaml", session.kubeconfig)
+    config.write_text(config.read_text().replace("  contentType: application/json\n", ""))
+    with (session, KubeScheduler(binaries[SIMULATION], config, session.output / "scheduler.log"),
+          pytest.raises(DeadlockError)):
+        session.wait(120)
+    assert "--kube-api-content-type=application/json" in capfd.readouterr().err
+    assert session.facade.now() == 0
+
+
+def test_a_node_cordoned_through_the_api_reaches_the_scheduler_and_the_settle_logic(
+        tmp_path: Path, binaries: dict[str, Path]) -> None:
+    """`kubectl cordon node1` (a PATCH of spec.unschedulable): kube-scheduler places nothing there, and the facade
+    knows the pods waiting do not fit, so time moves on at once instead of holding for a backoff."""
+    session = session_for(tmp_path, "burst", count=4, nodes=2, timeout=0.2, deadlock_timeout=60)
+    with session:
+        patch = urllib.request.Request(session.url + "/api/v1/nodes/node1", json.dumps(
+            {"spec": {"unschedulable": True}}).encode(), {"Content-Type": "application/strategic-merge-patch+json"},
+            method="PATCH")
+        with urllib.request.urlopen(patch, timeout=10) as answer:
+            assert json.loads(answer.read())["spec"]["unschedulable"] is True
+        started = time.monotonic()
+        config = write_config(session.output / "scheduler.yaml", session.kubeconfig)
+        with KubeScheduler(binaries[SIMULATION], config, session.output / "scheduler.log") as scheduler:
+            rows = finish(session, scheduler)
+    assert {r["node"] for r in rows} == {"node0"}
+    assert summary(rows) == (680.0, (170 + 340 + 510) / 4)
+    assert time.monotonic() - started < 40  # not held until the deadlock timeout (60 s) at an instant
