@@ -40,7 +40,7 @@ def test_the_readme_commands_run_on_the_examples(tmp_path: Path, monkeypatch: py
     shutil.copytree(ROOT / "examples", tmp_path, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
     monkeypatch.chdir(tmp_path)
     commands = _readme_commands()
-    assert len(commands) == 14
+    assert len(commands) == 15
     for argv in commands:
         assert argv[0] == "clustersim"
         if argv[1] in ("run", "run-k8s"):
