@@ -8,6 +8,7 @@ in-process `easy` run of the same jobs is given for comparison, and both jobs.cs
 
     python benchmarks/batsim_protocol.py                       # first 10,000 jobs, then the whole trace
     python benchmarks/batsim_protocol.py --limits 10000        # only the first 10,000 jobs
+    python benchmarks/batsim_protocol.py --delivery instant    # one message per instant, not Batsim's rounds
 
 For comparison, Batsim 4.2 with its C++ EASY scheduler needs about 3.7 s for the first 10,000 HPC2N jobs and
 650 s for the whole trace on this kind of machine.
@@ -41,7 +42,8 @@ def _start_easy() -> tuple[subprocess.Popen[str], str]:
     return process, line.removeprefix("listening on ").strip()
 
 
-def measure(trace: Path, limit: int | None, out: Path) -> dict[str, float]:
+def measure(trace: Path, limit: int | None, out: Path, delivery: str = "batsim") -> dict[str, float]:
+    from clustersim.core.simulation import Delivery
     from clustersim.platform.swf_header import platform_from_swf_header
     from clustersim.policies.registry import create_policy
     from clustersim.protocols.batsim.adapter import ExternalScheduler
@@ -57,14 +59,14 @@ def measure(trace: Path, limit: int | None, out: Path) -> dict[str, float]:
 
     platform = platform_from_swf_header(workload().header)
     started = time.perf_counter()
-    simulate(platform, workload(), create_policy("easy"), out / "in-process")
+    simulate(platform, workload(), create_policy("easy"), out / "in-process", delivery=Delivery(delivery))
     in_process_wall = time.perf_counter() - started
 
     process, endpoint = _start_easy()
     try:
         scheduler = ExternalScheduler(endpoint, workloads={"w0": str(trace)})
         started = time.perf_counter()
-        result = simulate(platform, workload(), scheduler, out / "external")
+        result = simulate(platform, workload(), scheduler, out / "external", delivery=Delivery(delivery))
         wall = time.perf_counter() - started
         process.wait(timeout=30)
     finally:
@@ -90,6 +92,8 @@ def main() -> None:
     parser.add_argument(
         "--limits", nargs="+", type=int, default=[10_000, 0], help="numbers of jobs (0: the whole trace)"
     )
+    parser.add_argument("--delivery", choices=("batsim", "instant"), default="batsim",
+                        help="how an instant's events reach the scheduler (default: Batsim's rounds)")
     args = parser.parse_args()
     print(
         f"{'jobs':>8} {'in-proc s':>9} {'wall s':>8} {'messages':>9} {'msg/s':>8} {'MB':>7} "
@@ -97,7 +101,7 @@ def main() -> None:
     )
     for limit in args.limits:
         with tempfile.TemporaryDirectory() as out:
-            r = measure(args.trace, limit or None, Path(out))
+            r = measure(args.trace, limit or None, Path(out), args.delivery)
         print(
             f"{r['jobs']:>8.0f} {r['in_process_wall']:>9.2f} {r['wall']:>8.2f} {r['messages']:>9.0f} "
             f"{r['messages'] / r['wall']:>8.0f} {r['megabytes']:>7.1f} "

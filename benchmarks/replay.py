@@ -7,6 +7,7 @@ jobs only (memory must not grow with the trace).
 
     python benchmarks/replay.py                      # HPC2N, KTH-SP2 and CEA-Curie under fcfs and easy
     python benchmarks/replay.py --traces HPC2N-2002-2.2-cln.swf.gz --policies easy
+    python benchmarks/replay.py --delivery instant   # one decision call per instant instead of Batsim's rounds
 """
 
 from __future__ import annotations
@@ -25,8 +26,9 @@ TRACES_DIR = Path(__file__).resolve().parents[2] / "shared" / "traces"
 DEFAULT_TRACES = ["HPC2N-2002-2.2-cln.swf.gz", "KTH-SP2-1996-2.1-cln.swf.gz", "CEA-Curie-2011-2.1-cln.swf.gz"]
 
 
-def _measure(trace: str, policy: str, limit: int | None) -> dict[str, float]:
+def _measure(trace: str, policy: str, limit: int | None, delivery: str) -> dict[str, float]:
     """One measurement, in this (fresh) process: 'read' streams the trace only, others simulate it."""
+    from clustersim.core.simulation import Delivery
     from clustersim.platform.swf_header import platform_from_swf_header
     from clustersim.policies.registry import create_policy
     from clustersim.runner import simulate
@@ -42,7 +44,7 @@ def _measure(trace: str, policy: str, limit: int | None) -> dict[str, float]:
     else:
         platform = platform_from_swf_header(workload.header)
         with tempfile.TemporaryDirectory() as out:
-            result = simulate(platform, workload, create_policy(policy), out)
+            result = simulate(platform, workload, create_policy(policy), out, delivery=Delivery(delivery))
         jobs = result.metrics.nb_jobs
     wall = time.perf_counter() - started
     cpu = time.process_time() - cpu_started
@@ -50,8 +52,8 @@ def _measure(trace: str, policy: str, limit: int | None) -> dict[str, float]:
     return {"jobs": jobs, "wall": wall, "cpu": cpu, "rss_mb": rss}
 
 
-def _run_child(trace: Path, policy: str, limit: int | None) -> dict[str, float]:
-    cmd = [sys.executable, __file__, "--child", str(trace), policy, str(limit or 0)]
+def _run_child(trace: Path, policy: str, limit: int | None, delivery: str) -> dict[str, float]:
+    cmd = [sys.executable, __file__, "--child", str(trace), policy, str(limit or 0), delivery]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
@@ -61,21 +63,23 @@ def main() -> None:
     parser.add_argument("--traces", nargs="+", default=DEFAULT_TRACES, help="trace file names in shared/traces")
     parser.add_argument("--policies", nargs="+", default=["fcfs", "easy"])
     parser.add_argument("--traces-dir", type=Path, default=TRACES_DIR)
-    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument("--delivery", choices=("batsim", "instant"), default="batsim",
+                        help="how an instant's events reach the policy (default: Batsim's rounds, as clustersim run)")
+    parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        trace, policy, limit = args.child
-        print(json.dumps(_measure(trace, policy, int(limit) or None)))
+        trace, policy, limit, delivery = args.child
+        print(json.dumps(_measure(trace, policy, int(limit) or None, delivery)))
         return
     print(f"{'trace':34} {'policy':6} {'jobs':>8} {'wall s':>8} {'cpu s':>8} {'jobs/s':>9} {'peak MB':>8}")
     for name in args.traces:
         trace = args.traces_dir / name
-        read = _run_child(trace, "read", None)
+        read = _run_child(trace, "read", None, args.delivery)
         print(f"{name:34} {'read':6} {read['jobs']:>8.0f} {read['wall']:>8.2f} {read['cpu']:>8.2f} "
               f"{read['jobs'] / read['wall']:>9.0f} {read['rss_mb']:>8.1f}")
         for policy in args.policies:
-            r = _run_child(trace, policy, None)
-            first = _run_child(trace, policy, 10_000)
+            r = _run_child(trace, policy, None, args.delivery)
+            first = _run_child(trace, policy, 10_000, args.delivery)
             print(f"{name:34} {policy:6} {r['jobs']:>8.0f} {r['wall']:>8.2f} {r['cpu']:>8.2f} "
                   f"{r['jobs'] / r['wall']:>9.0f} "
                   f"{r['rss_mb']:>8.1f}   (first 10,000 jobs: {first['wall']:.2f} s, {first['rss_mb']:.1f} MB)")

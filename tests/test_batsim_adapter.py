@@ -1,7 +1,7 @@
 """The Batsim adapter's rules, checked against scripted schedulers (a REP socket served by a thread).
 
 Each test plays a scheduler whose answers are written out, and asserts on the messages it received and on the
-schedule the core produced: one message per instant, decisions applied at their own timestamps, a busy
+schedule the core produced: an instant's events in Batsim's rounds, decisions applied at their own timestamps, a busy
 scheduler's events held until its `now`, kills and state changes acknowledged as Batsim does.
 """
 
@@ -16,6 +16,7 @@ import pytest
 import zmq
 
 from clustersim.core.events import FinalState
+from clustersim.core.simulation import Delivery
 from clustersim.errors import DecisionError
 from clustersim.intervals import IntervalSet
 from clustersim.protocols.batsim.adapter import ExternalScheduler
@@ -103,13 +104,13 @@ class Fcfs:
 
 
 def run(
-    jobs: list[Job], answer: Answer, nb_hosts: int = 4, **options: Any
+    jobs: list[Job], answer: Answer, nb_hosts: int = 4, delivery: Delivery = Delivery.BATSIM, **options: Any
 ) -> tuple[Collector, ScriptedScheduler, ExternalScheduler]:
     scheduler = ScriptedScheduler(answer)
     adapter = ExternalScheduler(scheduler.endpoint, ProtocolOptions(timeout=10, **options))
     collector = Collector()
     try:
-        simulate(hosts(nb_hosts), Workload.from_jobs(jobs), adapter, extra_sinks=[collector])
+        simulate(hosts(nb_hosts), Workload.from_jobs(jobs), adapter, extra_sinks=[collector], delivery=delivery)
     finally:
         scheduler.join()
     return collector, scheduler, adapter
@@ -123,9 +124,25 @@ def test_the_first_message_is_simulation_begins_alone_and_the_last_is_simulation
     assert begins["nb_resources"] == 4 and [r["name"] for r in begins["compute_resources"]][:2] == ["host0", "host1"]
 
 
-def test_events_of_one_instant_go_in_one_message_ends_before_submissions() -> None:
-    jobs = [delay_job(2, 0, 1, 10), delay_job(1, 0, 1, 10), delay_job(3, 10, 1, 5)]
+def test_events_of_one_instant_go_in_batsim_rounds_submissions_first_then_each_end() -> None:
+    jobs = [delay_job(2, 0, 1, 10, 20), delay_job(1, 0, 1, 10, 20), delay_job(3, 10, 1, 5, 20)]
     _, scheduler, _ = run(jobs, Fcfs(4))
+    assert scheduler.types()[1:] == [
+        (0, ["JOB_SUBMITTED", "JOB_SUBMITTED"]),
+        (10, ["JOB_SUBMITTED"]),
+        (10, ["NOTIFY"]),
+        (10, ["JOB_COMPLETED"]),
+        (10, ["JOB_COMPLETED"]),
+        (15, ["JOB_COMPLETED"]),
+        (15, ["SIMULATION_ENDS"]),
+    ]
+    completed = [e["data"]["job_id"] for e in scheduler.events("JOB_COMPLETED")]
+    assert completed == ["w0!1", "w0!2", "w0!3"], "ends in the order the jobs started"
+
+
+def test_instant_delivery_sends_one_message_per_instant_ends_before_submissions() -> None:
+    jobs = [delay_job(2, 0, 1, 10, 20), delay_job(1, 0, 1, 10, 20), delay_job(3, 10, 1, 5, 20)]
+    _, scheduler, _ = run(jobs, Fcfs(4), delivery=Delivery.INSTANT)
     assert scheduler.types()[1:] == [
         (0, ["JOB_SUBMITTED", "JOB_SUBMITTED"]),
         (10, ["JOB_COMPLETED", "JOB_COMPLETED", "JOB_SUBMITTED", "NOTIFY"]),
@@ -145,6 +162,24 @@ def test_a_decision_takes_effect_at_its_own_timestamp() -> None:
     collector, scheduler, _ = run([delay_job(1, 0, 1, 10)], answer)
     assert collector.schedule() == {"1": (3.0, 13.0, "2")}
     assert not scheduler.events("REQUESTED_CALL"), "the adapter's own wake-ups are not forwarded"
+
+
+def test_a_kill_timestamped_later_applies_before_that_instants_events_so_a_job_ending_then_is_killed() -> None:
+    def answer(message: Message) -> list[Message] | tuple[float, list[Message]]:
+        if message["now"] == 0 and message["events"][0]["type"] == "JOB_SUBMITTED":
+            return [ev(0, "EXECUTE_JOB", job_id="w0!1", alloc="0")]
+        if message["now"] == 5:  # job 2 submitted: run it, and kill job 1 at t=10, when it would end anyway
+            return 10.0, [ev(5, "EXECUTE_JOB", job_id="w0!2", alloc="1"), ev(10, "KILL_JOB", job_ids=["w0!1"])]
+        return []
+
+    jobs = [delay_job(1, 0, 1, 10, 20), delay_job(2, 5, 1, 1, 20)]
+    collector, scheduler, _ = run(jobs, answer)
+    assert collector.outcomes["1"].state is FinalState.COMPLETED_KILLED
+    assert collector.outcomes["1"].finish == 10
+    assert [e["data"]["job_state"] for e in scheduler.events("JOB_COMPLETED")] == [
+        "COMPLETED_SUCCESSFULLY", "COMPLETED_KILLED"
+    ]
+    assert [e["data"]["job_ids"] for e in scheduler.events("JOB_KILLED")] == [["w0!1"]]
 
 
 def test_events_while_the_scheduler_is_busy_are_sent_at_its_now_with_their_own_timestamps() -> None:
@@ -183,8 +218,8 @@ def test_a_kill_is_acknowledged_by_job_completed_and_job_killed_with_progress() 
         return []
 
     collector, scheduler, _ = run([delay_job(1, 0, 2, 100)], answer)
-    assert scheduler.types()[3] == (25, ["JOB_COMPLETED", "JOB_KILLED"])
-    completed, killed = scheduler.received[3]["events"]
+    assert scheduler.types()[4] == (25, ["JOB_COMPLETED", "JOB_KILLED"])
+    completed, killed = scheduler.received[4]["events"]
     assert completed["data"] == {"job_id": "w0!1", "job_state": "COMPLETED_KILLED", "return_code": -1, "alloc": "0-1"}
     assert killed["data"]["job_ids"] == ["w0!1"]
     assert killed["data"]["job_progress"]["w0!1"]["progress"] == pytest.approx(0.25)
@@ -292,7 +327,7 @@ def test_a_refused_decision_names_the_message_it_came_from_and_the_scheduler_is_
     explained = str(adapter.explain(refused.value))
     assert "requests 1 resources, got 3" in explained
     assert 'reply #2 (to the message with now=0), event 0 {"timestamp":0,"type":"EXECUTE_JOB"' in explained
-    assert scheduler.types()[-1][1] == ["SIMULATION_ENDS"], "an aborted run still lets the scheduler exit"
+    assert scheduler.types()[-1][1][-1] == "SIMULATION_ENDS", "an aborted run still lets the scheduler exit"
 
 
 @pytest.mark.parametrize(

@@ -50,7 +50,7 @@ def test_external_easy_gives_the_in_process_jobs_csv_byte_for_byte(tmp_path: Pat
     rows = csv_rows(tmp_path / "external" / "jobs.csv")
     states = {row["final_state"] for row in rows}
     assert {"COMPLETED_SUCCESSFULLY", "COMPLETED_WALLTIME_REACHED", "REJECTED"} <= states
-    started = [(float(r["starting_time"]), float(r["submission_time"])) for r in rows if r["starting_time"] != "-1"]
+    started = [(float(r["starting_time"]), float(r["submission_time"])) for r in rows if r["starting_time"]]
     assert any(float(r["waiting_time"]) > 0 for r in rows), "jobs collide and wait"
     assert any(
         later_submit > earlier_submit and later_start < earlier_start
@@ -65,7 +65,8 @@ def test_batsim_option_names_socket_and_export_prefix(tmp_path: Path) -> None:
         code = main(["run", "-p", str(EXAMPLES / "platform.yaml"), "-w", str(EXAMPLES / "workload.json"),
                      "-s", endpoint, "-e", str(prefix), "-q", "--no-gantt"])
     assert code == 0
-    assert sorted(p.name for p in prefix.parent.iterdir()) == ["exp_jobs.csv", "exp_schedule.csv"]
+    names = sorted(p.name for p in prefix.parent.iterdir())
+    assert names == ["exp_extra_metrics.csv", "exp_jobs.csv", "exp_schedule.csv"]
     assert len(csv_rows(prefix.parent / "exp_jobs.csv")) == 201
 
 

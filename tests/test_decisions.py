@@ -82,7 +82,7 @@ def assert_outputs_hold_jobs_ended_before_the_error(out: Path) -> None:
     schedule = csv_rows(out / "schedule.csv")
     assert len(schedule) == 1
     assert schedule[0]["nb_jobs"] == "1"
-    assert schedule[0]["makespan"] == "1"
+    assert schedule[0]["makespan"] == "1.000000"
 
 
 def assert_state_untouched(process: Scripted) -> None:

@@ -50,7 +50,9 @@ def test_energy_of_a_busy_and_an_idle_host_is_the_integral_of_their_power(tmp_pa
     job = csv_rows(tmp_path / "jobs.csv")[0]
     assert job["consumed_energy"] == "2000"
     schedule = csv_rows(tmp_path / "schedule.csv")[0]
-    assert (schedule["consumed_joules"], schedule["time_computing"], schedule["time_idle"]) == ("3000", "10", "10")
+    assert (schedule["consumed_joules"], schedule["time_computing"], schedule["time_idle"]) == (
+        "3000.000000", "10.000000", "10.000000"
+    )
 
 
 def test_power_is_linear_in_the_load_of_a_multicore_node(tmp_path: Path) -> None:
@@ -284,7 +286,7 @@ def test_cli_runs_with_a_power_policy_and_compares_policies(tmp_path: Path, caps
     common = ["-w", str(tmp_path / "w.json"), "-p", str(tmp_path / "cluster.yaml"), "--policy", "fcfs"]
     assert main(["run", *common, "--power-off", "always", "-o", str(tmp_path / "run"), "-q", "--no-gantt"]) == 0
     schedule = csv_rows(tmp_path / "run" / "schedule.csv")[0]
-    assert (schedule["consumed_joules"], schedule["nb_machine_switches"]) == ("8700", "6")
+    assert (schedule["consumed_joules"], schedule["nb_machine_switches"]) == ("8700.000000", "6")
     out = tmp_path / "compare"
     assert main(["power-compare", *common, "--power-off", "always", "idle-timeout:30", "-o", str(out)]) == 0
     table = capsys.readouterr().out

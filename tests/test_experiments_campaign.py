@@ -117,6 +117,7 @@ def test_results_table_has_one_row_per_run_with_axes_and_every_schedule_metric(l
     assert len(rows) == 18
     schedule = (local_campaign / "out" / "runs" / "policy=fcfs,walltime_factor=1.5,seed=1" / "schedule.csv")
     metrics = schedule.read_text().splitlines()[0].split(",")
+    metrics += schedule.with_name("extra_metrics.csv").read_text().splitlines()[0].split(",")
     axes = ["policy", "walltime_factor", "seed"]
     assert list(rows[0]) == ["run", "status", *axes, *metrics, "nb_jobs_unfinished", "error"]
     first = rows[0]
@@ -253,7 +254,9 @@ def test_a_rerun_clears_the_outputs_of_the_earlier_attempt(tmp_path: Path) -> No
     (run_dir / "machine_states.csv").write_text("stale")
     run_campaign(load_experiment(write_experiment(tmp_path, {"seed": [1]}, policy="fcfs")), tmp_path / "out",
                  LocalBackend(1), progress=False)
-    assert sorted(p.name for p in run_dir.iterdir()) == ["config.yaml", DONE_FILE, "jobs.csv", "schedule.csv"]
+    assert sorted(p.name for p in run_dir.iterdir()) == [
+        "config.yaml", DONE_FILE, "extra_metrics.csv", "jobs.csv", "schedule.csv"
+    ]
 
 
 def test_cli_sweep_on_a_dask_local_cluster_of_processes(local_campaign: Path, tmp_path: Path) -> None:

@@ -143,7 +143,7 @@ def test_a_real_run_is_drawn_with_every_started_job(tmp_path: Path) -> None:
     summary = plot_gantt(tmp_path / "jobs.csv", tmp_path / "gantt.svg", nb_resources=4)
     assert summary.nb_jobs == 12
     assert summary.nb_skipped == 1
-    assert summary.nb_killed == 11  # run time 5 + i exceeds the walltime (4 or 6) for every job but `1`
+    assert summary.nb_killed == 12  # run time 5 + i reaches the walltime (4 or 6) for every job (`1`: 6 == 6)
     assert summary.resource_range is not None and summary.resource_range[0] >= 0
     assert summary.resource_range[1] <= 3
 

@@ -244,7 +244,9 @@ def check_times_follow_profile_and_walltime(r: Run) -> None:
         assert o.start is not None and o.finish is not None
         assert o.start >= job.submit_time, f"{job.key} started at {o.start} before its submission"
         runtime = job.profile.runtime(job.nb_res, platform.min_speed(o.resources))
-        killed = job.walltime is not None and runtime > job.walltime
+        # Batsim: a delay job whose delay reaches its walltime is killed at it; other profiles must exceed it.
+        walltime = math.inf if job.walltime is None else job.walltime
+        killed = runtime >= walltime if isinstance(job.profile, Delay) else runtime > walltime
         if killed:
             assert job.walltime is not None
             assert o.finish == o.start + job.walltime, f"{job.key} must be killed at its walltime"

@@ -40,7 +40,7 @@ def test_the_readme_commands_run_on_the_examples(tmp_path: Path, monkeypatch: py
     shutil.copytree(ROOT / "examples", tmp_path, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
     monkeypatch.chdir(tmp_path)
     commands = _readme_commands()
-    assert len(commands) == 15
+    assert len(commands) == 17
     for argv in commands:
         assert argv[0] == "clustersim"
         if argv[1] in ("run", "run-k8s"):
@@ -50,6 +50,8 @@ def test_the_readme_commands_run_on_the_examples(tmp_path: Path, monkeypatch: py
 
 
 def _records(argv: list[str], where: Path) -> Path:
+    if "-e" in argv:  # Batsim's output prefix: out/exp writes out/exp_jobs.csv
+        return where / (argv[argv.index("-e") + 1] + "_jobs.csv")
     flag = next((f for f in ("-o", "--output") if f in argv), None)
     out = where / (argv[argv.index(flag) + 1] if flag else "clustersim-out")
     return out / ("pods.csv" if argv[1] == "run-k8s" else "jobs.csv")

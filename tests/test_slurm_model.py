@@ -5,8 +5,18 @@ from __future__ import annotations
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from clustersim.policies.slurm.backfill import NodeSpace, Running, will_run
+from clustersim.policies.slurm.backfill import (
+    BackfillMemory,
+    BackfillParameters,
+    Candidate,
+    NodeSpace,
+    Running,
+    backfill_cycle,
+    will_run,
+)
 from clustersim.policies.slurm.conf import parse_slurm_conf
 from clustersim.policies.slurm.priority import BasicPriority, FairShare, JobFactors, MultifactorPriority
 from clustersim.policies.slurm.select import select_cpus
@@ -146,3 +156,60 @@ def test_a_job_past_its_limit_is_guessed_to_end_after_kill_wait() -> None:
     running = [Running("late", 50.0, {0: 4}, 0b0001)]
     start, _ = will_run(4, 0b0001, [0, 0, 0, 0], running, now=60) or (math.nan, {})
     assert start == 80.0
+
+
+def test_a_job_past_its_limit_is_guessed_from_kill_wait_and_over_time_limit() -> None:
+    running = [Running("late", 50.0, {0: 4}, 0b0001, 60.0)]
+
+    def start(params: BackfillParameters) -> float:
+        result = will_run(4, 0b0001, [0, 0, 0, 0], running, now=60, params=params)
+        assert result is not None
+        return result[0]
+
+    assert start(BackfillParameters(kill_wait=90)) == 140.0
+    assert start(BackfillParameters(over_time_limit=120)) == 200.0  # 50 + KillWait 30 + 2 minutes
+    assert start(BackfillParameters(over_time_limit=None)) == 120.0  # UNLIMITED: its whole limit from now
+
+
+@st.composite
+def _cycle_inputs(draw: st.DrawFn) -> tuple[list[Candidate], list[int], list[Running]]:
+    """Busy nodes, a whole-cluster job first (it reserves), then small jobs that may fit the idle CPUs."""
+    cpus = [4, 4, 4, 4]
+    running = []
+    for i in range(draw(st.integers(2, 10))):
+        node = draw(st.integers(0, 3))
+        take = draw(st.integers(1, 2))
+        if cpus[node] >= take:
+            cpus[node] -= take
+            end = float(draw(st.integers(1, 40)) * 30 + draw(st.sampled_from([0, 7])))
+            running.append(Running(f"r{i}", end, {node: take}, 1 << node, 60.0))
+    queue = [Candidate("big", 16, ALL, 600.0)] + [
+        Candidate(f"q{i}", draw(st.integers(1, 6)), draw(st.sampled_from([ALL, 0b0011, 0b1100])),
+                  60.0 * draw(st.integers(1, 30)))
+        for i in range(draw(st.integers(1, 8)))
+    ]
+    return queue, cpus, running
+
+
+@given(
+    _cycle_inputs(), st.integers(0, 1200), st.integers(1, 90), st.sampled_from([300.0, 600.0, 1800.0]),
+    st.sampled_from([60.0, 45.0, 30.0]), st.sampled_from([0.0, None, 60.0]), st.sampled_from([0.0, 0.25, 17.0]),
+)
+@settings(max_examples=400, deadline=None)
+def test_a_cycle_reused_from_memory_starts_what_a_fresh_cycle_starts(
+    inputs: tuple[list[Candidate], list[int], list[Running]], first: int, later: int, window: float,
+    resolution: float, over_time: float | None, epoch: float,
+) -> None:
+    """An idle cycle is reused for a later now within its validity interval: it must start what a cycle run
+    from scratch at that now starts (nothing)."""
+    queue, free, running = inputs
+    params = BackfillParameters(window=window, resolution=resolution, over_time_limit=over_time)
+
+    def cycle(now: float, memory: BackfillMemory | None) -> list[tuple[str, dict[int, int]]]:
+        return [(job.key, dict(a)) for job, a in
+                backfill_cycle(now, queue, list(free), list(running), ALL, params, epoch, memory)]
+
+    memory = BackfillMemory()
+    if cycle(float(first), memory):
+        return  # a start changes the state: the memory is cleared
+    assert cycle(float(first + later), memory) == cycle(float(first + later), None)

@@ -13,6 +13,7 @@ from clustersim.core.events import FinalState
 from clustersim.errors import InputError, UnknownNameError
 from clustersim.policies.registry import create_policy, parse_policy_options
 from clustersim.policies.slurm.conf import parse_slurm_conf, platform_from_conf
+from clustersim.policies.slurm.policy import UnmodelledSlurmSettings
 from clustersim.runner import simulate
 from clustersim.workload.job import Job
 from clustersim.workload.profiles import Delay
@@ -193,6 +194,82 @@ def test_a_job_longer_than_max_time_stays_pending_unless_limits_are_enforced() -
 
 def test_a_job_larger_than_its_partition_is_rejected() -> None:
     assert run(PARTITIONS, [job(1, 0, 5, 10, 60)]).outcomes["1"].state is FinalState.REJECTED
+
+
+def test_an_unknown_partition_is_rejected_even_in_a_list() -> None:
+    jobs = [job(1, 0, 1, 10, 60, queue="nope"), job(2, 0, 1, 10, 60, queue="long,nope"),
+            job(3, 0, 1, 10, 60, queue="long")]
+    result = run(PARTITIONS, jobs)
+    assert {k: o.state for k, o in result.outcomes.items()} == {
+        "1": FinalState.REJECTED, "2": FinalState.REJECTED, "3": FinalState.COMPLETED_SUCCESSFULLY}
+
+
+def test_a_job_naming_several_partitions_starts_in_the_first_that_can_run_it() -> None:
+    # n1 (short) is full until 30; job 2 may use short or long: it starts at once on n2, in long.
+    jobs = [job(1, 0, 4, 30, 60), job(2, 0, 4, 30, 60, queue="short,long")]
+    result = run(PARTITIONS, jobs)
+    assert {k: (o.start, str(o.resources)) for k, o in result.outcomes.items()} == {
+        "1": (0, "0-3"), "2": (0, "4-7")}
+
+
+def test_a_job_is_limited_by_the_max_time_of_each_of_its_partitions() -> None:
+    # 2 minutes exceed short's MaxTime: job 2 waits there but runs in long (n2) as soon as it is free.
+    jobs = [job(1, 0, 4, 100, 120, queue="long"), job(2, 0, 4, 30, 120, queue="short,long")]
+    assert starts(run(PARTITIONS, jobs)) == {"1": 0, "2": 100}
+
+
+def test_the_lowest_node_weight_is_used_first() -> None:
+    conf = "NodeName=n1 CPUs=4 Weight=10\nNodeName=n2 CPUs=4 Weight=1\nPartitionName=main Nodes=ALL Default=YES\n"
+    # Equal weights would give n1 (best fit among equals: the first); weight 1 makes it n2, and job 2, larger
+    # than what n2 has left (3 CPUs), takes all of them before one CPU of the heavier n1.
+    result = run(conf, [job(1, 0, 1, 100, 120), job(2, 0, 4, 100, 120)])
+    assert {k: str(o.resources) for k, o in result.outcomes.items()} == {"1": "4", "2": "0 5-7"}
+
+
+def test_over_time_limit_delays_the_kill_of_a_job_past_its_limit() -> None:
+    # DefaultTime 1 minute; OverTimeLimit=1 lets it run one more minute: killed at the check at 150, not 90.
+    result = run("OverTimeLimit=1\n" + PARTITIONS, [job(1, 5, 1, 200, None)])
+    outcome = result.outcomes["1"]
+    assert (outcome.start, outcome.finish, outcome.state) == (5, 150, FinalState.COMPLETED_KILLED)
+    unlimited = run("OverTimeLimit=UNLIMITED\n" + PARTITIONS, [job(1, 5, 1, 200, None)]).outcomes["1"]
+    assert (unlimited.finish, unlimited.state) == (205, FinalState.COMPLETED_SUCCESSFULLY)
+
+
+def test_afterany_waits_for_the_end_and_afterok_for_a_success() -> None:
+    jobs = [
+        job(1, 0, 1, 50, 60),
+        job(2, 0, 1, 100, 60),  # killed at its walltime
+        job(3, 0, 1, 10, 60, extra={"dependency": "afterany:1"}),  # type: ignore[dict-item]
+        job(4, 0, 1, 10, 60, extra={"dependency": "afterok:1"}),  # type: ignore[dict-item]
+        job(5, 0, 1, 10, 60, extra={"dependency": "afterany:2"}),  # type: ignore[dict-item]
+        job(6, 0, 1, 10, 60, extra={"dependency": "afterok:2"}),  # type: ignore[dict-item]
+        job(7, 0, 1, 10, 60, extra={"dependency": "afterok:99"}),  # type: ignore[dict-item]
+    ]
+    result = run(TWO_NODES, jobs)
+    # 3 and 4 are served by the pass after 1 ends at 50 (batch_sched_delay after the one at 0: at once);
+    # 6 never runs (DependencyNeverSatisfied); 7 names no job: rejected at submission.
+    assert starts(result) == {"1": 0, "2": 0, "3": 50, "4": 50, "5": 60, "7": None}
+    assert result.outcomes["7"].state is FinalState.REJECTED
+
+
+def test_the_swf_preceding_job_is_an_afterany_dependency() -> None:
+    jobs = [job(1, 0, 1, 50, 60), job(2, 0, 1, 10, 60, extra={"preceding_job": "1"}),  # type: ignore[dict-item]
+            job(3, 0, 1, 10, 60, extra={"preceding_job": "404"})]  # type: ignore[dict-item]
+    assert starts(run(TWO_NODES, jobs)) == {"1": 0, "2": 50, "3": 0}
+
+
+def test_settings_the_model_does_not_model_are_named_in_one_warning() -> None:
+    conf = ("SlurmctldPort=6817\nSchedulerParameters=bf_interval=30,bf_max_job_user=10\nPreemptType=preempt/qos\n"
+            "SelectTypeParameters=CR_Core_Memory\nNodeName=n1 CPUs=4 Gres=gpu:2\n"
+            "PartitionName=main Nodes=n1 Default=YES MaxNodes=1\n")
+    with pytest.warns(UnmodelledSlurmSettings) as caught:
+        run(conf, [job(1, 0, 1, 10, 60)])
+    assert len(caught) == 1
+    message = str(caught[0].message)
+    for name in ("PreemptType", "SchedulerParameters bf_max_job_user", "SelectTypeParameters=CR_Core_Memory",
+                 "NodeName: gres", "PartitionName: maxnodes"):
+        assert name in message
+    assert "SlurmctldPort" not in message and "bf_interval" not in message
 
 
 # -- configuration -------------------------------------------------------------------------------------

@@ -129,8 +129,8 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 def _two_big_jobs() -> str:
     """Two jobs filling the chart (job 41 on hosts 0-3 for 100 s, then job 42), so a hover at the centre hits one."""
-    return ('{"nb_res": 4, "jobs": [{"id": 41, "subtime": 0, "res": 4, "walltime": 100, "profile": "d100"},'
-            ' {"id": 42, "subtime": 0, "res": 4, "walltime": 100, "profile": "d100"}],'
+    return ('{"nb_res": 4, "jobs": [{"id": 41, "subtime": 0, "res": 4, "walltime": 200, "profile": "d100"},'
+            ' {"id": 42, "subtime": 0, "res": 4, "walltime": 200, "profile": "d100"}],'
             ' "profiles": {"d100": {"type": "delay", "delay": 100}}}')
 
 

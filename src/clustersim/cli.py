@@ -94,7 +94,7 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     external = run.add_argument_group("external scheduler (Batsim protocol, see docs/batsim-protocol.md)")
     external.add_argument(
-        "-s", "--socket", "--external", dest="external", metavar="ENDPOINT",
+        "-s", "--socket", "--socket-endpoint", "--external", dest="external", metavar="ENDPOINT",
         help="let the scheduler listening at ENDPOINT (e.g. tcp://localhost:28000) decide, instead of --policy",
     )
     external.add_argument(
@@ -119,6 +119,11 @@ def _build_parser() -> argparse.ArgumentParser:
         "--cores-per-node", action="store_true",
         help="SWF without --platform: MaxNodes nodes of MaxProcs/MaxNodes cores instead of MaxProcs hosts",
     )
+    run.add_argument(
+        "--delivery", choices=("batsim", "instant"), default="batsim",
+        help="how the events of one instant reach the scheduler: in Batsim 4.2's rounds (default), or all in one "
+        "call (see docs/policies.md)",
+    )
     run.add_argument("--no-gantt", action="store_true", help="do not draw gantt.png")
     _add_energy_options(run)
     run.add_argument(
@@ -130,6 +135,9 @@ def _build_parser() -> argparse.ArgumentParser:
         "--config", type=Path,
         help="replay a run of a campaign from its config.yaml (its workload, platform, policy and options win)",
     )
+    from clustersim.protocols.batsim.command_line import add_batsim_flags
+
+    add_batsim_flags(run)
     run.set_defaults(handler=_run)
 
     convert = commands.add_parser(
@@ -172,11 +180,18 @@ def _say(args: argparse.Namespace, text: str) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from clustersim.core.simulation import Delivery
     from clustersim.platform.events import read_events
     from clustersim.policies.registry import create_policy, parse_policy_options
+    from clustersim.protocols.batsim.command_line import refusal
     from clustersim.records.progress import ProgressSink
     from clustersim.runner import simulate
 
+    refused = refusal(args)
+    if refused is not None:
+        raise InputError("command line", refused)
+    if args.verbosity == "quiet":
+        args.quiet = True
     if args.config is not None:
         return _run_config(args)
     if args.workload is None:
@@ -204,6 +219,7 @@ def _run(args: argparse.Namespace) -> int:
             platform, workload, process, args.output,
             extra_sinks=[progress], record_wall_clock=args.record_wall_clock, prefix=prefix, energy=energy,
             execution=execution, events=events,
+            delivery=Delivery(args.delivery), energy_traces=not args.disable_machine_state_tracing,
         )
     except DecisionError as error:
         raise (error if external is None else external.explain(error)) from None
@@ -288,7 +304,7 @@ def _execution_model(args: argparse.Namespace, platform: Platform, workload: Wor
 def _add_energy_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("energy", "power states and energy (every node needs a power model)")
     group.add_argument(
-        "--energy", action="store_true",
+        "-E", "--energy", action="store_true",
         help="account for energy; writes machine_states.csv and consumed_energy.csv",
     )
     group.add_argument(

@@ -12,7 +12,7 @@ from clustersim.core.execution import ExecutionModel
 from clustersim.core.interface import DecisionProcess
 from clustersim.core.nodes import NodeTracker
 from clustersim.core.outcome import OutcomeSink
-from clustersim.core.simulation import RunSummary, Simulation
+from clustersim.core.simulation import Delivery, RunSummary, Simulation
 from clustersim.platform.events import AvailabilityChange
 from clustersim.platform.model import Platform
 from clustersim.records.jobs_csv import JobsCsvWriter
@@ -42,6 +42,7 @@ def simulate(
     power: bool = False,
     execution: ExecutionModel | None = None,
     events: Sequence[AvailabilityChange] = (),
+    delivery: Delivery = Delivery.INSTANT,
 ) -> RunResult:
     """Simulate and, with an output directory, write `jobs.csv` and `schedule.csv` into it.
 
@@ -50,7 +51,8 @@ def simulate(
     `energy_traces` it also writes Batsim's `machine_states.csv` and `consumed_energy.csv`. `power` alone
     keeps node power states (for power policies) without accounting for energy. `execution` is how jobs
     execute (default: the fast model). `events` make machines unavailable and available again; with them,
-    schedule.csv also has Batsim's `time_unavailable`.
+    schedule.csv also has Batsim's `time_unavailable`. `delivery` is how an instant's events
+    reach the decision process (clustersim.core.simulation.Delivery).
 
     `schedule.csv` is written even when the run fails, with the jobs that ended until then. Wall-clock
     columns are -1 unless `record_wall_clock`: they would make two runs' outputs differ.
@@ -64,7 +66,8 @@ def simulate(
     meter = EnergyMeter(platform, NodeTracker(platform), out if energy_traces else None, prefix) if energy else None
     nodes = NodeTracker(platform) if power and meter is None else None
     simulation = Simulation(
-        platform, workload, process, sinks, nodes=nodes, meter=meter, execution=execution, events=events
+        platform, workload, process, sinks, nodes=nodes, meter=meter, execution=execution, events=events,
+        delivery=delivery,
     )
     started = time.perf_counter()
     try:

@@ -37,9 +37,14 @@ class KillJob:
 
 @dataclass(slots=True)
 class CallMeLater:
-    """Ask to be woken up at simulated time `time` (not before now)."""
+    """Ask to be woken up at simulated time `time` (not before now).
+
+    With `first`, the call comes before every other event of that instant: the Batsim adapter uses it to apply
+    decisions timestamped in the future (a KILL_JOB at t' > now) when t' comes, as Batsim does.
+    """
 
     time: float
+    first: bool = False
 
 
 @dataclass(slots=True)

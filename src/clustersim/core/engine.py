@@ -1,9 +1,9 @@
 """The event loop's clock: a heap of `(time, event class, sequence, payload)`.
 
-Rule for events at equal times: lower event class first (job ends, then nodes done switching on or off,
-then submissions, then machines becoming unavailable or available, then requested calls), then insertion
-order. The simulation pops every event of an instant at once, so the decision process is asked once per
-instant, after all completions and submissions of that instant are applied.
+Rule for events at equal times: lower event class first (decisions held back until this instant, then job
+ends, then nodes done switching on or off, then submissions, then machines becoming unavailable or available,
+then requested calls), then insertion order. The simulation pops every event of an instant at once; how it
+delivers them to the decision process (in one call, or in Batsim's rounds) is the simulation's `Delivery` rule.
 """
 
 from __future__ import annotations
@@ -21,11 +21,13 @@ T = TypeVar("T")
 class EventClass(IntEnum):
     """Order of application of events that happen at the same instant."""
 
-    JOB_END = 0
-    NODE_SWITCHED = 1
-    JOB_SUBMIT = 2
-    MACHINES = 3
-    CALL = 4
+    DUE = 0
+    """A call asked with `CallMeLater(first=True)`: decisions timestamped for this instant apply before its events."""
+    JOB_END = 1
+    NODE_SWITCHED = 2
+    JOB_SUBMIT = 3
+    MACHINES = 4
+    CALL = 5
 
 
 class TimeTravelError(ClusterSimError):

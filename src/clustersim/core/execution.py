@@ -12,7 +12,7 @@ from typing import Protocol
 
 from clustersim.core.state import RunningJob
 from clustersim.platform.model import Platform
-from clustersim.workload.profiles import Delay
+from clustersim.workload.profiles import Delay, ParallelHomogeneous, runtime_on
 
 
 class ExecutionModel(Protocol):
@@ -37,7 +37,8 @@ class ExecutionModel(Protocol):
 
 
 class FastExecution:
-    """A job runs for its profile's time at the pace of its slowest unit; communication costs nothing."""
+    """A job runs for its profile's time at the pace of its slowest unit (a `parallel` profile's i-th amount at
+    its i-th unit's speed); communication costs nothing."""
 
     stepped = False
 
@@ -51,7 +52,10 @@ class FastExecution:
         profile = running.job.profile
         if type(profile) is Delay:
             return profile.seconds
-        return profile.runtime(running.job.nb_res, self.platform.min_speed(running.resources))
+        platform = self.platform
+        if platform.homogeneous_speed is not None or type(profile) is ParallelHomogeneous:
+            return profile.runtime(running.job.nb_res, platform.min_speed(running.resources))
+        return runtime_on(profile, [platform.unit_speeds[r] for r in running.resources])  # per-host speeds
 
     def advance(self, until: float | None) -> Sequence[tuple[float, str]]:
         return ()

@@ -9,6 +9,9 @@ from clustersim.core.events import FinalState
 from clustersim.intervals import IntervalSet
 from clustersim.workload.job import Job
 
+ZERO_RUNTIME = 1e-5
+"""The run time Batsim counts instead of 0 for a job that ran for no time: stretch and slowdown divide by it."""
+
 
 @dataclass(slots=True)
 class JobOutcome:

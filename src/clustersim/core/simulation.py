@@ -2,12 +2,29 @@
 
 It owns the clock and the cluster's truth. The workload is pulled lazily (one job of look-ahead), job outcomes
 are pushed to sinks as jobs end, so memory follows the jobs alive in the simulation.
+
+How the events of one instant reach the decision process is the `Delivery` rule:
+
+- `Delivery.BATSIM` is Batsim 4.2's (`clustersim run`'s default, for Batsim and SWF inputs alike): an instant is
+  delivered in rounds, and the decision process decides after each round, seeing the state the earlier rounds'
+  decisions made. The rounds are, in order: the submissions of the instant (one round); the end of the static
+  workload (`NoMoreJobs`, its own round); decisions held back until this instant (`CallMeLater(first=True)`: a
+  kill then beats a job ending then); each job end in its own round, in the order the jobs were started; then
+  the rest (switches, machine availability, requested calls). Events that a round's decisions add at the same
+  instant join the rounds still to come. This is how Batsim's server hears its actors, one message at a time,
+  and calls the scheduler as soon as it is ready; what it does not reproduce is SimGrid's own order of actors
+  waking at one instant, which sometimes delivers two job ends together, or in another order
+  (docs/batsim-protocol.md).
+- `Delivery.INSTANT` (the library's default, used by the Kubernetes and Slurm layers and the experiments)
+  applies every event of the instant first (ends, switches, submissions, calls) and asks the decision process
+  once: fewer calls, and the policy sees the whole instant at once.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from enum import Enum
 
 from clustersim.core.decisions import (
     CallMeLater,
@@ -45,6 +62,7 @@ from clustersim.intervals import IntervalSet
 from clustersim.platform.events import AvailabilityChange
 from clustersim.platform.model import Platform
 from clustersim.workload.job import Job, id_order
+from clustersim.workload.profiles import Delay
 from clustersim.workload.stream import Workload
 
 
@@ -61,6 +79,14 @@ class _Execution:
 
 
 Payload = _Execution | Job | tuple[tuple[int, ...], bool] | AvailabilityChange | None
+Batch = list[tuple[EventClass, Payload]]
+
+
+class Delivery(Enum):
+    """How the events of one instant are delivered to the decision process (see the module's docstring)."""
+
+    BATSIM = "batsim"
+    INSTANT = "instant"
 
 
 @dataclass
@@ -90,10 +116,13 @@ class Simulation:
         meter: EnergyMeter | None = None,
         execution: ExecutionModel | None = None,
         events: Sequence[AvailabilityChange] = (),
+        delivery: Delivery = Delivery.INSTANT,
     ):
         """`nodes` enables power management (switching nodes off and on); `meter` accounts for energy;
         `execution` says how jobs execute (default: the fast model, where a job's end is known at its start);
-        `events` are machines becoming unavailable and available again (Batsim's external events)."""
+        `events` are machines becoming unavailable and available again (Batsim's external events); `delivery` is
+        how an instant's events reach the decision process."""
+        self.delivery = delivery
         self.platform = platform
         self.execution: ExecutionModel = execution if execution is not None else FastExecution(platform)
         self.events = events
@@ -159,18 +188,44 @@ class Simulation:
         queue = self._queue
         execution = self.execution
         stepped = execution.stepped
+        batsim = self.delivery is Delivery.BATSIM
         while True:
             if stepped:
                 for end, key in execution.advance(queue.next_time()):
                     self._executed(key, end)
             if not queue:
                 break
+            if batsim:
+                self._deliver_rounds(queue.pop_instant())
+                continue
             events = self._apply_instant(queue.pop_instant())
             if events:
-                self.state.now = queue.now
-                self._summary.nb_decision_calls += 1
-                for decision in self.process.decide(queue.now, events, self.view):
-                    self._apply(decision)
+                self._decide(events)
+
+    def _decide(self, events: list[Event]) -> None:
+        now = self._queue.now
+        self.state.now = now
+        self._summary.nb_decision_calls += 1
+        for decision in self.process.decide(now, events, self.view):
+            self._apply(decision)
+
+    def _deliver_rounds(self, pending: Batch) -> None:
+        """Deliver one instant in Batsim's rounds (the module's docstring). Events that the decisions of a round
+        add at the same instant (a kill's end, a registered job) join the rounds still to come."""
+        queue = self._queue
+        while pending:
+            if len(pending) == 1:  # most instants carry one event
+                batch, pending = pending, []
+            else:
+                batch, pending = _first_round(pending)
+            events = self._apply_instant(batch)
+            if len(events) > 1 and type(events[-1]) is NoMoreJobs:
+                self._decide(events[:-1])  # Batsim says the workload is over in a message of its own
+                del events[:-1]
+            if events:
+                self._decide(events)
+            if queue.next_time() == queue.now:
+                pending = sorted(pending + queue.pop_instant(), key=_event_class)
 
     def _executed(self, key: str, end: float) -> None:
         """A stepped model says a job's execution is over: it ends successfully, before its walltime."""
@@ -186,8 +241,8 @@ class Simulation:
 
     # -- events ------------------------------------------------------------------------------------------
 
-    def _apply_instant(self, batch: list[tuple[EventClass, Payload]]) -> list[Event]:
-        """Apply every event of one instant (ends first, then submissions, then calls); say what happened."""
+    def _apply_instant(self, batch: Batch) -> list[Event]:
+        """Apply the events of one instant, or of one round of it, in the queue's order; say what happened."""
         self.state.now = self._queue.now
         if self.meter is not None:
             self.meter.advance(self._queue.now)
@@ -222,8 +277,8 @@ class Simulation:
             batch.append(lookahead)
             lookahead = next(self._jobs, None)
         self._lookahead = lookahead
-        if len(batch) > 1:
-            batch.sort(key=lambda j: id_order(j.id))
+        if len(batch) > 1:  # Batsim submits an instant's jobs in the string order of their ids ("w0!12" < "w0!2")
+            batch.sort(key=_batsim_order if self.delivery is Delivery.BATSIM else _id_order)
         pending = self.state.pending
         events: list[Event] = []
         for job in batch:
@@ -404,7 +459,8 @@ class Simulation:
                 self._executions[job.key] = _Execution(running, float("inf"), FinalState.COMPLETED_SUCCESSFULLY)
                 return
             execution = _Execution(running, now + walltime, FinalState.COMPLETED_WALLTIME_REACHED)
-        elif walltime is not None and runtime > walltime:
+        elif walltime is not None and (runtime > walltime or (runtime == walltime and type(job.profile) is Delay)):
+            # Batsim sleeps a delay job until its walltime when the delay is not shorter, then kills it
             execution = _Execution(running, now + walltime, FinalState.COMPLETED_WALLTIME_REACHED)
         else:
             execution = _Execution(running, now + runtime, FinalState.COMPLETED_SUCCESSFULLY)
@@ -431,7 +487,7 @@ class Simulation:
     def _call_me_later(self, d: CallMeLater) -> None:
         if d.time < self._queue.now:
             raise DecisionError(d, f"t={d.time!r} is in the past (now is t={self._queue.now!r})")
-        self._queue.push(d.time, EventClass.CALL, None)
+        self._queue.push(d.time, EventClass.DUE if d.first else EventClass.CALL, None)
 
     def _submit_job(self, d: SubmitJob) -> None:
         job = d.job
@@ -448,3 +504,26 @@ class Simulation:
         if d.job_key not in self.state.pending and d.job_key not in self.state.running:
             raise DecisionError(d, f"job '{d.job_key}' is neither pending nor running")
         self._metadata[d.job_key] = d.metadata
+
+
+def _batsim_order(job: Job) -> str:
+    return job.key
+
+
+def _id_order(job: Job) -> tuple[int, int | str]:
+    return id_order(job.id)
+
+
+def _event_class(entry: tuple[EventClass, Payload]) -> EventClass:
+    return entry[0]
+
+
+def _first_round(batch: Batch) -> tuple[Batch, Batch]:
+    """Batsim's first round of what is left of an instant (sorted by event class), and the rest: the
+    submissions, else the held-back decisions, else one job end (they come in start order), else the rest."""
+    for kind in (EventClass.JOB_SUBMIT, EventClass.DUE):
+        if any(entry[0] is kind for entry in batch):
+            return [e for e in batch if e[0] is kind], [e for e in batch if e[0] is not kind]
+    if batch[0][0] is EventClass.JOB_END:
+        return batch[:1], batch[1:]
+    return batch, []

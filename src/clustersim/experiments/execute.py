@@ -1,7 +1,8 @@
 """Executing one run of a campaign in its own directory, on whatever process or machine a backend chose.
 
 A run directory holds `config.yaml` (written first, so even a failed run can be replayed), the outputs of
-`runner.simulate` (`jobs.csv`, `schedule.csv`), then either `error.txt` or the completion marker `done.json`
+`runner.simulate` (`jobs.csv`, `schedule.csv`, `extra_metrics.csv`), then either `error.txt` or the completion
+marker `done.json`
 (which also keeps what the workload reader skipped or noticed, and the run's wall-clock seconds).
 The marker is written last and atomically (a temporary file renamed), so a run interrupted at any point is
 never mistaken for a complete one. A run's errors are caught and recorded: one bad run never stops a campaign.

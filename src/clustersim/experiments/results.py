@@ -5,7 +5,8 @@ which backend ran the runs, in which order they finished, or how many restarts i
 
 - `run` (directory name), `status` (`ok`, `failed`, or `pending` when the run never finished);
 - one column per axis, values as written in the experiment file;
-- every column of the runs' `schedule.csv` (so energy or other metrics appear when a run writes them);
+- every column of the runs' `schedule.csv` and `extra_metrics.csv` (so energy or other metrics appear when a
+  run writes them);
 - `nb_jobs_unfinished` (jobs the policy never started) and `error` (first line of a failed run's error).
 
 Written as CSV (numbers as in `schedule.csv`) and Parquet (typed columns, null for missing values).
@@ -114,6 +115,7 @@ def collect_results(directory: Path) -> Table:
         marker = read_marker(run_dir)
         if marker is not None:
             schedule = _read_schedule(run_dir / "schedule.csv")
+            schedule.update(_read_schedule(run_dir / "extra_metrics.csv"))
             metric_columns.update(dict.fromkeys(schedule))
             row.update({key: parse_number(text) for key, text in schedule.items()})
             row["status"] = "ok"

@@ -3,10 +3,11 @@
 Reads a Batsim-format `jobs.csv` (plain or gzipped) in one streaming pass, keeping only the rectangles' numbers
 in compact arrays, and draws all of them as two polygon collections (jobs, then an outline over the killed ones),
 so hundreds of thousands of jobs render in seconds. A job's rectangles are one per contiguous interval of its
-allocation; unit `r` spans `r - 0.5 .. r + 0.5` so ticks sit on unit ids. Jobs that never ran (rejected,
-`starting_time` -1, empty allocation) are skipped. Colours come from a hash of `workload!job_id`, so a job has the
-same colour in every chart. Drawing uses the Agg canvas directly (never pyplot, never a display), and SVG output
-is reproducible byte for byte (no date, fixed id salt, text kept as text).
+allocation; unit `r` spans `r - 0.5 .. r + 0.5` so ticks sit on unit ids. Jobs that never ran (rejected:
+`starting_time` empty as Batsim writes it, or -1 in older files; empty allocation) are skipped. Colours come
+from a hash of `workload!job_id`, so a job has the same colour in every chart. Drawing uses the Agg canvas
+directly (never pyplot, never a display), and SVG output is reproducible byte for byte (no date, fixed id salt,
+text kept as text).
 """
 
 from __future__ import annotations
@@ -176,6 +177,9 @@ def _read(path: Path, nb_resources: int | None) -> tuple[_Rectangles, int, int, 
             if len(row) < width:
                 raise InputError(source, f"expected {len(header)} fields, got {len(row)}", line=line)
             allocation = row[i_alloc]
+            if not row[i_start]:  # rejected: Batsim leaves its times empty
+                nb_skipped += 1
+                continue
             try:
                 start = float(row[i_start])
                 finish = float(row[i_finish])

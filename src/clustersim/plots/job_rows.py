@@ -47,7 +47,7 @@ class JobRows:
 
 
 def read_job_rows(path: Path | str) -> JobRows:
-    """Read the plotted columns of a jobs.csv; -1 times (never started) become NaN."""
+    """Read the plotted columns of a jobs.csv; empty or -1 times (never started) become NaN."""
     columns: dict[str, list[float]] = {name: [] for name in NEEDED}
     try:
         with open(path, newline="", encoding="utf-8") as f:
@@ -62,7 +62,8 @@ def read_job_rows(path: Path | str) -> JobRows:
             for line, row in enumerate(reader, start=2):
                 try:
                     for values, index in indices:
-                        values.append(float(row[index]))
+                        text = row[index]
+                        values.append(float(text) if text else -1.0)  # empty: a rejected job's times
                 except (ValueError, IndexError):
                     raise InputError(str(path), f"expected numbers in columns {', '.join(NEEDED)}", line=line) from None
     except OSError as error:

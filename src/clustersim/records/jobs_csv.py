@@ -1,7 +1,8 @@
 """`jobs.csv`: one row per job with exactly Batsim's columns, streamed as jobs end.
 
 Rows are in the order jobs end (Batsim sorts them at the end instead, which needs the whole trace in memory).
-A rejected job has -1 in every time column and an empty allocation, as Batsim writes -1 for "not applicable".
+A rejected job leaves every time column, its allocation and its energy empty, as Batsim 4.2 does. A job that
+ran for no time has Batsim's stretch: Batsim counts its run time as ZERO_RUNTIME (1e-5 s) to divide by it.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import TextIO
 
 from clustersim._io.numbers import fmt
 from clustersim.core.events import FinalState
-from clustersim.core.outcome import JobOutcome
+from clustersim.core.outcome import ZERO_RUNTIME, JobOutcome
 
 COLUMNS = (
     "job_id",
@@ -34,8 +35,7 @@ COLUMNS = (
 )
 
 _SUCCESS = FinalState.COMPLETED_SUCCESSFULLY
-_NOT_RUN = "-1,-1,-1,-1,-1,-1,"
-
+_NOT_RUN = ",,,,,,"
 
 def _text(value: str) -> str:
     """A text field, quoted as CSV requires only when it must be."""
@@ -60,14 +60,14 @@ def job_line(o: JobOutcome) -> str:
     else:
         execution = finish - start
         turnaround = finish - submit
-        stretch = turnaround / execution if execution > 0 else (1.0 if turnaround == 0 else float("inf"))
+        stretch = turnaround / (execution if execution > 0 else ZERO_RUNTIME)
         times = _numbers(
             f"{start!r},{execution!r},{finish!r},{start - submit!r},{turnaround!r},{stretch!r},"
         )
     return (
         f"{_text(job.id)},{_text(job.workload)},{_text(job.profile_name)},"
         f"{_numbers(f'{submit!r},{job.nb_res},{walltime!r},')}{'1' if o.state is _SUCCESS else '0'},"
-        f"{o.state.value},{times}{o.resources},{fmt(o.consumed_energy)},{_text(o.metadata)}\n"
+        f"{o.state.value},{times}{o.resources},{'' if start is None else fmt(o.consumed_energy)},{_text(o.metadata)}\n"
     )
 
 

@@ -1,7 +1,9 @@
-"""Schedule metrics accumulated from the stream of job outcomes, written as Batsim's `schedule.csv`.
+"""Schedule metrics accumulated from the stream of job outcomes, written as Batsim's `schedule.csv` (exactly
+Batsim 4.2's columns, order, accounting and `%f` numbers) and `extra_metrics.csv` (what Batsim does not have:
+bounded slowdown and utilisation).
 
-Every metric is a running sum, max or count, so memory does not grow with the trace. Definitions (units,
-formulas, neutral values) are in docs/outputs.md.
+Every metric is a running sum, max or count (plus one last-release time per resource for Batsim's `time_idle`),
+so memory does not grow with the trace. Definitions (units, formulas, neutral values) are in docs/outputs.md.
 """
 
 from __future__ import annotations
@@ -15,7 +17,19 @@ from clustersim._io.numbers import fmt
 from clustersim._version import __version__
 from clustersim.core.energy_meter import EnergySummary
 from clustersim.core.events import FinalState
-from clustersim.core.outcome import JobOutcome
+from clustersim.core.outcome import ZERO_RUNTIME, JobOutcome
+
+SCHEDULE_COLUMNS = (
+    "batsim_version", "consumed_joules", "makespan", "max_slowdown", "max_turnaround_time", "max_waiting_time",
+    "mean_slowdown", "mean_turnaround_time", "mean_waiting_time", "nb_computing_machines", "nb_grouped_switches",
+    "nb_jobs", "nb_jobs_finished", "nb_jobs_killed", "nb_jobs_rejected", "nb_jobs_success", "nb_machine_switches",
+    "scheduling_time", "simulation_time", "success_rate", "time_computing", "time_idle", "time_sleeping",
+    "time_switching_off", "time_switching_on", "time_unavailable",
+)
+"""Batsim 4.2's schedule.csv columns, in its order."""
+
+EXTRA_COLUMNS = ("max_bounded_slowdown", "mean_bounded_slowdown", "utilisation")
+"""extra_metrics.csv: the schedule metrics clustersim adds to Batsim's."""
 
 BOUNDED_SLOWDOWN_TAU = 10.0
 """Seconds below which a job's run time does not inflate its bounded slowdown (Feitelson's τ)."""
@@ -48,6 +62,11 @@ class ScheduleMetrics:
     maxima: dict[str, float] = field(
         default_factory=lambda: dict.fromkeys(("waiting", "turnaround", "slowdown", "bounded_slowdown"), 0.0)
     )
+    released: list[float] = field(default_factory=list)
+    """Per resource, when its last job ended (0 if none ran): Batsim's time_idle counts idle periods that ended."""
+
+    def __post_init__(self) -> None:
+        self.released = [0.0] * self.nb_resources
 
     def record(self, o: JobOutcome) -> None:
         self.nb_jobs += 1
@@ -66,7 +85,7 @@ class ScheduleMetrics:
         execution = finish - start
         waiting = start - submit
         turnaround = finish - submit
-        slowdown = turnaround / execution if execution > 0 else (1.0 if turnaround == 0 else math.inf)
+        slowdown = turnaround / (execution if execution > 0 else ZERO_RUNTIME)
         bounded = turnaround / (execution if execution > BOUNDED_SLOWDOWN_TAU else BOUNDED_SLOWDOWN_TAU)
         if bounded < 1.0:
             bounded = 1.0
@@ -86,12 +105,20 @@ class ScheduleMetrics:
         if finish > self.makespan:
             self.makespan = finish
         self.busy_resource_seconds += execution * len(o.resources)
+        released = self.released
+        for first, last in o.resources.intervals:  # jobs end in time order: the last end is the latest
+            released[first : last + 1] = [finish] * (last + 1 - first)
 
     def close(self) -> None:
         """Nothing to release: the metrics are written by `write`."""
 
     def mean(self, name: str) -> float:
+        """The mean over the jobs that ran."""
         return self.sums[name] / self.nb_finished if self.nb_finished else 0.0
+
+    def batsim_mean(self, name: str) -> float:
+        """The mean as Batsim's schedule.csv writes it: over every job, a rejected one counting 0."""
+        return self.sums[name] / self.nb_jobs if self.nb_jobs else 0.0
 
     @property
     def utilisation(self) -> float:
@@ -99,51 +126,61 @@ class ScheduleMetrics:
         span = self.makespan - (self.first_submit if self.nb_jobs else 0.0)
         return self.busy_resource_seconds / (self.nb_resources * span) if span > 0 else 0.0
 
+    @property
+    def idle_resource_seconds(self) -> float:
+        """Batsim's time_idle: idle periods that ended, i.e. each resource's last release minus its busy time."""
+        return max(0.0, math.fsum(self.released) - self.busy_resource_seconds)
+
     def as_row(self, wall_clock: WallClock | None = None, energy: EnergySummary | None = None) -> dict[str, str]:
-        """schedule.csv's columns, alphabetically as Batsim writes them."""
-        total_resource_seconds = self.nb_resources * self.makespan
-        row = {
+        """schedule.csv's row, Batsim's columns in Batsim's order, numbers as Batsim writes them (`%f`)."""
+        row: dict[str, float | int | str] = {
             "batsim_version": f"clustersim-{__version__}",
-            "consumed_joules": "0",
-            "makespan": fmt(self.makespan),
-            "max_bounded_slowdown": fmt(self.maxima["bounded_slowdown"]),
-            "max_slowdown": fmt(self.maxima["slowdown"]),
-            "max_turnaround_time": fmt(self.maxima["turnaround"]),
-            "max_waiting_time": fmt(self.maxima["waiting"]),
-            "mean_bounded_slowdown": fmt(self.mean("bounded_slowdown")),
-            "mean_slowdown": fmt(self.mean("slowdown")),
-            "mean_turnaround_time": fmt(self.mean("turnaround")),
-            "mean_waiting_time": fmt(self.mean("waiting")),
-            "nb_computing_machines": str(self.nb_resources),
-            "nb_grouped_switches": "0",
-            "nb_jobs": str(self.nb_jobs),
-            "nb_jobs_finished": str(self.nb_finished),
-            "nb_jobs_killed": str(self.nb_killed),
-            "nb_jobs_rejected": str(self.nb_rejected),
-            "nb_jobs_success": str(self.nb_success),
-            "nb_machine_switches": "0",
-            "scheduling_time": fmt(wall_clock.scheduling) if wall_clock else "-1",
-            "simulation_time": fmt(wall_clock.simulation) if wall_clock else "-1",
-            "success_rate": fmt(self.nb_success / self.nb_jobs if self.nb_jobs else 0.0),
-            "time_computing": fmt(self.busy_resource_seconds),
-            "time_idle": fmt(max(0.0, total_resource_seconds - self.busy_resource_seconds)),
-            "time_sleeping": "0",
-            "time_switching_off": "0",
-            "time_switching_on": "0",
-            "utilisation": fmt(self.utilisation),
+            "consumed_joules": 0.0,
+            "makespan": self.makespan,
+            "max_slowdown": self.maxima["slowdown"],
+            "max_turnaround_time": self.maxima["turnaround"],
+            "max_waiting_time": self.maxima["waiting"],
+            "mean_slowdown": self.batsim_mean("slowdown"),
+            "mean_turnaround_time": self.batsim_mean("turnaround"),
+            "mean_waiting_time": self.batsim_mean("waiting"),
+            "nb_computing_machines": self.nb_resources,
+            "nb_grouped_switches": 0,
+            "nb_jobs": self.nb_jobs,
+            "nb_jobs_finished": self.nb_finished,
+            "nb_jobs_killed": self.nb_killed,
+            "nb_jobs_rejected": self.nb_rejected,
+            "nb_jobs_success": self.nb_success,
+            "nb_machine_switches": 0,
+            "scheduling_time": wall_clock.scheduling if wall_clock else -1.0,
+            "simulation_time": wall_clock.simulation if wall_clock else -1.0,
+            "success_rate": self.nb_success / self.nb_jobs if self.nb_jobs else 0.0,
+            "time_computing": self.busy_resource_seconds,
+            "time_idle": self.idle_resource_seconds,
+            "time_sleeping": 0.0,
+            "time_switching_off": 0.0,
+            "time_switching_on": 0.0,
+            "time_unavailable": 0.0,
         }
         if energy is not None:
             row.update(
-                consumed_joules=fmt(energy.consumed_joules),
-                nb_grouped_switches=str(energy.nb_grouped_switches),
-                nb_machine_switches=str(energy.nb_machine_switches),
-                time_computing=fmt(energy.time_computing),
-                time_idle=fmt(energy.time_idle),
-                time_sleeping=fmt(energy.time_sleeping),
-                time_switching_off=fmt(energy.time_switching_off),
-                time_switching_on=fmt(energy.time_switching_on),
+                consumed_joules=energy.consumed_joules,
+                nb_grouped_switches=energy.nb_grouped_switches,
+                nb_machine_switches=energy.nb_machine_switches,
+                time_computing=energy.time_computing,
+                time_idle=energy.time_idle,
+                time_sleeping=energy.time_sleeping,
+                time_switching_off=energy.time_switching_off,
+                time_switching_on=energy.time_switching_on,
             )
-        return row
+        return {name: _batsim_number(value) for name, value in row.items()}
+
+    def extra_row(self) -> dict[str, str]:
+        """extra_metrics.csv's row: bounded slowdown (tau = BOUNDED_SLOWDOWN_TAU) and utilisation."""
+        return {
+            "max_bounded_slowdown": fmt(self.maxima["bounded_slowdown"]),
+            "mean_bounded_slowdown": fmt(self.mean("bounded_slowdown")),
+            "utilisation": fmt(self.utilisation),
+        }
 
     def write(
         self,
@@ -152,13 +189,24 @@ class ScheduleMetrics:
         energy: EnergySummary | None = None,
         unavailable_seconds: float | None = None,
     ) -> None:
-        """Write schedule.csv; `time_unavailable` is a column only when machines could be unavailable."""
+        """schedule.csv at `path` (`time_unavailable` from `unavailable_seconds`, 0 without external events), and
+        extra_metrics.csv next to it (with the same file name prefix)."""
+        path = Path(path)
         row = self.as_row(wall_clock, energy)
         if unavailable_seconds is not None:
-            utilisation = row.pop("utilisation")
-            row["time_unavailable"] = fmt(unavailable_seconds)
-            row["utilisation"] = utilisation
-        with open(path, "w", newline="", encoding="utf-8") as f:
-            writer = csv.writer(f, lineterminator="\n")
-            writer.writerow(row.keys())
-            writer.writerow(row.values())
+            row["time_unavailable"] = _batsim_number(unavailable_seconds)
+        extra = path.with_name(path.name.removesuffix("schedule.csv") + "extra_metrics.csv")
+        for target, values in ((path, row), (extra, self.extra_row())):
+            with open(target, "w", newline="", encoding="utf-8") as f:
+                writer = csv.writer(f, lineterminator="\n")
+                writer.writerow(values.keys())
+                writer.writerow(values.values())
+
+
+def _batsim_number(value: float | int | str) -> str:
+    """Batsim's format: counts as integers, every other number with `%f` (6 decimals)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        return str(value)
+    return f"{value:f}"

@@ -39,7 +39,7 @@ def read_schedule(path: Path | str) -> dict[str, Row]:
     try:
         with open(path, newline="", encoding="utf-8") as f:
             for record in csv.DictReader(f):
-                start = float(record["starting_time"])
+                start = float(record["starting_time"] or -1)  # empty (Batsim) or -1: rejected
                 if start < 0:
                     continue
                 rows[record["job_id"]] = Row(

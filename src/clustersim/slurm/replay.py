@@ -18,7 +18,7 @@ import json
 import math
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -162,7 +162,6 @@ def replay(
     ordered = sorted(jobs, key=lambda j: (j.submit_time, id_order(j.id)))
     if not ordered:
         raise InputError("workload", "no job to replay")
-    partitions = {p.name for p in conf.partitions}
     started = time.time()
     workdir.mkdir(parents=True, exist_ok=True)
     with LoopbackCluster(conf, workdir, speedup, debug=debug) as cluster:
@@ -171,6 +170,7 @@ def replay(
         sample = cluster.clock()
         origin = math.ceil(sample.fake + lead) - ordered[0].submit_time
         names: dict[int, Job] = {}
+        slurm_ids: dict[str, int] = {}
         rejected: list[Job] = []
         for number, job in enumerate(ordered):
             if number % 20 == 0:
@@ -182,11 +182,15 @@ def replay(
             seconds = max(0.0, job_runtime(job) - overhead) / speedup
             command = ["sbatch", "--parsable", "-J", job.id, "-n", str(job.nb_res), "-o", "/dev/null",
                        "-e", "/dev/null", "-t", format_minutes(job.walltime), "--wrap", f"sleep {seconds:.3f}"]
-            if job.queue in partitions:
-                command[1:1] = ["-p", job.queue]
+            if job.queue:
+                command[1:1] = ["-p", job.queue]  # as named: Slurm rejects a partition it does not have
+            dependency = slurm_dependency(job, slurm_ids)
+            if dependency:
+                command[1:1] = [f"--dependency={dependency}"]
             output = cluster.run(*command, check=False).strip()
             if output.split(";")[0].isdigit():
                 names[int(output.split(";")[0])] = job
+                slurm_ids[job.id] = int(output.split(";")[0])
             else:
                 rejected.append(job)
         deadline = time.time() + timeout
@@ -204,6 +208,21 @@ def replay(
     outcomes += [JobOutcome(job, FinalState.REJECTED, None, None, IntervalSet(), "rejected by sbatch")
                  for job in rejected]
     return ReplayResult(outcomes, speedup, origin, ctld_start, overhead, time.time() - started, slip, unfinished)
+
+
+def slurm_dependency(job: Job, slurm_ids: Mapping[str, int]) -> str:
+    """The job's `--dependency` with the Slurm ids of the jobs it names (`Job.extra["dependency"]`, and an SWF
+    preceding job as `afterany`). A job id not submitted (yet) becomes 0, which sbatch rejects as Slurm rejects
+    a dependency on a job it does not know; a preceding job not submitted is left out (the model's rule)."""
+    parts = []
+    text = str(job.extra.get("dependency", "") or "")
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        kind, _, ids = item.partition(":")
+        parts.append(":".join([kind, *(str(slurm_ids.get(i, 0)) for i in ids.split(":"))]))
+    preceding = job.extra.get("preceding_job")
+    if preceding is not None and str(preceding) in slurm_ids:
+        parts.append(f"afterany:{slurm_ids[str(preceding)]}")
+    return ",".join(parts)
 
 
 def _calibrate(cluster: LoopbackCluster, count: int = 8) -> float:
@@ -302,6 +321,11 @@ def _outcomes(
         metadata = (f"slurm_id={record.job_id};partition={record.partition};eligible={eligible};"
                     f"trace_submit={job.submit_time:g};times={source};"
                     f"slurm_start={record.start - origin:g};slurm_end={record.end - origin:g}")
+        if job.queue:
+            metadata += f";requested_partitions={job.queue}"
+        for key in ("dependency", "preceding_job"):
+            if job.extra.get(key):
+                metadata += f";{key}={job.extra[key]}"
         outcomes.append(JobOutcome(observed, state, start, end, units, metadata))
     outcomes.sort(key=lambda o: id_order(o.job.id))
     return outcomes, unfinished, slip
@@ -327,13 +351,16 @@ def workload_from_replay(jobs_csv: Path | str, name: str = "w0") -> Workload:
         for row in csv.DictReader(f):
             if row["final_state"] == FinalState.REJECTED.value:
                 continue
-            meta = dict(item.partition("=")[::2] for item in row.get("metadata", "").split(";") if "=" in item)
+            meta = {key: value for key, _, value in (item.partition("=") for item in
+                                                     row.get("metadata", "").split(";") if "=" in item)}
             try:
                 walltime = float(row["requested_time"])
                 jobs.append(Job(
                     row["job_id"], float(row["submission_time"]), int(row["requested_number_of_resources"]),
                     Delay(float(row["execution_time"])), walltime=None if walltime < 0 else walltime,
-                    workload=name, profile_name=row["profile"], queue=meta.get("partition", ""),
+                    workload=name, profile_name=row["profile"],
+                    queue=meta.get("requested_partitions", meta.get("partition", "")),
+                    extra={key: meta[key] for key in ("dependency", "preceding_job") if meta.get(key)},
                 ))
             except (KeyError, ValueError) as error:
                 raise InputError(source, f"not a jobs.csv written by slurm-replay: {error}") from None

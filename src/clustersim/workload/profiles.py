@@ -7,6 +7,7 @@ same profiles, communication included, as Batsim does.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 
@@ -81,3 +82,14 @@ def communicates(profile: Profile) -> bool:
     if isinstance(profile, Composed):
         return any(communicates(p) for p in profile.sequence)
     return False
+
+
+def runtime_on(profile: Profile, speeds: Sequence[float]) -> float:
+    """The fast model's run time on hosts of these speeds (the allocation's, in id order), as Batsim computes a
+    ptask without communication: the i-th amount of a `parallel` profile runs on the i-th host at that host's
+    speed; other profiles go at the slowest host's pace."""
+    if type(profile) is Parallel:
+        return max((flops / speed for flops, speed in zip(profile.flops, speeds, strict=False)), default=0.0)
+    if type(profile) is Composed:
+        return sum(runtime_on(part, speeds) for part in profile.sequence) * profile.repeat
+    return profile.runtime(len(speeds), min(speeds))

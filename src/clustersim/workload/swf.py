@@ -12,6 +12,9 @@ What the reader does with the things that trip simulators (counted in `Workload.
 - requested time -1 (or 0): walltime None, i.e. unlimited (a note);
 - run time above the requested time: kept, the job will be killed at its walltime (a note).
 
+A record's preceding job number (field 17, when > 0) and think time (field 18) go to `Job.extra` as
+`preceding_job` and `think_time` (the `slurm` policy makes the preceding job an `afterany` dependency).
+
 A record submitted before the previous one, or a malformed line, is an `InputError` naming the line.
 """
 
@@ -216,8 +219,15 @@ def _parse(
         if owner is None:
             owner = owners[owner_key] = _owner(owner_key, source, lineno)
         user, group, queue = owner
+        extra = _NO_EXTRA
+        preceding = fields[16]
+        if preceding[0] != "-" and preceding != "0":
+            extra = MappingProxyType({
+                "preceding_job": _whole(preceding, "preceding job number", source, lineno),
+                "think_time": float(fields[17]),
+            })
         yield Job(
-            job_id, submit, nb_res, Delay(run), wall, workload, profile_name, user, group, queue, _NO_EXTRA
+            job_id, submit, nb_res, Delay(run), wall, workload, profile_name, user, group, queue, extra
         )
 
 

@@ -22,16 +22,16 @@ Node sets are ints used as bitmaps (bit i is node i).
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from clustersim.policies.slurm.select import Allocation, select_cpus
+from clustersim.policies.slurm.select import Allocation, bits, select_cpus
 
 WILL_RUN_WINDOW = 30
 """cons_common's `time_window`: the first batch of running jobs removed ends within 30 s."""
-KILL_WAIT = 30.0
-"""slurm.conf KillWait default: how long past its limit a job still running is guessed to end."""
+YEAR = 365 * 86400.0
 
 
 @dataclass(slots=True)
@@ -42,6 +42,8 @@ class Running:
     end: float
     allocation: Allocation
     nodes: int
+    limit: float | None = None
+    """Its time limit in seconds (None: unlimited), for the guess made when OverTimeLimit is UNLIMITED."""
 
 
 @dataclass(slots=True)
@@ -56,6 +58,30 @@ class Candidate:
     """Seconds: min(job limit, partition MaxTime), whole minutes; a year when unlimited."""
 
 
+class Validity:
+    """The interval of `now` over which a cycle's comparisons with now come out the same: [lo, hi)."""
+
+    __slots__ = ("hi", "lo")
+
+    def __init__(self, now: float):
+        self.lo = now
+        self.hi = math.inf
+
+    def below(self, value: float) -> None:
+        """A comparison found now < value."""
+        if value < self.hi:
+            self.hi = value
+
+    def at_least(self, value: float) -> None:
+        """A comparison found now >= value."""
+        if value > self.lo:
+            self.lo = value
+
+    def never(self) -> None:
+        """A result depends on now itself."""
+        self.hi = self.lo
+
+
 class NodeSpace:
     """Slurm's `node_space_map_t`: contiguous time records, each with the nodes free of reservations."""
 
@@ -63,22 +89,36 @@ class NodeSpace:
         self.records: list[list[float | int]] = [[begin, end, nodes]]
         self.resolution = resolution
 
-    def restrict(self, nodes: int, start: float, end: float) -> tuple[int, float]:
-        """The nodes free of reservations on [start, end], and `later_start` (0 when none) as backfill.c finds."""
+    def restrict(
+        self, nodes: int, start: float, end: float, validity: Validity | None = None, limit: float = 0.0
+    ) -> tuple[int, float]:
+        """The nodes free of reservations on [start, end], and `later_start` (0 when none) as backfill.c finds.
+
+        With `validity`, `start` is the cycle's now and `end` now + `limit`: what the comparisons with now
+        found is recorded there.
+        """
         records = self.records
+        count = len(records)
         avail = nodes
         later = 0.0
-        for j, (begin, stop, free) in enumerate(records):
-            free_bits = int(free)
-            if stop > start and j + 1 < len(records) and later == 0:
-                next_bits = nodes & int(records[j + 1][2])
-                if next_bits & ~(avail & free_bits):
-                    later = float(stop)
+        for j in range(count):
+            begin, stop, free = records[j]
             if stop <= start:
+                if validity is not None:
+                    validity.at_least(stop)
                 continue
+            if validity is not None:
+                validity.below(stop)
+            free_bits = int(free)
+            if later == 0 and j + 1 < count and nodes & int(records[j + 1][2]) & ~(avail & free_bits):
+                later = float(stop)
             if begin <= end:
+                if validity is not None:
+                    validity.at_least(begin - limit)
                 avail &= free_bits
             else:
+                if validity is not None:
+                    validity.below(begin - limit)
                 break
         return avail, later
 
@@ -86,11 +126,13 @@ class NodeSpace:
         """Whether planned nodes are reserved for another job somewhere in [start, end) (`_test_resv_overlap`)."""
         return any(stop > start and begin < end and nodes & ~int(free) for begin, stop, free in self.records)
 
-    def reserve(self, start: float, end: float, nodes: int) -> None:
-        """Take whole `nodes` out of the map on [start, end) (`_add_reservation`)."""
+    def reserve(self, start: float, end: float, nodes: int) -> bool:
+        """Take whole `nodes` out of the map on [start, end) (`_add_reservation`); whether it reaches the map's end
+        (where the map's extent, bf_window from now, shapes it)."""
         records = self.records
         start = max(start, float(records[0][0]))
         end = max(end, start + self.resolution)
+        reached = end >= float(records[-1][1])
         index = None
         for j, record in enumerate(records):
             begin, stop = float(record[0]), float(record[1])
@@ -106,7 +148,7 @@ class NodeSpace:
                 index = j + 1
                 break
         if index is None:
-            return
+            return reached
         while index < len(records):
             record = records[index]
             if end < float(record[1]):
@@ -123,20 +165,72 @@ class NodeSpace:
             else:
                 merged.append(record)
         self.records = merged
+        return reached
+
+
+WillRunCache = dict[tuple[int, int], "tuple[Running | None, Allocation] | None"]
+"""(CPUs, nodes) -> (the last running job removed, None when the job fits now; its CPUs), or None when it never
+fits. Valid while no job starts or ends: the caller clears it then."""
 
 
 def will_run(
-    cpus: int, nodes: int, free: Sequence[int], running: Sequence[Running], now: float, epoch: float = 0.0
+    cpus: int,
+    nodes: int,
+    free: Sequence[int],
+    running: Sequence[Running],
+    now: float,
+    epoch: float = 0.0,
+    cache: WillRunCache | None = None,
+    params: BackfillParameters | None = None,
+    validity: Validity | None = None,
 ) -> tuple[float, Allocation] | None:
     """When and where a job could start on `nodes`, by removing running jobs in batches of end times.
 
-    `epoch` is the wall-clock second of t=0: Slurm aligns the 30 s windows on epoch time.
+    `running` is in order of end time (stable: jobs ending together keep their order). `epoch` is the
+    wall-clock second of t=0: Slurm aligns the 30 s windows on epoch time. With a `cache`, a test already made
+    on the same free CPUs and running jobs is not made again (only `now` may differ, and it only enters the
+    result through the guess for a job past its limit). `params` gives the nodes' weights and the guess's
+    KillWait and OverTimeLimit. `validity` records how the result depends on now.
     """
-    allocation = select_cpus(cpus, nodes, free)
-    if allocation is not None:
+    params = params or BackfillParameters()
+    key = (cpus, nodes)
+    if cache is not None and key in cache:
+        found = cache[key]
+    else:
+        found = _will_run(cpus, nodes, free, running, epoch, params.weights)
+        if cache is not None:
+            cache[key] = found
+    if found is None:
+        return None
+    last, allocation = found
+    if last is None:
         return now, allocation
+    if last.end > now:
+        if validity is not None:
+            validity.below(last.end)
+        return last.end, allocation
+    if validity is not None:
+        validity.at_least(last.end)
+    return _guess_end(last, now, params, validity), allocation
+
+
+def _will_run(
+    cpus: int, nodes: int, free: Sequence[int], running: Sequence[Running], epoch: float,
+    weights: Sequence[int] | None,
+) -> tuple[Running | None, Allocation] | None:
+    """`_will_run_test`: None when the job fits now, else the end of the last job removed; and its CPUs.
+
+    select_cpus fails exactly when the nodes' idle CPUs total less than the job asks, so it is only called
+    once the running total of CPUs freed by the removed batches reaches the request.
+    """
+    members = bits(nodes)
+    total = sum(map(free.__getitem__, members))
+    if total >= cpus:
+        allocation = select_cpus(cpus, nodes, free, weights=weights)
+        assert allocation is not None
+        return None, allocation
     future = list(free)
-    ordered = sorted(running, key=lambda r: r.end)
+    ordered = running
     window = WILL_RUN_WINDOW
     batch_end = 0.0
     i = 0
@@ -157,6 +251,8 @@ def will_run(
             last = job
             for node, count in job.allocation.items():
                 future[node] += count
+                if nodes >> node & 1:
+                    total += count
             if i >= len(ordered):
                 more = False
                 break
@@ -168,28 +264,59 @@ def will_run(
         window *= 2
         while following is not None and following.end > batch_end + window:
             window *= 2
-        allocation = select_cpus(cpus, nodes, future)
-        if allocation is not None:
-            start = last.end if last.end > now else _guess_end(last, now)
-            return start, allocation
+        if total >= cpus:
+            allocation = select_cpus(cpus, nodes, future, weights=weights)
+            assert allocation is not None
+            return last, allocation
     return None
 
 
-def _guess_end(job: Running, now: float) -> float:
-    """A job past its limit but not yet killed: Slurm guesses it ends KillWait later (`_guess_job_end`)."""
-    end = job.end + KILL_WAIT
-    return end if end > now else now + 1
+def _guess_end(job: Running, now: float, params: BackfillParameters, validity: Validity | None) -> float:
+    """A job past its limit but not yet killed: when Slurm guesses it ends (`_guess_job_end`): KillWait and
+    OverTimeLimit after its limit, or, with OverTimeLimit=UNLIMITED, its whole limit from now."""
+    if params.over_time_limit is None:
+        if validity is not None:
+            validity.never()
+        return now + (YEAR if job.limit is None else job.limit)
+    end = job.end + params.kill_wait + params.over_time_limit
+    if end > now:
+        if validity is not None:
+            validity.below(end)
+        return end
+    if validity is not None:
+        validity.never()
+    return now + 1
 
 
 @dataclass(frozen=True, slots=True)
 class BackfillParameters:
-    """SchedulerParameters of the backfill scheduler (seconds)."""
+    """What the backfill scheduler reads from slurm.conf: its SchedulerParameters, KillWait and OverTimeLimit
+    (seconds; None: UNLIMITED) and the nodes' Weight (None: all equal)."""
 
     interval: float = 30.0
     resolution: float = 60.0
     window: float = 86400.0
     max_job_test: int = 500
     continue_: bool = False
+    kill_wait: float = 30.0
+    over_time_limit: float | None = 0.0
+    weights: tuple[int, ...] | None = None
+
+
+@dataclass(slots=True)
+class BackfillMemory:
+    """What one cycle may reuse from the previous ones while no job starts or ends (the caller calls `clear`
+    then): the will-run tests, and the last cycle that started nothing with the interval of now over which its
+    comparisons with now come out the same (the same queue then starts nothing again)."""
+
+    will_run: WillRunCache = field(default_factory=dict)
+    queue: tuple[Candidate, ...] | None = None
+    valid_from: float = 0.0
+    valid_until: float = -math.inf
+
+    def clear(self) -> None:
+        self.will_run.clear()
+        self.queue = None
 
 
 def backfill_cycle(
@@ -200,23 +327,53 @@ def backfill_cycle(
     up_nodes: int,
     params: BackfillParameters,
     epoch: float = 0.0,
+    memory: BackfillMemory | None = None,
 ) -> Iterator[tuple[Candidate, Allocation]]:
     """Test the queue (in priority order) and yield the jobs to start now with their CPUs.
 
     The caller starts each yielded job before resuming the generator; `free` and `running` are updated here,
     so later jobs see it, as the select plugin sees a job started by backfill. `epoch` is the wall-clock second
-    of t=0: Slurm rounds to bf_resolution on epoch time.
+    of t=0: Slurm rounds to bf_resolution on epoch time. `memory` carries will-run tests and the last idle cycle
+    over to later cycles while no job starts or ends (a start here clears it).
+
+    Two kinds of cycles are known to start nothing without running them (their node space map dies with them):
+    those in which no job fits the idle CPUs of its nodes, reservations ignored, and those that repeat an idle
+    cycle (same queue, same running jobs) at a now for which every comparison with now comes out the same. A
+    cycle ends once no later job fits the idle CPUs of its nodes.
     """
+    memory = memory if memory is not None else BackfillMemory()
+    signature = tuple(queue)
+    if memory.queue == signature and memory.valid_from <= now < memory.valid_until:
+        return
+    idle: dict[int, int] = {}
+    fits_later = [False] * (len(queue) + 1)
+    """Whether a job at or after each position fits the idle CPUs of its nodes, reservations ignored: once none
+    does, the rest of the cycle can only plan reservations nobody after can use (starts only remove CPUs)."""
+    for position in range(len(queue) - 1, -1, -1):
+        job = queue[position]
+        nodes = job.nodes & up_nodes
+        if nodes not in idle:
+            idle[nodes] = sum(map(free.__getitem__, bits(nodes)))
+        fits_later[position] = fits_later[position + 1] or job.cpus <= idle[nodes]
+    if not fits_later[0]:
+        return
+    cache = memory.will_run
+    validity = Validity(now)
+    running = sorted(running, key=_end)
     res = params.resolution
 
     def floor(t: float) -> float:
         return math.floor((t + epoch) / res) * res - epoch
 
     space = NodeSpace(floor(now), floor(now + params.window), up_nodes, res)
+    space_begin, map_end = float(space.records[0][0]), float(space.records[-1][1])
     tested = 0
-    for job in queue:
-        if tested >= params.max_job_test:
+    started_keys: set[str] = set()
+    for position, job in enumerate(queue):
+        if tested >= params.max_job_test or not fits_later[position]:
             break
+        if job.key in started_keys:
+            continue  # a job queued in several partitions started from an earlier entry
         counted = False
         later_start = now
         previous_start = -math.inf
@@ -226,7 +383,10 @@ def backfill_cycle(
                 break  # no progress: Slurm would end the cycle on bf_max_time
             previous_start = start_res
             end_time = job.time_limit + max(start_res, now)
-            avail, later_start = space.restrict(job.nodes & up_nodes, start_res, end_time)
+            if start_res == now:
+                avail, later_start = space.restrict(job.nodes & up_nodes, now, end_time, validity, job.time_limit)
+            else:
+                avail, later_start = space.restrict(job.nodes & up_nodes, start_res, end_time)
             if not avail:
                 if later_start:
                     continue
@@ -234,7 +394,7 @@ def backfill_cycle(
             if not counted:
                 tested += 1
                 counted = True
-            result = will_run(job.cpus, avail, free, running, now, epoch)
+            result = will_run(job.cpus, avail, free, running, now, epoch, cache, params, validity)
             if result is None:
                 if later_start:
                     continue
@@ -244,20 +404,38 @@ def backfill_cycle(
                 yield job, allocation
                 for node, count in allocation.items():
                     free[node] -= count
-                running.append(Running(job.key, now + job.time_limit, allocation, _bitmap(allocation)))
+                started = Running(job.key, now + job.time_limit, allocation, _bitmap(allocation), job.time_limit)
+                running.insert(bisect.bisect_right(running, started.end, key=_end), started)
+                memory.clear()
+                started_keys.add(job.key)
                 break
+            validity.below(start)
             if later_start and start > later_start:
                 continue
             if start > now + params.window:
+                validity.below(start - params.window)
                 break
+            validity.at_least(start - params.window)
             planned = _bitmap(allocation)
             begin = floor(start)
             end = floor(start + job.time_limit)
             if space.overlaps(planned, begin, end):
                 later_start = start
                 continue
-            space.reserve(begin, end, planned)
+            if space.reserve(begin, end, planned):
+                # It reaches the map's end (now + bf_window, rounded): a later cycle makes the same map while
+                # that end stays at or before where the reservation wants to end (or start, when beyond).
+                first = max(begin, space_begin)
+                last = first if first >= map_end else max(end, first + res)
+                validity.below(last + res - params.window)
             break
+    if not started_keys:
+        memory.queue = signature
+        memory.valid_from, memory.valid_until = validity.lo, validity.hi
+
+
+def _end(job: Running) -> float:
+    return job.end
 
 
 def _bitmap(allocation: Allocation) -> int:

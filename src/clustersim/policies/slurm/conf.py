@@ -149,6 +149,8 @@ class SlurmConf:
     partitions: tuple[PartitionConf, ...]
     original_keys: Mapping[str, str] = field(default_factory=dict)
     """Lower-cased key -> the spelling the file used, to write the file back."""
+    line_keys: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    """'nodename' and 'partitionname' -> the (lower-cased) keys their lines use, to name those not modelled."""
 
     def get(self, key: str, default: str = "") -> str:
         return self.settings.get(key.lower(), default)
@@ -232,7 +234,11 @@ def parse_slurm_conf(text: str, *, source: str = "slurm.conf", base: Path | None
     if not nodes:
         raise InputError(source, "no NodeName= line: the cluster has no node")
     partitions = _partitions(part_lines, nodes, source)
-    return SlurmConf(source, settings, tuple(nodes), tuple(partitions), original)
+    line_keys = {
+        kind: frozenset(key for _, pairs in lines for key in pairs)
+        for kind, lines in (("nodename", node_lines), ("partitionname", part_lines))
+    }
+    return SlurmConf(source, settings, tuple(nodes), tuple(partitions), original, line_keys)
 
 
 def _lines(text: str, source: str, base: Path) -> Iterator[tuple[int, str]]:

@@ -2,8 +2,9 @@
 
 Configured by a slurm.conf (`conf` option), the same file a real cluster reads; without one, the platform's
 nodes form one partition with Slurm's defaults. Jobs ask for CPUs (units of a Unit.CORE platform, numbered node
-by node) and may span nodes; `Job.queue` names the partition (the default partition when it names none),
-`Job.user` and `Job.group` are the user and account.
+by node) and may span nodes; `Job.queue` names the partition or a list of them (`a,b`; the default partition
+when it names none; an unknown name is rejected, as Slurm rejects it), `Job.user` and `Job.group` are the user
+and account, `Job.extra["dependency"]` is `--dependency` (afterok/afterany; an SWF preceding job is afterany).
 
 Slurm polls; the model reproduces when it looks at the queue (docs/slurm.md gives the sources):
 
@@ -15,7 +16,8 @@ Slurm polls; the model reproduces when it looks at the queue (docs/slurm.md give
   not fit, skips the rest of that partition and takes its nodes away from other partitions;
 - the backfill scheduler runs every `bf_interval` (30 s) when something changed (clustersim.policies.slurm.backfill);
 - priorities are recalculated every PriorityCalcPeriod (multifactor with slurmdbd only, as Slurm does);
-- time limits are in whole minutes; jobs past theirs are killed by the check slurmctld runs every 30 s.
+- time limits are in whole minutes; jobs OverTimeLimit past theirs are killed by the check slurmctld runs
+  every 30 s; node Weight orders the CPU selection; slurm.conf settings not modelled are named in one warning.
 
 Options: `conf` (a slurm.conf path), `ctld_start` (when slurmctld started, relative to t=0; default 10
 minutes before: it sets the phase of the periodic activities), `sched_latency` (how long after a request the
@@ -28,23 +30,63 @@ QOS have no slurm.conf lines; a job's QOS is `Job.extra["qos"]`).
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from clustersim.core.decisions import CallMeLater, Decision, KillJob, RejectJob, StartJob
-from clustersim.core.events import Event, JobCompleted, JobSubmitted, NoMoreJobs
+from clustersim.core.events import Event, FinalState, JobCompleted, JobSubmitted, NoMoreJobs
 from clustersim.core.state import ClusterView
 from clustersim.errors import InputError
 from clustersim.intervals import IntervalSet
 from clustersim.platform.model import Platform, Unit
 from clustersim.policies.base import Policy
 from clustersim.policies.registry import register_policy
-from clustersim.policies.slurm.backfill import BackfillParameters, Candidate, Running, backfill_cycle
+from clustersim.policies.slurm.backfill import BackfillMemory, BackfillParameters, Candidate, Running, backfill_cycle
 from clustersim.policies.slurm.conf import NodeConf, PartitionConf, SlurmConf, read_slurm_conf
 from clustersim.policies.slurm.priority import BasicPriority, JobFactors, MultifactorPriority, PriorityPlugin
 from clustersim.policies.slurm.select import Allocation, select_cpus
 from clustersim.workload.job import Job
+
+MODELLED = frozenset({
+    "schedulertype", "schedulerparameters", "selecttype", "selecttypeparameters", "prioritytype",
+    "priorityweightage", "priorityweightfairshare", "priorityweightjobsize", "priorityweightpartition",
+    "priorityweightqos", "prioritymaxage", "priorityfavorsmall", "prioritycalcperiod", "prioritydecayhalflife",
+    "priorityflags", "fairsharedampeningfactor", "accountingstoragetype", "enforcepartlimits", "killwait",
+    "overtimelimit",
+})
+"""Global slurm.conf keys the model reads."""
+NOT_SCHEDULING = frozenset({
+    "clustername", "slurmctldhost", "controlmachine", "controladdr", "backupcontroller", "backupaddr",
+    "slurmctldport", "slurmdport", "authtype", "authinfo", "credtype", "cryptotype", "slurmuser", "slurmduser",
+    "statesavelocation", "slurmdspooldir", "slurmctldpidfile", "slurmdpidfile", "slurmctldlogfile",
+    "slurmdlogfile", "slurmctlddebug", "slurmddebug", "slurmschedlogfile", "slurmschedloglevel", "debugflags",
+    "proctracktype", "taskplugin", "taskpluginparam", "switchtype", "mpidefault", "accountingstoragehost",
+    "accountingstorageport", "accountingstorageuser", "accountingstoragepass", "accountingstorageloc",
+    "accountingstorageenforce", "accountingstoragetres", "jobacctgathertype", "jobacctgatherfrequency",
+    "jobcomptype", "jobcomploc", "minjobage", "maxjobcount", "firstjobid", "returntoservice",
+    "slurmdparameters", "launchparameters", "messagetimeout", "tcptimeout", "slurmctldtimeout",
+    "slurmdtimeout", "batchstarttimeout", "unkillablesteptimeout", "prologepilogtimeout", "inactivelimit",
+    "plugstackconfig", "healthcheckprogram", "healthcheckinterval", "grestypes", "cgroupplugin", "mailprog",
+    "slurmctldparameters", "communicationparameters", "waittime", "prolog", "epilog", "srunprolog",
+    "srunepilog", "taskprolog", "taskepilog", "include",
+})
+"""Keys of daemons' plumbing (addresses, paths, logs, authentication, timeouts): no effect on scheduling."""
+SCHEDULER_OPTIONS = frozenset({
+    "sched_interval", "batch_sched_delay", "default_queue_depth", "bf_interval", "bf_resolution", "bf_window",
+    "bf_max_job_test", "bf_continue",
+})
+NODE_KEYS = frozenset({"nodename", "cpus", "realmemory", "weight", "port", "nodeaddr", "nodehostname", "state"})
+PARTITION_KEYS = frozenset({
+    "partitionname", "nodes", "default", "maxtime", "defaulttime", "priorityjobfactor", "prioritytier",
+    "priority", "state",
+})
+
+
+class UnmodelledSlurmSettings(UserWarning):
+    """A slurm.conf sets something the model does not model (it simulates as if it were not set)."""
+
 
 YEAR = 365 * 86400.0
 PERIODIC_TIMEOUT = 30.0
@@ -71,11 +113,24 @@ class _Job:
     submit: float
     cpus: int
     partition: _Partition
+    """The first partition it names (its limits), then the one it started in."""
     limit: float | None
     """Time limit in seconds (whole minutes); None: unlimited."""
     factors: JobFactors
-    priority: int = 0
-    runnable: bool = True
+    partitions: tuple[_Partition, ...] = ()
+    """Where it may run (`-p a,b`): one queue entry each, as Slurm's job queue holds one per partition."""
+    priorities: dict[int, int] = field(default_factory=dict)
+    """Priority per partition index (multifactor's partition factor differs between partitions)."""
+    too_long: frozenset[int] = frozenset()
+    """Partitions whose MaxTime its limit exceeds: it waits there (EnforcePartLimits=NO)."""
+    dependencies: list[tuple[str, str]] = field(default_factory=list)
+    """Unmet (type, job id) dependencies: `afterany` or `afterok`."""
+    never: bool = False
+    """An afterok dependency failed: it stays pending (DependencyNeverSatisfied)."""
+    candidates: dict[int, Candidate] = field(default_factory=dict)
+    """What the backfill pass tests, per partition index (built once)."""
+    running: Running | None = None
+    """What the will-run test sees of it once started."""
     start: float = 0.0
     start_second: float = 0.0
     """The whole second Slurm records as its start (its end_time is that plus the limit)."""
@@ -85,6 +140,14 @@ class _Job:
     @property
     def slurm_end(self) -> float:
         return self.start_second + (YEAR if self.limit is None else self.limit)
+
+    @property
+    def priority(self) -> int:
+        return self.priorities[self.partition.index]
+
+    @property
+    def runnable(self) -> bool:
+        return not self.dependencies and not self.never
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +180,9 @@ class Slurm(Policy):
         self._pending: dict[str, _Job] = {}
         self._running: dict[str, _Job] = {}
         self._seq = 0
+        self._ended: dict[str, FinalState] = {}
+        """Final state of every job that ended (dependencies are tested against it)."""
+        self._dependents: dict[str, list[_Job]] = {}
         self._calls: set[float] = set()
         self._no_more_jobs = False
         self._stuck = False
@@ -135,6 +201,13 @@ class Slurm(Policy):
         conf = self._conf if self._conf is not None else _default_conf(platform)
         self._conf = conf
         _check_platform(conf, platform)
+        unmodelled = unmodelled_settings(conf)
+        if unmodelled:
+            warnings.warn(
+                f"{conf.source}: the slurm policy does not model {', '.join(unmodelled)}: simulated as if unset",
+                UnmodelledSlurmSettings,
+                stacklevel=2,
+            )
         self._offsets: list[int] = []
         offset = 0
         for node in conf.nodes:
@@ -143,6 +216,15 @@ class Slurm(Policy):
         self._free = [node.cpus for node in conf.nodes]
         """Idle CPUs per node; only this policy starts jobs, so it keeps the count itself."""
         self._free_ids = [list(range(node.cpus)) for node in conf.nodes]
+        self._bf_memory = BackfillMemory()
+        """What backfill cycles reuse while no job starts or ends."""
+        self._entries: list[tuple[_Job, _Partition]] | None = None
+        self._candidates: list[Candidate] = []
+        self._running_records: list[Running] | None = None
+        """What the will-run test sees of the running jobs (kept until a job starts or ends)."""
+        self._kill_checks: dict[str, float] = {}
+        """Running jobs the model kills itself (no walltime): the 30 s check that will find them over."""
+        self._by_candidate: dict[int, tuple[_Job, _Partition]] = {}
         index = conf.node_index()
         top = max((p.priority_job_factor for p in conf.partitions), default=1) or 1
         self._partitions: dict[str, _Partition] = {}
@@ -160,12 +242,16 @@ class Slurm(Policy):
             calc_period=conf.time("PriorityCalcPeriod", 300.0) or 300.0,
         )
         self._backfill = conf.get("SchedulerType", "sched/backfill").lower() != "sched/builtin"
+        weights = tuple(node.weight for node in conf.nodes)
         self._bf = BackfillParameters(
             interval=float(_param(params, "bf_interval", 30, conf)),
             resolution=float(_param(params, "bf_resolution", 60, conf)),
             window=60.0 * _param(params, "bf_window", 1440, conf),
             max_job_test=_param(params, "bf_max_job_test", 500, conf),
             continue_="bf_continue" in params,
+            kill_wait=float(conf.integer("KillWait", 30)),
+            over_time_limit=_over_time_limit(conf),
+            weights=weights if len(set(weights)) > 1 else None,
         )
         self._enforce_limits = conf.get("EnforcePartLimits", "NO").upper() not in ("NO", "0", "")
         cluster_cpus = sum(node.cpus for node in conf.nodes)
@@ -200,7 +286,7 @@ class Slurm(Policy):
                 if rejected is not None:
                     yield rejected
             elif isinstance(event, JobCompleted):
-                self._end(event.job.key, now)
+                self._end(event.job.key, now, event.state)
             elif isinstance(event, NoMoreJobs):
                 self._no_more_jobs = True
         yield from self._enforce_time_limits(now)
@@ -216,31 +302,96 @@ class Slurm(Policy):
         yield from self._wake_up(now)
 
     def _submit(self, job: Job, now: float) -> Decision | None:
-        partition = self._partitions.get(job.queue, self._default_partition)
+        """`_slurm_rpc_submit_batch_job`: reject what Slurm rejects, else queue the job (one entry per partition)."""
+        names = [name.strip() for name in job.queue.split(",")] if job.queue else []
+        if any(name not in self._partitions for name in names):
+            return RejectJob(job.key)  # "Invalid partition name specified"
+        named = [self._partitions[name] for name in dict.fromkeys(names)] or [self._default_partition]
+        first = named[0].conf
         limit = _minutes(job.walltime)
-        part = partition.conf
         if limit is None:
-            limit = _minutes(part.default_time) if part.default_time is not None else _minutes(part.max_time)
-        too_long = part.max_time is not None and (limit is None or limit > part.max_time)
-        if job.nb_res > partition.cpus or job.nb_res <= 0 or (too_long and self._enforce_limits):
-            return RejectJob(job.key)
+            limit = _minutes(first.default_time) if first.default_time is not None else _minutes(first.max_time)
+        too_long = frozenset(
+            p.index for p in named if p.conf.max_time is not None and (limit is None or limit > p.conf.max_time)
+        )
+        holding = tuple(p for p in named if job.nb_res <= p.cpus)
+        if not holding or job.nb_res <= 0 or (too_long and self._enforce_limits):
+            return RejectJob(job.key)  # "Requested node configuration is not available" / a partition limit
+        dependencies = self._dependencies(job)
+        if dependencies is None:
+            return RejectJob(job.key)  # "Job dependency problem"
         self._seq += 1
         factors = JobFactors(
             cpus=job.nb_res, min_nodes=1, eligible=now, user=job.user, account=job.group or "root",
-            partition_factor=partition.norm_priority,
+            partition_factor=named[0].norm_priority,
             time_limit_minutes=None if limit is None else limit / 60, qos=str(job.extra.get("qos", "normal")),
         )
-        info = _Job(job, self._seq, now, job.nb_res, partition, limit, factors, runnable=not too_long)
-        info.priority = self._plugin.initial(factors, now)
+        info = _Job(job, self._seq, now, job.nb_res, named[0], limit, factors, holding, too_long=too_long)
+        first_priority = self._plugin.initial(factors, now)
+        info.priorities = {p.index: first_priority for p in named}
+        if len(named) > 1:
+            self._set_priorities(info, now)
+        for kind, dependee in dependencies:
+            info.dependencies.append((kind, dependee))
+            self._dependents.setdefault(dependee, []).append(info)
         self._pending[job.key] = info
+        self._entries = None
         self._ask_for_pass(now)
         return None
 
-    def _end(self, key: str, now: float) -> None:
+    def _dependencies(self, job: Job) -> list[tuple[str, str]] | None:
+        """The job's unmet dependencies as (type, job key); None when one names no job Slurm knows.
+
+        `--dependency=afterok:1:2,afterany:3` is `Job.extra["dependency"]`; an SWF record's preceding job
+        (`Job.extra["preceding_job"]`) is `afterany` on it, and is met when that job is not in the simulation.
+        """
+        wanted: list[tuple[str, str, bool]] = []
+        text = str(job.extra.get("dependency", "") or "")
+        for item in filter(None, (part.strip() for part in text.replace("?", ",").split(","))):
+            kind, _, ids = item.partition(":")
+            if kind not in ("afterok", "afterany") or not ids:
+                raise InputError(job.key, f"dependency '{item}' is not afterok:ID[:ID...] or afterany:ID[:ID...]",
+                                 field="dependency")
+            wanted.extend((kind, f"{job.workload}!{i.partition('+')[0]}", True) for i in ids.split(":"))
+        preceding = job.extra.get("preceding_job")
+        if preceding is not None:
+            wanted.append(("afterany", f"{job.workload}!{preceding}", False))
+        unmet: list[tuple[str, str]] = []
+        for kind, key, strict in wanted:
+            state = self._ended.get(key)
+            if state is not None:
+                if kind == "afterok" and state is not FinalState.COMPLETED_SUCCESSFULLY:
+                    return None  # Slurm refuses a dependency that can never be satisfied
+                continue
+            if key in self._pending or key in self._running:
+                unmet.append((kind, key))
+            elif strict:
+                return None
+        return unmet
+
+    def _set_priorities(self, info: _Job, now: float) -> None:
+        """Multifactor priorities in each of its partitions (their PriorityJobFactor differ); basic: one for all."""
+        if not isinstance(self._plugin, MultifactorPriority):
+            return
+        for part in info.partitions:
+            factors = replace(info.factors, partition_factor=part.norm_priority)
+            info.priorities[part.index] = self._plugin.recalculate(factors, now)
+
+    def _end(self, key: str, now: float, state: FinalState) -> None:
+        self._ended[key] = state
+        self._entries = None
+        for dependent in self._dependents.pop(key, []):
+            met = [(kind, k) for kind, k in dependent.dependencies if k == key]
+            dependent.dependencies = [(kind, k) for kind, k in dependent.dependencies if k != key]
+            if any(kind == "afterok" for kind, _ in met) and state is not FinalState.COMPLETED_SUCCESSFULLY:
+                dependent.never = True
         info = self._running.pop(key, None)
+        self._kill_checks.pop(key, None)
+        self._running_records = None
         if info is None:
             self._pending.pop(key, None)
             return
+        self._bf_memory.clear()
         for node, ids in info.cpu_ids.items():
             self._free_ids[node] = sorted(self._free_ids[node] + ids)
             self._free[node] += len(ids)
@@ -265,11 +416,21 @@ class Slurm(Policy):
 
     # -- the main scheduler --------------------------------------------------------------------------
 
-    def _queue(self) -> list[_Job]:
-        """Runnable pending jobs in Slurm's order: partition tier, priority, submit time, job id."""
-        jobs = [info for info in self._pending.values() if info.runnable]
-        jobs.sort(key=lambda j: (-j.partition.conf.priority_tier, -j.priority, j.submit, j.job_id))
-        return jobs
+    def _queue(self) -> list[tuple[_Job, _Partition]]:
+        """Runnable pending jobs in Slurm's order, one entry per partition (`build_job_queue`): partition tier,
+        priority, submit time, job id. Kept until a job is submitted, starts or ends, or a priority changes."""
+        if self._entries is None:
+            entries = [
+                (info, part)
+                for info in self._pending.values() if info.runnable
+                for part in info.partitions if part.index not in info.too_long
+            ]
+            entries.sort(key=lambda e: (-e[1].conf.priority_tier, -e[0].priorities[e[1].index], e[0].submit,
+                                        e[0].job_id))
+            self._entries = entries
+            self._candidates = [_candidate(info, part) for info, part in entries]
+            self._by_candidate = {id(c): entry for c, entry in zip(self._candidates, entries, strict=True)}
+        return self._entries
 
     def _main_pass(self, now: float, full: bool) -> Iterator[Decision]:
         """`_schedule`: start jobs in priority order; a job that does not fit closes its partition's nodes."""
@@ -279,28 +440,38 @@ class Slurm(Policy):
         depth = 0
         limit = self._timing.queue_depth
         skipped = False
-        for info in self._queue():
+        closed = {p.index for p in self._partitions.values() if not p.conf.up}
+        queue = self._queue()
+        for position, (info, part) in enumerate(queue):
+            if info.job.key not in self._pending:
+                continue  # started from an entry of another partition
             if not full:
                 if depth > limit:
                     break
                 depth += 1
-            part = info.partition
-            if part.index in failed or not part.conf.up:
+            if part.index in failed or part.index in closed:
                 skipped = True  # Slurm sets the job's reason to Priority: an update
                 continue
-            allocation = select_cpus(info.cpus, part.nodes & avail, free)
+            allocation = select_cpus(info.cpus, part.nodes & avail, free, weights=self._bf.weights)
             if allocation is None:
                 failed.add(part.index)
                 avail &= ~part.nodes
+                if len(failed) + len(closed) == len(self._partitions):
+                    # Every later entry would only be skipped: whether one is reached is all that is left.
+                    later = any(i.job.key in self._pending for i, _ in queue[position + 1:])
+                    skipped = skipped or (later and (full or depth <= limit))
+                    break
                 continue
-            yield self._start(info, allocation, now)
+            yield self._start(info, allocation, now, part)
         if skipped:
             self._note_work(now)
         if full and not self._running and self._pending:
             self._stuck = True
 
-    def _start(self, info: _Job, allocation: Allocation, now: float) -> StartJob:
+    def _start(self, info: _Job, allocation: Allocation, now: float, part: _Partition) -> StartJob:
         """Take the lowest free CPU ids of each allocated node (Slurm's CPU_IDs are lowest first)."""
+        self._bf_memory.clear()
+        self._running_records = None
         units: list[int] = []
         cpu_ids: dict[int, list[int]] = {}
         for node, count in sorted(allocation.items()):
@@ -311,10 +482,19 @@ class Slurm(Policy):
             offset = self._offsets[node]
             units.extend(offset + cpu for cpu in taken)
         del self._pending[info.job.key]
+        self._entries = None
+        info.partition = part
         info.start = now
         info.start_second = self._second(now) - self._epoch
         info.allocation = allocation
         info.cpu_ids = cpu_ids
+        info.running = Running(info.job.key, info.slurm_end, allocation, _bitmap(allocation), info.limit)
+        over = self._bf.over_time_limit
+        walltime = info.job.walltime
+        if over is not None and info.limit is not None and (walltime is None or walltime > info.limit):
+            kill = info.slurm_end + over
+            self._kill_checks[info.job.key] = (
+                self._ctld + math.ceil((kill - self._ctld) / PERIODIC_TIMEOUT - _EPS) * PERIODIC_TIMEOUT)
         self._running[info.job.key] = info
         self._note_work(now)
         return StartJob(info.job.key, IntervalSet.from_ids(units))
@@ -325,22 +505,18 @@ class Slurm(Policy):
         """`_attempt_backfill` on the runnable queue (clustersim.policies.slurm.backfill)."""
         self._last_bf = now
         queue = self._queue()
-        candidates = [
-            Candidate(info.job.key, info.cpus, info.partition.nodes if info.partition.conf.up else 0,
-                      _bf_limit(info))
-            for info in queue
-        ]
-        by_key = {info.job.key: info for info in queue}
-        running = [
-            Running(key, info.slurm_end, dict(info.allocation or {}), _bitmap(info.allocation or {}))
-            for key, info in self._running.items()
-        ]
+        candidates, by_candidate = self._candidates, self._by_candidate
+        if self._running_records is None:
+            self._running_records = [info.running for info in self._running.values() if info.running is not None]
+        running = self._running_records  # backfill_cycle works on a sorted copy
         started = False
         second = self._second(now) - self._epoch  # backfill.c works in whole seconds (time_t)
-        cycle = backfill_cycle(second, candidates, list(self._free), running, self._up, self._bf, self._epoch)
+        cycle = backfill_cycle(second, candidates, list(self._free), running, self._up, self._bf, self._epoch,
+                               self._bf_memory)
         for candidate, allocation in cycle:
             started = True
-            yield self._start(by_key[candidate.key], allocation, now)
+            info, part = by_candidate[id(candidate)]
+            yield self._start(info, allocation, now, part)
         # Slurm compares update times with the cycle's in whole seconds (`>=`): a change in the same second as
         # the cycle, even just before it, is work for the next cycle.
         # A cycle that only plans reservations changes nothing Slurm counts as an update: only starts do.
@@ -407,18 +583,23 @@ class Slurm(Policy):
                                  tick - max(self._last_calc, info.start))
             fairshare.update_factors()
             for info in self._pending.values():
-                priority = plugin.recalculate(info.factors, tick)
-                if priority != info.priority:
-                    info.priority = priority
+                before = dict(info.priorities)
+                for part in info.partitions:
+                    factors = replace(info.factors, partition_factor=part.norm_priority)
+                    info.priorities[part.index] = plugin.recalculate(factors, tick)
+                if info.priorities != before:
+                    self._entries = None
                     self._note_work(tick)
             self._last_calc = tick
             self._next_calc = tick + self._timing.calc_period
 
     def _enforce_time_limits(self, now: float) -> Iterator[Decision]:
-        if not self._running or not _on_period(now - self._ctld, PERIODIC_TIMEOUT):
+        """`job_time_limit`: every 30 s, kill the jobs OverTimeLimit past their limit (never when UNLIMITED)."""
+        over = self._bf.over_time_limit
+        if over is None or not self._running or not _on_period(now - self._ctld, PERIODIC_TIMEOUT):
             return
         for key, info in list(self._running.items()):
-            if info.limit is not None and info.slurm_end <= now + _EPS:
+            if info.limit is not None and info.slurm_end + over <= now + _EPS:
                 yield KillJob(key)
 
     def _wake_up(self, now: float) -> Iterator[Decision]:
@@ -434,11 +615,7 @@ class Slurm(Policy):
         due = self._bf_due()
         if self._backfill and due is not None and not stuck:
             times.append(due)  # even on an empty queue: the cycle sets the phase of the next ones
-        for info in self._running.values():
-            job = info.job
-            if info.limit is not None and (job.walltime is None or job.walltime > info.limit):
-                times.append(self._ctld + math.ceil((info.slurm_end - self._ctld) / PERIODIC_TIMEOUT - _EPS)
-                             * PERIODIC_TIMEOUT)
+        times.extend(self._kill_checks.values())
         future = [t for t in times if t > now + _EPS]
         if future:
             wake = min(future)
@@ -458,8 +635,17 @@ def _minutes(seconds: float | None) -> float | None:
     return 60.0 * max(1, math.ceil(seconds / 60 - 1e-9))
 
 
-def _bf_limit(info: _Job) -> float:
-    part_max = info.partition.conf.max_time
+def _candidate(info: _Job, part: _Partition) -> Candidate:
+    """The job as the backfill pass tests it in `part` (made once per job and partition)."""
+    candidate = info.candidates.get(part.index)
+    if candidate is None:
+        candidate = Candidate(info.job.key, info.cpus, part.nodes if part.conf.up else 0, _bf_limit(info, part))
+        info.candidates[part.index] = candidate
+    return candidate
+
+
+def _bf_limit(info: _Job, part: _Partition) -> float:
+    part_max = part.conf.max_time
     limits = [t for t in (info.limit, part_max) if t is not None]
     return min(limits) if limits else YEAR
 
@@ -469,6 +655,36 @@ def _bitmap(allocation: Allocation) -> int:
     for node in allocation:
         value |= 1 << node
     return value
+
+
+def unmodelled_settings(conf: SlurmConf) -> list[str]:
+    """What a slurm.conf sets that the model does not model, each as `Key`, `Key=value` or `Line: Key`."""
+    out = [
+        conf.original_keys.get(key, key)
+        for key in conf.settings
+        if key not in MODELLED and key not in NOT_SCHEDULING
+    ]
+    out += [f"SchedulerParameters {name}" for name in conf.scheduler_parameters if name not in SCHEDULER_OPTIONS]
+    select = conf.get("SelectType", "select/cons_tres").lower()
+    if select not in ("select/cons_tres", "select/cons_res"):
+        out.append(f"SelectType={select} (simulated as select/cons_tres)")
+    params = conf.get("SelectTypeParameters", "CR_CPU")
+    if any(word.strip().upper() not in ("CR_CPU", "CR_CORE") for word in params.split(",") if word.strip()):
+        out.append(f"SelectTypeParameters={params} (simulated as CR_CPU)")
+    modelled_flags = {"NO_FAIR_TREE", "SMALL_RELATIVE_TO_TIME"}
+    out += [f"PriorityFlags {flag}" for flag in sorted(conf.priority_flags - modelled_flags)]
+    for kind, known, label in (("nodename", NODE_KEYS, "NodeName"), ("partitionname", PARTITION_KEYS,
+                                                                       "PartitionName")):
+        out += [f"{label}: {key}" for key in sorted(conf.line_keys.get(kind, ())) if key not in known]
+    return out
+
+
+def _over_time_limit(conf: SlurmConf) -> float | None:
+    """OverTimeLimit in seconds (slurm.conf gives minutes), None for UNLIMITED."""
+    text = conf.get("OverTimeLimit", "0").strip()
+    if text.lower() in ("unlimited", "infinite"):
+        return None
+    return 60.0 * conf.integer("OverTimeLimit", 0)
 
 
 def _param(params: Mapping[str, str], name: str, default: int, conf: SlurmConf) -> int:

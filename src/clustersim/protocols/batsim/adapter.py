@@ -3,12 +3,14 @@ scheduler's answers come back as decisions the core validates and applies.
 
 Time follows Batsim's rules (protocol.rst, "Message Composition"):
 
-- everything that happens at one instant goes to the scheduler in one message whose `now` is that instant;
+- what happens at one instant goes to the scheduler in the core's rounds (clustersim.core.simulation.Delivery:
+  Batsim's rounds by default), one message per round whose `now` is that instant;
 - each decision takes effect at its own `timestamp`, which may lie between the request's `now` and the
   answer's `now`: a later one is held back and applied when the core reaches its time (the adapter asks the
-  core for a call then), never earlier;
-- the answer's `now` says when the scheduler is ready again: events that happen before then are held and sent
-  together at that time, as Batsim does for a scheduler that spent simulated time deciding.
+  core for a call then, before that instant's other events), never earlier;
+- the answer's `now` says when the scheduler is ready again: events that happen before then, and those of that
+  instant itself (held-back decisions due then included), are held and sent together at that time, as Batsim
+  does for a scheduler that spent simulated time deciding (its SCHED_READY comes after that instant's events).
 
 The adapter keeps no copy of the cluster's state: it reads the core's view and remembers only what the protocol
 itself needs (kills to acknowledge, calls to tell apart from its own wake-ups, registered profiles).
@@ -173,11 +175,8 @@ class ExternalScheduler:
         while later and later[0].timestamp <= now:
             yield from self._handle(later.popleft(), now)
         while self._held:
-            if now < self._busy_until:
-                if self._flush_at != self._busy_until:
-                    self._flush_at = self._busy_until
-                    yield self._wake_up(self._busy_until)
-                return
+            if now < self._busy_until or now == self._flush_at:
+                return  # the scheduler is not ready yet: its wake-up, last of that instant, sends
             yield from self._exchange(now)
 
     def end(self, view: ClusterView) -> None:
@@ -230,12 +229,15 @@ class ExternalScheduler:
         reply_now, events = self._send(now)
         self._busy_until = max(reply_now, now)
         self._flush_at = None
+        if reply_now > now:  # Batsim: ready again at reply_now, after that instant's other events
+            self._flush_at = reply_now
+            yield self._wake_up(reply_now)
         for event in events:
             if event.timestamp == now:
                 yield from self._handle(event, now)
             else:
                 if not self._later or self._later[-1].timestamp != event.timestamp:
-                    yield self._wake_up(event.timestamp)
+                    yield self._wake_up(event.timestamp, first=True)
                 self._later.append(event)
 
     def _handle(self, event: m.WireEvent, now: float) -> Iterator[Decision]:
@@ -246,10 +248,13 @@ class ExternalScheduler:
             self._origin = event
             yield decision
 
-    def _wake_up(self, time: float) -> CallMeLater:
-        """A call the adapter asks for itself; the REQUESTED_CALL it causes is not the scheduler's business."""
+    def _wake_up(self, time: float, first: bool = False) -> CallMeLater:
+        """A call the adapter asks for itself; the REQUESTED_CALL it causes is not the scheduler's business.
+
+        `first` for decisions held back until `time`: Batsim applies them when `time` comes, before that
+        instant's other events (a job ending at `time` is then killed, not completed)."""
         self._wakeups[time] += 1
-        return CallMeLater(time)
+        return CallMeLater(time, first)
 
     def _current_view(self) -> ClusterView:
         assert self._view is not None, "begin() sets the view"
@@ -295,6 +300,8 @@ class ExternalScheduler:
             self._wakeups[time] -= 1
             if not self._wakeups[time]:
                 del self._wakeups[time]
+                if time == self._flush_at:  # the last wake-up of the instant: the scheduler is ready
+                    self._flush_at = None
 
     def _no_more_jobs(self, event: NoMoreJobs, now: float) -> None:
         self._no_more_jobs_sent = True

@@ -1,0 +1,119 @@
+"""Batsim 4.2's rules that the corpus pins down, on hand-computed cases: how an instant's events reach the
+decision process (Delivery), the string order of simultaneous submissions, a `parallel` profile's per-host
+speeds, the stretch of a job that ran for no time, rejected rows, and Batsim's command line.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from clustersim.cli import main
+from clustersim.core.events import FinalState
+from clustersim.core.outcome import JobOutcome
+from clustersim.core.simulation import Delivery
+from clustersim.intervals import IntervalSet
+from clustersim.platform.model import Node, Platform
+from clustersim.policies.registry import create_policy
+from clustersim.records.jobs_csv import job_line
+from clustersim.runner import simulate
+from clustersim.workload.job import Job
+from clustersim.workload.profiles import Parallel, ParallelHomogeneous, runtime_on
+from clustersim.workload.stream import Workload
+from conftest import Collector, delay_job, hosts
+
+CORPUS_PLATFORM = Path(__file__).resolve().parents[1].parent / "shared" / "reference" / "batsim" / "ties"
+
+
+def run(jobs: list[Job], delivery: Delivery, nb_hosts: int = 2) -> Collector:
+    collector = Collector()
+    simulate(hosts(nb_hosts), Workload.from_jobs(jobs), create_policy("fcfs"), extra_sinks=[collector],
+             delivery=delivery)
+    return collector
+
+
+# X takes host 0 until 5, A host 1 until 10; B takes host 0 from 5 to 10; D (submitted at 6) waits. At t=10 A and
+# B end. In Batsim's rounds A's end comes alone first (A started first): D starts on A's host 1. Delivered at
+# once, both hosts are free and D gets the lowest, 0.
+ENDS_AT_ONE_INSTANT = [
+    delay_job(1, 0, 1, 5, 100), delay_job(2, 0, 1, 10, 100), delay_job(3, 5, 1, 5, 100), delay_job(4, 6, 1, 1, 100),
+]
+
+
+def test_batsim_rounds_deliver_each_job_end_alone_in_start_order() -> None:
+    schedule = run(ENDS_AT_ONE_INSTANT, Delivery.BATSIM).schedule()
+    assert schedule["4"] == (10, 11, "1")
+
+
+def test_instant_delivery_applies_every_end_before_the_one_decision() -> None:
+    schedule = run(ENDS_AT_ONE_INSTANT, Delivery.INSTANT).schedule()
+    assert schedule["4"] == (10, 11, "0")
+
+
+def test_batsim_submits_an_instants_jobs_in_the_string_order_of_their_ids() -> None:
+    jobs = [delay_job(10, 0, 1, 5, 100), delay_job(2, 0, 1, 5, 100), delay_job(1, 0, 1, 5, 100)]
+    starts = {key: start for key, (start, _, _) in run(jobs, Delivery.BATSIM, 1).schedule().items()}
+    assert starts == {"1": 0, "10": 5, "2": 10}  # "w0!1" < "w0!10" < "w0!2"
+    starts = {key: start for key, (start, _, _) in run(jobs, Delivery.INSTANT, 1).schedule().items()}
+    assert starts == {"1": 0, "2": 5, "10": 10}  # numeric ids in numeric order
+
+
+def test_a_delay_reaching_its_walltime_is_killed_at_it() -> None:
+    collector = run([delay_job(1, 0, 1, 10, 10), delay_job(2, 0, 1, 10, 10.5)], Delivery.BATSIM)
+    assert collector.outcomes["1"].state is FinalState.COMPLETED_WALLTIME_REACHED
+    assert collector.outcomes["2"].state is FinalState.COMPLETED_SUCCESSFULLY
+
+
+def test_a_parallel_profile_runs_each_amount_at_its_own_hosts_speed() -> None:
+    profile = Parallel((4e9, 4e9, 1e9))
+    assert runtime_on(profile, [1e9, 2e9, 0.5e9]) == 4.0  # max(4, 2, 2): not max amount / slowest = 8
+    assert runtime_on(ParallelHomogeneous(4e9), [1e9, 2e9]) == 4.0  # the slowest host's pace
+    platform = Platform([Node(0, "slow", speed=1e9), Node(1, "fast", speed=2e9), Node(2, "slower", speed=0.5e9)])
+    collector = Collector()
+    job = Job("1", 0, 3, profile, None, profile_name="par")
+    simulate(platform, Workload.from_jobs([job]), create_policy("fcfs"), extra_sinks=[collector])
+    assert collector.schedule()["1"] == (0, 4.0, "0-2")
+
+
+def test_a_job_that_ran_for_no_time_has_batsims_stretch() -> None:
+    job = delay_job(1, 0, 1, 0, 100)
+    line = job_line(JobOutcome(job, FinalState.COMPLETED_KILLED, 3.0, 3.0, IntervalSet.parse("0")))
+    assert float(line.split(",")[13]) == 3.0 / 1e-5  # Batsim divides by a run time of 1e-5 s, never by 0
+
+
+def test_rejected_jobs_leave_batsims_empty_fields() -> None:
+    line = job_line(JobOutcome(delay_job(1, 0, 9, 1), FinalState.REJECTED, None, None, IntervalSet()))
+    assert line.endswith(",0,REJECTED,,,,,,,,,\n")
+
+
+@pytest.mark.parametrize(("flags", "named"), [
+    (["--forward-unknown-events"], "--forward-unknown-events"),
+    (["-W", "flow.dax"], "-W/--workflow"),
+    (["--mmax", "4"], "--mmax"),
+    (["-r", "host1:storage"], "-r/--add-role-to-hosts"),
+    (["--sg-cfg", "network/model:CM02"], "--sg-cfg"),
+    (["-m", "head"], "-m/--master-host 'head'"),
+])
+def test_batsim_flags_clustersim_does_not_honour_are_refused_by_name(
+    flags: list[str], named: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["run", "-o", str(tmp_path), "-q", "--no-gantt", *flags]) == 2
+    error = capsys.readouterr().err
+    assert f"Batsim's {named} is not supported by clustersim" in error
+
+
+def test_batsim_flags_clustersim_honours_are_accepted(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    case = CORPUS_PLATFORM / "ties_000_easy_bf"
+    code = main(["run", "-p", str(case / "platform.xml"), "-w", str(case / "workload.json"), "-e", str(tmp_path / "o"),
+                 "-v", "quiet", "--no-gantt", "--enable-profile-reuse", "--disable-schedule-tracing",
+                 "-m", "master_host", "--host-order", "name"])
+    assert code == 0
+    assert "jobs (" not in capsys.readouterr().err, "-v quiet prints no summary"
+    assert (tmp_path / "o_jobs.csv").exists()
+
+
+def test_energy_flag_is_batsims_dash_capital_e(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["run", "-E", "-o", str(tmp_path), "-q", "--no-gantt"])  # the example platform has no power model
+    assert code == 2
+    assert "power" in capsys.readouterr().err
