@@ -14,7 +14,7 @@ from clustersim.platform.model import Node, Platform
 from clustersim.policies.registry import create_policy
 from clustersim.runner import simulate
 from clustersim.workload.job import Job
-from clustersim.workload.profiles import Delay
+from clustersim.workload.profiles import Delay, ParallelHomogeneous
 from clustersim.workload.stream import Workload
 
 # Hypothesis draws the same examples on every machine, so a CI run is reproducible.
@@ -37,6 +37,15 @@ def delay_job(job_id: int, submit: float, nb_res: int, runtime: float, walltime:
     return Job(
         str(job_id), submit, nb_res, Delay(runtime),
         walltime=runtime if walltime is None else walltime, profile_name=f"delay_{runtime:g}",
+    )
+
+
+def compute_job(job_id: int, submit: float, nb_res: int, runtime: float, walltime: float | None = None) -> Job:
+    """A job that computes (parallel_homogeneous) for `runtime` seconds on 1 flop/s units: it loads its hosts to
+    full power, where a delay job leaves them idle."""
+    return Job(
+        str(job_id), submit, nb_res, ParallelHomogeneous(runtime),
+        walltime=runtime if walltime is None else walltime, profile_name=f"ph_{runtime:g}",
     )
 
 

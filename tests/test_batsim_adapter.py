@@ -255,23 +255,6 @@ def test_change_job_state_to_running_is_refused_naming_the_event() -> None:
         run([delay_job(1, 0, 1, 10)], answer)
 
 
-def test_resource_states_and_energy_queries_are_answered_at_once() -> None:
-    def answer(message: Message) -> list[Message]:
-        if message["events"][0]["type"] == "SIMULATION_BEGINS":
-            return [
-                ev(0, "SET_RESOURCE_STATE", resources="0-1", state="2"),
-                ev(0, "QUERY", requests={"consumed_energy": {}}),
-            ]
-        return Fcfs(4)(message)
-
-    _, scheduler, adapter = run([delay_job(1, 5, 1, 1)], answer)
-    assert scheduler.types()[1] == (0, ["RESOURCE_STATE_CHANGED", "ANSWER"])
-    changed, answered = scheduler.received[1]["events"]
-    assert changed["data"] == {"resources": "0-1", "state": "2"}
-    assert answered["data"] == {"consumed_energy": -1.0}
-    assert adapter.resource_states == {0: "2", 1: "2"}
-
-
 @pytest.mark.parametrize("acknowledged", [False, True])
 def test_dynamic_jobs_are_registered_run_and_acknowledged_on_request(acknowledged: bool) -> None:
     def answer(message: Message) -> list[Message]:
@@ -339,6 +322,8 @@ def test_a_refused_decision_names_the_message_it_came_from_and_the_scheduler_is_
         (ev(0, "QUERY", requests={"air_temperature_all": {}}), "unknown QUERY 'air_temperature_all'"),
         (ev(0, "SET_RESOURCE_STATE", resources="3-9", state="1"), "resources 4-9 do not exist"),
         (ev(0, "SET_RESOURCE_STATE", resources="0", state="off"), "must be a power state number"),
+        (ev(0, "SET_RESOURCE_STATE", resources="0-1", state="1"), "a power state change needs energy, which is off"),
+        (ev(0, "QUERY", requests={"consumed_energy": {}}), "the consumed_energy QUERY needs energy, which is off"),
     ],
 )
 def test_unsupported_or_malformed_events_are_protocol_errors(event: Message, expected: str) -> None:

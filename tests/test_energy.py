@@ -22,7 +22,7 @@ from clustersim.policies.registry import create_policy
 from clustersim.runner import RunResult, simulate
 from clustersim.workload.job import Job
 from clustersim.workload.stream import Workload
-from conftest import csv_rows, delay_job
+from conftest import compute_job, csv_rows, delay_job
 
 POWER = PowerModel(100.0, 200.0, (SleepState(10.0, Transition(5.0, 250.0), Transition(10.0, 1000.0)),))
 
@@ -42,22 +42,23 @@ def run(
 
 
 def test_energy_of_a_busy_and_an_idle_host_is_the_integral_of_their_power(tmp_path: Path) -> None:
-    result = run([delay_job(1, 0, 1, 10)], powered_hosts(2), tmp_path)
+    result = run([compute_job(1, 0, 1, 10)], powered_hosts(2), tmp_path)
     assert result.energy is not None
-    # host0 computes 10 s at 200 W, host1 idles 10 s at 100 W.
+    # host0 computes 10 s at 200 W, host1 idles 10 s at 100 W. As Batsim, the state times count the periods
+    # that ended: host0's computing period; the idle periods are still open when the run ends.
     assert result.energy.consumed_joules == 3000
-    assert (result.energy.time_computing, result.energy.time_idle) == (10, 10)
+    assert (result.energy.time_computing, result.energy.time_idle) == (10, 0)
     job = csv_rows(tmp_path / "jobs.csv")[0]
     assert job["consumed_energy"] == "2000"
     schedule = csv_rows(tmp_path / "schedule.csv")[0]
     assert (schedule["consumed_joules"], schedule["time_computing"], schedule["time_idle"]) == (
-        "3000.000000", "10.000000", "10.000000"
+        "3000.000000", "10.000000", "0.000000",
     )
 
 
 def test_power_is_linear_in_the_load_of_a_multicore_node(tmp_path: Path) -> None:
     platform = Platform([Node(0, "n0", cores=4, power=PowerModel(100.0, 200.0))], Unit.CORE)
-    result = run([delay_job(1, 0, 2, 10)], platform, tmp_path)
+    result = run([compute_job(1, 0, 2, 10)], platform, tmp_path)
     assert result.energy is not None
     # Half the cores busy: 100 + (200 - 100) * 2/4 = 150 W for 10 s; the job is charged 2 cores * 200/4 W.
     assert result.energy.consumed_joules == 1500
@@ -65,20 +66,21 @@ def test_power_is_linear_in_the_load_of_a_multicore_node(tmp_path: Path) -> None
 
 
 def test_always_off_switches_idle_hosts_off_and_counts_transitions(tmp_path: Path) -> None:
-    result = run([delay_job(1, 0, 1, 10)], powered_hosts(2), tmp_path, power_off="always")
+    result = run([compute_job(1, 0, 1, 10)], powered_hosts(2), tmp_path, power_off="always")
     e = result.energy
     assert e is not None
     # Up to the last job end (t=10): host0 2000 J; host1 switches off 0-5 (250 J) then sleeps 5-10 (50 J).
     assert e.consumed_joules == 2300
-    # Over the whole run (host0 switches off 10-15): state times in machine-seconds.
+    # Over the whole run (host0 switches off 10-15): machine-seconds of the periods that ended (both hosts are
+    # still asleep at the end, so no sleeping period counts, as in Batsim).
     assert (e.time_computing, e.time_idle, e.time_switching_off, e.time_sleeping, e.time_switching_on) == (
-        10, 0, 10, 10, 0,
+        10, 0, 10, 0, 0,
     )
     assert (e.nb_machine_switches, e.nb_grouped_switches) == (2, 2)
 
 
 def test_on_demand_wakes_sleeping_hosts_for_a_job_that_needs_them(tmp_path: Path) -> None:
-    jobs = [delay_job(1, 0, 1, 10), delay_job(2, 20, 2, 10)]
+    jobs = [compute_job(1, 0, 1, 10), compute_job(2, 20, 2, 10)]
     result = run(jobs, powered_hosts(2), tmp_path, power_off="always")
     e = result.energy
     assert e is not None
@@ -93,14 +95,19 @@ def test_on_demand_wakes_sleeping_hosts_for_a_job_that_needs_them(tmp_path: Path
     )
     assert (e.nb_machine_switches, e.nb_grouped_switches) == (6, 4)
     states = [list(row.values()) for row in csv_rows(tmp_path / "machine_states.csv")]
-    # time, sleeping, switching on, switching off, idle, computing; one row per instant where counts changed.
+    # time, sleeping, switching on, switching off, idle, computing; as Batsim, one row per change (a job start or
+    # end, a switch decision, a group of machines done switching), so an instant may have several rows.
     assert states == [
+        ["0", "0", "0", "0", "1", "1"],
         ["0", "0", "0", "1", "0", "1"],
         ["5", "1", "0", "0", "0", "1"],
+        ["10", "1", "0", "0", "1", "0"],
         ["10", "1", "0", "1", "0", "0"],
         ["15", "2", "0", "0", "0", "0"],
         ["20", "0", "2", "0", "0", "0"],
+        ["30", "0", "0", "0", "2", "0"],
         ["30", "0", "0", "0", "0", "2"],
+        ["40", "0", "0", "0", "2", "0"],
         ["40", "0", "0", "2", "0", "0"],
         ["45", "2", "0", "0", "0", "0"],
     ]
@@ -110,7 +117,7 @@ def test_on_demand_wakes_sleeping_hosts_for_a_job_that_needs_them(tmp_path: Path
 
 
 def test_idle_timeout_switches_a_host_off_after_its_timeout(tmp_path: Path) -> None:
-    jobs = [delay_job(1, 0, 1, 10), delay_job(2, 100, 1, 10)]
+    jobs = [compute_job(1, 0, 1, 10), compute_job(2, 100, 1, 10)]
     result = run(jobs, powered_hosts(1), tmp_path, power_off="idle-timeout:30")
     e = result.energy
     assert e is not None
@@ -126,21 +133,22 @@ def test_idle_timeout_switches_a_host_off_after_its_timeout(tmp_path: Path) -> N
 
 @pytest.mark.parametrize("policy", ["never", "random:0"])
 def test_policies_that_never_switch_keep_the_baseline(policy: str, tmp_path: Path) -> None:
-    result = run([delay_job(1, 0, 1, 10)], powered_hosts(2), tmp_path, power_off=policy)
+    result = run([compute_job(1, 0, 1, 10)], powered_hosts(2), tmp_path, power_off=policy)
     assert result.energy is not None and result.energy.nb_machine_switches == 0
     assert result.energy.consumed_joules == 3000
 
 
 def test_random_with_probability_one_is_always(tmp_path: Path) -> None:
-    result = run([delay_job(1, 0, 1, 10)], powered_hosts(2), tmp_path, power_off="random:1")
+    result = run([compute_job(1, 0, 1, 10)], powered_hosts(2), tmp_path, power_off="random:1")
     assert result.energy is not None and result.energy.consumed_joules == 2300
 
 
 def test_security_margin_keeps_a_share_of_units_on_and_free(tmp_path: Path) -> None:
     # 4 hosts, margin 0.5: 2 units stay on and free; J1 uses one, so one of the three idle hosts sleeps.
-    result = run([delay_job(1, 0, 1, 10)], powered_hosts(4), tmp_path, power_off="security-margin:0.5")
+    result = run([compute_job(1, 0, 1, 10)], powered_hosts(4), tmp_path, power_off="security-margin:0.5")
     assert result.energy is not None
-    assert csv_rows(tmp_path / "machine_states.csv")[0] == {
+    # Row 0: J1 starts; row 1: the switch-off decision (Batsim writes a row per change, even at one instant).
+    assert csv_rows(tmp_path / "machine_states.csv")[1] == {
         "time": "0", "nb_sleeping": "0", "nb_switching_on": "0", "nb_switching_off": "1", "nb_idle": "2",
         "nb_computing": "1",
     }
@@ -148,14 +156,14 @@ def test_security_margin_keeps_a_share_of_units_on_and_free(tmp_path: Path) -> N
 
 def test_load_threshold_switches_off_until_the_load_reaches_the_threshold(tmp_path: Path) -> None:
     # 4 hosts, 1 busy: load 1/4 < 0.5 -> switch off idle hosts until 1 busy / 2 on = 0.5.
-    run([delay_job(1, 0, 1, 10)], powered_hosts(4), tmp_path, power_off="load-threshold:0.5")
-    assert csv_rows(tmp_path / "machine_states.csv")[0]["nb_switching_off"] == "2"
+    run([compute_job(1, 0, 1, 10)], powered_hosts(4), tmp_path, power_off="load-threshold:0.5")
+    assert csv_rows(tmp_path / "machine_states.csv")[1]["nb_switching_off"] == "2"
 
 
 @pytest.mark.parametrize("policy", ["exponential:0.95", "gamma:0.95"])
 def test_predictive_policies_keep_capacity_for_predicted_arrivals(policy: str, tmp_path: Path) -> None:
     # A job of 1 host every 5 s: the wake-up horizon (15 s) predicts several arrivals, so idle hosts stay on.
-    jobs = [delay_job(i, 5 * i, 1, 2) for i in range(1, 30)]
+    jobs = [compute_job(i, 5 * i, 1, 2) for i in range(1, 30)]
     result = run(jobs, powered_hosts(8), tmp_path, power_off=policy)
     assert result.energy is not None
     always = run(jobs, powered_hosts(8), tmp_path / "always", power_off="always")
@@ -167,21 +175,26 @@ def test_predictive_policies_keep_capacity_for_predicted_arrivals(policy: str, t
 def test_margin_power_on_keeps_free_capacity_that_power_off_cannot_take(tmp_path: Path) -> None:
     # Always off, but keep 50% of 2 hosts free or waking: while J1 runs, the idle host stays on; once J1 ends,
     # one of the two idle hosts may sleep. (Without the reserve, the two policies would undo each other forever.)
-    run([delay_job(1, 0, 1, 10)], powered_hosts(2), tmp_path, power_off="always", power_on="margin:0.5")
+    run([compute_job(1, 0, 1, 10)], powered_hosts(2), tmp_path, power_off="always", power_on="margin:0.5")
     states = [list(row.values()) for row in csv_rows(tmp_path / "machine_states.csv")]
-    assert states == [["0", "0", "0", "0", "1", "1"], ["10", "0", "0", "1", "1", "0"], ["15", "1", "0", "0", "1", "0"]]
+    assert states == [
+        ["0", "0", "0", "0", "1", "1"],
+        ["10", "0", "0", "0", "2", "0"],
+        ["10", "0", "0", "1", "1", "0"],
+        ["15", "1", "0", "0", "1", "0"],
+    ]
 
 
 def test_the_power_off_guard_never_takes_capacity_the_queue_waits_for(tmp_path: Path) -> None:
     # J2 needs both hosts while J1 runs on one: the idle host must stay on, so J2 starts when J1 ends.
-    run([delay_job(1, 0, 1, 10), delay_job(2, 0, 2, 5)], powered_hosts(2), tmp_path, power_off="always")
+    run([compute_job(1, 0, 1, 10), compute_job(2, 0, 2, 5)], powered_hosts(2), tmp_path, power_off="always")
     by_id = {row["job_id"]: row for row in csv_rows(tmp_path / "jobs.csv")}
     assert by_id["2"]["starting_time"] == "10"
 
 
 def test_a_host_switching_off_is_woken_once_asleep(tmp_path: Path) -> None:
     # J2 arrives while host1 switches off (0-5): it can only be woken once asleep (5-15), so J2 starts at 15.
-    run([delay_job(1, 0, 1, 10), delay_job(2, 1, 2, 5)], powered_hosts(2), tmp_path, power_off="always")
+    run([compute_job(1, 0, 1, 10), compute_job(2, 1, 2, 5)], powered_hosts(2), tmp_path, power_off="always")
     by_id = {row["job_id"]: row for row in csv_rows(tmp_path / "jobs.csv")}
     assert by_id["2"]["starting_time"] == "15"
 
@@ -199,7 +212,7 @@ def test_switching_a_busy_node_off_is_refused(tmp_path: Path) -> None:
             return None
 
     with pytest.raises(DecisionError, match="node 0 is computing; only idle nodes can switch off"):
-        simulate(powered_hosts(1), Workload.from_jobs([delay_job(1, 0, 1, 10)]), SwitchBusy(), tmp_path, energy=True)
+        simulate(powered_hosts(1), Workload.from_jobs([compute_job(1, 0, 1, 10)]), SwitchBusy(), tmp_path, energy=True)
 
 
 def test_switching_on_a_node_that_is_on_is_refused(tmp_path: Path) -> None:
@@ -214,13 +227,13 @@ def test_switching_on_a_node_that_is_on_is_refused(tmp_path: Path) -> None:
             return None
 
     with pytest.raises(DecisionError, match="only sleeping nodes can switch on"):
-        simulate(powered_hosts(1), Workload.from_jobs([delay_job(1, 0, 1, 10)]), WakeAwake(), tmp_path, energy=True)
+        simulate(powered_hosts(1), Workload.from_jobs([compute_job(1, 0, 1, 10)]), WakeAwake(), tmp_path, energy=True)
 
 
 def test_energy_needs_a_power_model_on_every_node(tmp_path: Path) -> None:
     platform = Platform([Node(0, "a", power=POWER), Node(1, "b")])
     with pytest.raises(InputError, match="node 'b' has no power model"):
-        simulate(platform, Workload.from_jobs([delay_job(1, 0, 1, 1)]), create_policy("fcfs"), tmp_path, energy=True)
+        simulate(platform, Workload.from_jobs([compute_job(1, 0, 1, 1)]), create_policy("fcfs"), tmp_path, energy=True)
 
 
 def test_unknown_power_policy_lists_the_valid_ones() -> None:
@@ -272,9 +285,9 @@ WORKLOAD = (
 def test_machine_states_chart_draws_every_state_over_the_run(tmp_path: Path) -> None:
     from clustersim.plots.machine_states import plot_machine_states
 
-    run([delay_job(1, 0, 1, 10), delay_job(2, 20, 2, 10)], powered_hosts(2), tmp_path, power_off="always")
+    run([compute_job(1, 0, 1, 10), compute_job(2, 20, 2, 10)], powered_hosts(2), tmp_path, power_off="always")
     chart = plot_machine_states(tmp_path / "machine_states.csv", tmp_path / "states.png")
-    assert (chart.nb_rows, chart.nb_series, chart.time_range, chart.max_machines) == (8, 5, (0.0, 45.0), 2)
+    assert (chart.nb_rows, chart.nb_series, chart.time_range, chart.max_machines) == (12, 5, (0.0, 45.0), 2)
     assert (tmp_path / "states.png").read_bytes()[:4] == b"\x89PNG"
 
 
@@ -286,7 +299,8 @@ def test_cli_runs_with_a_power_policy_and_compares_policies(tmp_path: Path, caps
     common = ["-w", str(tmp_path / "w.json"), "-p", str(tmp_path / "cluster.yaml"), "--policy", "fcfs"]
     assert main(["run", *common, "--power-off", "always", "-o", str(tmp_path / "run"), "-q", "--no-gantt"]) == 0
     schedule = csv_rows(tmp_path / "run" / "schedule.csv")[0]
-    assert (schedule["consumed_joules"], schedule["nb_machine_switches"]) == ("8700.000000", "6")
+    # The workload's jobs are delays: their hosts draw idle power (J1 1000 J and J2 2000 J less than computing).
+    assert (schedule["consumed_joules"], schedule["nb_machine_switches"]) == ("5700.000000", "6")
     out = tmp_path / "compare"
     assert main(["power-compare", *common, "--power-off", "always", "idle-timeout:30", "-o", str(out)]) == 0
     table = capsys.readouterr().out
@@ -296,3 +310,33 @@ def test_cli_runs_with_a_power_policy_and_compares_policies(tmp_path: Path, caps
     assert comparison[0]["energy_saved"] == "0" and float(comparison[1]["energy_saved"]) > 0
     assert comparison[1]["waiting_time_change"] == "5"  # J2 waits 10 s for both hosts to wake: mean of 0 and 10
     assert (out / "always" / "machine_states.png").exists() and (out / "idle-timeout_30" / "jobs.csv").exists()
+
+
+def test_a_delay_job_leaves_its_host_idle_and_the_energy_files_have_batsims_rows(tmp_path: Path) -> None:
+    # A delay job waits: its host draws idle power (Batsim: SimGrid sees no computation). Always-off puts host1 to
+    # sleep at 0 (5 s switch) and host0 once J1 ends at 10.
+    result = run([delay_job(1, 0, 1, 10)], powered_hosts(2), tmp_path, power_off="always")
+    assert result.energy is not None
+    # 0-5: host0 100 W + host1 switching 50 W; 5-10: 100 + 10 (asleep). Up to the last job end: 750 + 550.
+    assert result.energy.consumed_joules == 1300
+    assert csv_rows(tmp_path / "jobs.csv")[0]["consumed_energy"] == "1000"  # 10 s at idle, not 2000 at full power
+    rows = (tmp_path / "consumed_energy.csv").read_text().splitlines()
+    # time,energy,event_type,wattmin,epower: a row per job start (s) and end (e), per switch decision and per group
+    # of machines done switching (p); epower is the mean power since the previous row, or at the same instant the
+    # power until then; wattmin is every machine's idle, sleep or transition power (after a transition's end).
+    assert rows == [
+        "time,energy,event_type,wattmin,epower",
+        "0,0,s,200,200",
+        "0,0,p,200,200",
+        "5,750,p,110,150",
+        "10,1300,e,110,110",
+        "10,1300,p,110,110",
+        "15,1600,p,20,60",
+    ]
+    # Batsim's pstate_changes.csv: every machine's first power state, then -2 (switching to sleep) and the sleep
+    # state once there (1 for a cluster file's nodes).
+    assert (tmp_path / "pstate_changes.csv").read_text().splitlines() == [
+        "time,machine_id,new_pstate", "0,0-1,0", "0,1,-2", "5,1,1", "10,0,-2", "15,0,1",
+    ]
+    states = (tmp_path / "machine_states.csv").read_text().splitlines()
+    assert states[1:] == ["0,0,0,0,1,1", "0,0,0,1,0,1", "5,1,0,0,0,1", "10,1,0,0,1,0", "10,1,0,1,0,0", "15,2,0,0,0,0"]

@@ -305,7 +305,7 @@ def _add_energy_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("energy", "power states and energy (every node needs a power model)")
     group.add_argument(
         "-E", "--energy", action="store_true",
-        help="account for energy; writes machine_states.csv and consumed_energy.csv",
+        help="account for energy (Batsim's -E); writes machine_states.csv, consumed_energy.csv and pstate_changes.csv",
     )
     group.add_argument(
         "--power-off", metavar="POLICY",

@@ -6,16 +6,18 @@ share of its node's dynamic power ((full - idle) / units of the node). Both sums
 change and by a prefix-sum lookup per allocation interval, so accounting costs O(1) per event.
 
 A job is charged its share of its nodes' consumption while it runs: per unit, full watts / units of the node
-(a whole host's full-load power on a per-host platform, as Batsim charges it).
+(a whole host's full-load power on a per-host platform, as Batsim charges it). A job that does not compute (a
+`delay` profile: it only waits) leaves its nodes at idle power, and is charged idle watts / units of the node,
+as Batsim does (SimGrid sees no computation on its hosts).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from clustersim._io.numbers import fmt
 from clustersim.core.nodes import NodeState, NodeTracker
 from clustersim.errors import InputError
 from clustersim.intervals import IntervalSet
@@ -24,6 +26,9 @@ from clustersim.platform.power_model import PowerModel
 
 MACHINE_STATES_COLUMNS = "time,nb_sleeping,nb_switching_on,nb_switching_off,nb_idle,nb_computing"
 CONSUMED_ENERGY_COLUMNS = "time,energy,event_type,wattmin,epower"
+PSTATE_CHANGES_COLUMNS = "time,machine_id,new_pstate"
+SWITCHING_ON_PSTATE, SWITCHING_OFF_PSTATE = -1, -2
+"""What Batsim's pstate_changes.csv writes for machines in transition to a computing or a sleep power state."""
 
 
 def power_models(platform: Platform) -> list[PowerModel]:
@@ -49,7 +54,8 @@ def _prefix(values: list[float]) -> list[float]:
 
 @dataclass
 class EnergySummary:
-    """What schedule.csv reports about energy and machine states (machine-seconds per state)."""
+    """What schedule.csv reports about energy and machine states (machine-seconds of the periods in each state
+    that ended, as Batsim counts them)."""
 
     consumed_joules: float
     time_computing: float
@@ -62,22 +68,23 @@ class EnergySummary:
 
 
 class EnergyMeter:
-    """Integrates power exactly; optionally streams Batsim's machine_states.csv and consumed_energy.csv."""
+    """Integrates power exactly; optionally streams Batsim's machine_states.csv, consumed_energy.csv and
+    pstate_changes.csv, row for row as Batsim 4.2 writes them (see docs/energy.md)."""
 
     def __init__(self, platform: Platform, tracker: NodeTracker, output_dir: Path | None = None, prefix: str = ""):
         self.models = power_models(platform)
         self.tracker = tracker
-        unit_full, unit_dynamic = [], []
+        unit_full, unit_idle, unit_dynamic = [], [], []
         for node, model in zip(platform.nodes, self.models, strict=True):
             units = tracker.nb_units[node.id]
             unit_full += [model.full_watts / units] * units
+            unit_idle += [model.idle_watts / units] * units
             unit_dynamic += [(model.full_watts - model.idle_watts) / units] * units
         self._full = _prefix(unit_full)
+        self._idle = _prefix(unit_idle)
         self._dynamic = _prefix(unit_dynamic)
         self._static = sum(m.idle_watts for m in self.models)
         self._dynamic_power = 0.0
-        self.wattmin = sum(m.sleep.watts if m.sleep else m.idle_watts for m in self.models)
-        self._wattmin_text = fmt(self.wattmin)
         self.energy = 0.0
         self._last = 0.0
         self.nb_machine_switches = 0
@@ -86,22 +93,23 @@ class EnergyMeter:
         self._last_end_energy = 0.0
         self._states_file: TextIO | None = None
         self._energy_file: TextIO | None = None
-        self._states_dirty_at: float | None = None
-        self._written_counts = ""
+        self._pstates_file: TextIO | None = None
         self._last_entry = (0.0, 0.0)
         if output_dir is not None:
-            self._states_file = open(output_dir / f"{prefix}machine_states.csv", "w", encoding="utf-8")  # noqa: SIM115
-            self._states_file.write(MACHINE_STATES_COLUMNS + "\n")
-            self._energy_file = open(output_dir / f"{prefix}consumed_energy.csv", "w", encoding="utf-8")  # noqa: SIM115
-            self._energy_file.write(CONSUMED_ENERGY_COLUMNS + "\n")
-            self._states_dirty_at = 0.0
+            def trace(name: str, columns: str) -> TextIO:
+                f = open(output_dir / f"{prefix}{name}", "w", encoding="utf-8")  # noqa: SIM115
+                f.write(columns + "\n")
+                return f
+
+            self._states_file = trace("machine_states.csv", MACHINE_STATES_COLUMNS)
+            self._energy_file = trace("consumed_energy.csv", CONSUMED_ENERGY_COLUMNS)
+            self._pstates_file = trace("pstate_changes.csv", PSTATE_CHANGES_COLUMNS)
+            self._pstate_rows(0.0, range(len(self.models)), self._compute_pstate)
 
     # -- integration ---------------------------------------------------------------------------------------
 
     def advance(self, now: float) -> None:
         """Integrate power and state times up to `now` (power is constant since the last change)."""
-        if self._states_dirty_at is not None and self._states_dirty_at < now:
-            self._write_states()
         elapsed = now - self._last
         if elapsed > 0:
             self.energy += (self._static + self._dynamic_power) * elapsed
@@ -122,18 +130,21 @@ class EnergyMeter:
         if self._first_submit_energy is None:
             self._first_submit_energy = self.energy
 
-    def job_started(self, now: float, resources: IntervalSet) -> None:
-        self._dynamic_power += self._sum(self._dynamic, resources)
+    def job_started(self, now: float, resources: IntervalSet, computes: bool = True) -> None:
+        """A job starts; one that `computes` loads its units to full power (a delay job leaves them idle)."""
         self._entry(now, "s")
+        if computes:
+            self._dynamic_power += self._sum(self._dynamic, resources)
 
-    def job_ended(self, now: float, start: float, resources: IntervalSet) -> float:
+    def job_ended(self, now: float, start: float, resources: IntervalSet, computes: bool = True) -> float:
         """Account for a job's end; returns the energy it consumed."""
-        self._dynamic_power -= self._sum(self._dynamic, resources)
-        if abs(self._dynamic_power) < 1e-9:
-            self._dynamic_power = 0.0  # no busy unit left: drop floating-point residue
         self._last_end_energy = self.energy
         self._entry(now, "e")
-        return (now - start) * self._sum(self._full, resources)
+        if computes:
+            self._dynamic_power -= self._sum(self._dynamic, resources)
+            if abs(self._dynamic_power) < 1e-9:
+                self._dynamic_power = 0.0  # no busy unit left: drop floating-point residue
+        return (now - start) * self._sum(self._full if computes else self._idle, resources)
 
     def _base_watts(self, node: int, state: NodeState) -> float:
         model = self.models[node]
@@ -151,51 +162,77 @@ class EnergyMeter:
         self._static += self._base_watts(node, new) - self._base_watts(node, old)
         if new in (NodeState.SWITCHING_ON, NodeState.SWITCHING_OFF):
             self.nb_machine_switches += 1
+
+    def switches_requested(self, now: float, nodes: Sequence[int], on: bool) -> None:
+        """A switch decision is about to move `nodes` into a transition (Batsim traces it before the change)."""
+        self.nb_grouped_switches += 1
         self._entry(now, "p")
+        transition = SWITCHING_ON_PSTATE if on else SWITCHING_OFF_PSTATE
+        self._pstate_rows(now, nodes, lambda node: transition)
+
+    def switches_done(self, now: float, nodes: Sequence[int], on: bool) -> None:
+        """`nodes` end their transition together; called before they move (Batsim's row has the power before
+        and, since it sets the new power state first, the minimum power after)."""
+        old, new = (NodeState.SWITCHING_ON, NodeState.IDLE) if on else (NodeState.SWITCHING_OFF, NodeState.SLEEPING)
+        after = self._static + sum(self._base_watts(n, new) - self._base_watts(n, old) for n in nodes)
+        self._entry(now, "p", after)
+        self._pstate_rows(now, nodes, self._compute_pstate if on else self._sleep_pstate)
+
+    def _compute_pstate(self, node: int) -> int:
+        return self.models[node].compute_pstate
+
+    def _sleep_pstate(self, node: int) -> int:
+        sleep = self.models[node].sleep
+        assert sleep is not None, "only nodes that can sleep are switched"
+        return sleep.pstate
 
     def states_changed(self, now: float) -> None:
-        """Counts of machines per state may have changed at `now`: one row is written once the instant is over."""
-        if self._states_file is not None:
-            self._states_dirty_at = now
+        """The counts of machines per state changed: Batsim writes a machine_states.csv row at each change, even
+        several at one instant."""
+        if self._states_file is None:
+            return
+        count = self.tracker.count
+        self._states_file.write(
+            f"{now:g},{count(NodeState.SLEEPING)},{count(NodeState.SWITCHING_ON)},"
+            f"{count(NodeState.SWITCHING_OFF)},{count(NodeState.IDLE)},{count(NodeState.COMPUTING)}\n"
+        )
 
     # -- outputs -------------------------------------------------------------------------------------------
 
-    def _write_states(self) -> None:
-        """The machine_states.csv row of the instant that just ended, if its counts changed."""
-        assert self._states_dirty_at is not None and self._states_file is not None
-        by_state = self.tracker.by_state
-        counts = (
-            f"{len(by_state[NodeState.SLEEPING])},{len(by_state[NodeState.SWITCHING_ON])},"
-            f"{len(by_state[NodeState.SWITCHING_OFF])},{len(by_state[NodeState.IDLE])},"
-            f"{len(by_state[NodeState.COMPUTING])}"
-        )
-        if counts != self._written_counts:
-            self._states_file.write(f"{fmt(self._states_dirty_at)},{counts}\n")
-            self._written_counts = counts
-        self._states_dirty_at = None
-
-    def _entry(self, now: float, kind: str) -> None:
+    def _entry(self, now: float, kind: str, wattmin: float | None = None) -> None:
+        """A consumed_energy.csv row, written before the event changes the power: `epower` is the mean power since
+        the previous row, and at the same instant the power until now (Batsim divides by the few nanoseconds
+        SimGrid's messages take, which gives the same); `wattmin` the platform's power with every machine idle
+        or in its current sleep or transition state (after the event when given)."""
         if self._energy_file is None:
             return
         last_time, last_energy = self._last_entry
         energy = self.energy
-        epower = repr((energy - last_energy) / (now - last_time)) if now > last_time else "NA"
-        self._energy_file.write(
-            f"{now!r},{energy!r},{kind},{self._wattmin_text},{epower}\n".replace(".0,", ",").replace(".0\n", "\n")
-        )
+        epower = (energy - last_energy) / (now - last_time) if now > last_time else self._static + self._dynamic_power
+        wattmin = self._static if wattmin is None else wattmin
+        self._energy_file.write(f"{now:g},{energy:g},{kind},{wattmin:g},{epower:g}\n")
         self._last_entry = (now, energy)
+
+    def _pstate_rows(self, now: float, nodes: Iterable[int], pstate: Callable[[int], int]) -> None:
+        """pstate_changes.csv: one row per new power state, naming its machines as an interval set."""
+        if self._pstates_file is None:
+            return
+        by_pstate: dict[int, list[int]] = {}
+        for node in nodes:
+            by_pstate.setdefault(pstate(node), []).append(node)
+        for value, members in by_pstate.items():
+            self._pstates_file.write(f"{now:g},{IntervalSet.from_ids(members)},{value}\n")
 
     def summary(self) -> EnergySummary:
         first = self._first_submit_energy or 0.0
         seconds = self.tracker.seconds_in
-        end = self._last
         return EnergySummary(
             consumed_joules=max(0.0, self._last_end_energy - first),
-            time_computing=seconds(NodeState.COMPUTING, end),
-            time_idle=seconds(NodeState.IDLE, end),
-            time_sleeping=seconds(NodeState.SLEEPING, end),
-            time_switching_on=seconds(NodeState.SWITCHING_ON, end),
-            time_switching_off=seconds(NodeState.SWITCHING_OFF, end),
+            time_computing=seconds(NodeState.COMPUTING),
+            time_idle=seconds(NodeState.IDLE),
+            time_sleeping=seconds(NodeState.SLEEPING),
+            time_switching_on=seconds(NodeState.SWITCHING_ON),
+            time_switching_off=seconds(NodeState.SWITCHING_OFF),
             nb_machine_switches=self.nb_machine_switches,
             nb_grouped_switches=self.nb_grouped_switches,
         )
@@ -203,9 +240,7 @@ class EnergyMeter:
     def close(self, now: float) -> None:
         """Integrate up to the end of the run and close the files."""
         self.advance(now)
-        if self._states_dirty_at is not None and self._states_file is not None:
-            self._write_states()
-        for f in (self._states_file, self._energy_file):
+        for f in (self._states_file, self._energy_file, self._pstates_file):
             if f is not None:
                 f.close()
-        self._states_file = self._energy_file = None
+        self._states_file = self._energy_file = self._pstates_file = None

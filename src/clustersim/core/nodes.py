@@ -68,9 +68,10 @@ class NodeTracker:
         """Allocation units of the nodes in `state` (kept as a running count)."""
         return self._units_in[state]
 
-    def seconds_in(self, state: NodeState, now: float) -> float:
-        """Node-seconds spent in `state` from 0 to `now` (charged when nodes leave a state, plus those in it)."""
-        return self._seconds_in[state] + sum(now - since for since in self.by_state[state].values())
+    def seconds_in(self, state: NodeState) -> float:
+        """Node-seconds of the periods spent in `state` that are over (charged when nodes leave it). Batsim's
+        time_* columns count these only: it never closes the period each machine is in when the run ends."""
+        return self._seconds_in[state]
 
     def units(self, node: int) -> IntervalSet:
         first = self.first_unit[node]

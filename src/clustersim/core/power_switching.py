@@ -66,6 +66,8 @@ class PowerSwitcher:
             raise DecisionError(d, "a node is listed twice")
         transitions = [sleep.switch_on if on else sleep.switch_off for sleep in sleep_states]
         now = self._queue.now
+        if self._meter is not None and switched:
+            self._meter.switches_requested(now, switched, on)
         ending: dict[float, list[int]] = {}
         for node, transition in zip(switched, transitions, strict=True):
             old = nodes.move(node, state, now)
@@ -75,7 +77,6 @@ class PowerSwitcher:
                 self._meter.node_changed(now, node, old, state)
             ending.setdefault(now + transition.seconds, []).append(node)
         if self._meter is not None and switched:
-            self._meter.nb_grouped_switches += 1
             self._meter.states_changed(now)
         for end, group in ending.items():
             self._queue.push(end, EventClass.NODE_SWITCHED, (tuple(group), on))
@@ -86,6 +87,8 @@ class PowerSwitcher:
         assert nodes is not None
         now = self._queue.now
         state = NodeState.IDLE if on else NodeState.SLEEPING
+        if self._meter is not None:
+            self._meter.switches_done(now, switched, on)
         for node in switched:
             old = nodes.move(node, state, now)
             if on:

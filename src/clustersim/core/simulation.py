@@ -9,8 +9,9 @@ How the events of one instant reach the decision process is the `Delivery` rule:
   delivered in rounds, and the decision process decides after each round, seeing the state the earlier rounds'
   decisions made. The rounds are, in order: the submissions of the instant (one round); the end of the static
   workload (`NoMoreJobs`, its own round); decisions held back until this instant (`CallMeLater(first=True)`: a
-  kill then beats a job ending then); each job end in its own round, in the order the jobs were started; then
-  the rest (switches, machine availability, requested calls). Events that a round's decisions add at the same
+  kill then beats a job ending then); each job end in its own round, in the order the jobs were started, the
+  last with the nodes done switching (Batsim sends a machine's transition end with a job end of the same
+  instant); then the rest (machine availability, requested calls). Events that a round's decisions add at the same
   instant join the rounds still to come. This is how Batsim's server hears its actors, one message at a time,
   and calls the scheduler as soon as it is ready; what it does not reproduce is SimGrid's own order of actors
   waking at one instant, which sometimes delivers two job ends together, or in another order
@@ -62,7 +63,7 @@ from clustersim.intervals import IntervalSet
 from clustersim.platform.events import AvailabilityChange
 from clustersim.platform.model import Platform
 from clustersim.workload.job import Job, id_order
-from clustersim.workload.profiles import Delay
+from clustersim.workload.profiles import Delay, needs_speed
 from clustersim.workload.stream import Workload
 
 
@@ -358,7 +359,7 @@ class Simulation:
         energy = -1.0
         if self.meter is not None:
             now = self._queue.now
-            energy = self.meter.job_ended(now, running.start, running.resources)
+            energy = self.meter.job_ended(now, running.start, running.resources, needs_speed(running.job.profile))
             self.meter.states_changed(now)
         outcome = JobOutcome(
             running.job, execution.state, running.start, execution.end, running.resources, metadata, energy
@@ -412,7 +413,7 @@ class Simulation:
         if self.state.nodes is not None:
             self.state.nodes.occupy(resources, now)
             if self.meter is not None:
-                self.meter.job_started(now, resources)
+                self.meter.job_started(now, resources, needs_speed(job.profile))
                 self.meter.states_changed(now)
         self._launch(running)
 
@@ -520,10 +521,16 @@ def _event_class(entry: tuple[EventClass, Payload]) -> EventClass:
 
 def _first_round(batch: Batch) -> tuple[Batch, Batch]:
     """Batsim's first round of what is left of an instant (sorted by event class), and the rest: the
-    submissions, else the held-back decisions, else one job end (they come in start order), else the rest."""
+    submissions, else the held-back decisions, else one job end (they come in start order; the last with the nodes
+    done switching), else the rest."""
     for kind in (EventClass.JOB_SUBMIT, EventClass.DUE):
         if any(entry[0] is kind for entry in batch):
             return [e for e in batch if e[0] is kind], [e for e in batch if e[0] is not kind]
     if batch[0][0] is EventClass.JOB_END:
-        return batch[:1], batch[1:]
+        rest = batch[1:]
+        if any(entry[0] is EventClass.JOB_END for entry in rest):
+            return batch[:1], rest
+        # Nodes done switching arrive with the instant's last job end, in one message (docs/energy.md).
+        switched = [e for e in rest if e[0] is EventClass.NODE_SWITCHED]
+        return batch[:1] + switched, [e for e in rest if e[0] is not EventClass.NODE_SWITCHED]
     return batch, []

@@ -33,6 +33,8 @@ class SleepState:
     watts: float
     switch_off: Transition
     switch_on: Transition
+    pstate: int = 1
+    """Its power state number (Batsim's `sleep_pstates`; 1 by convention in a cluster file)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +44,8 @@ class PowerModel:
     idle_watts: float
     full_watts: float
     sleep_states: tuple[SleepState, ...] = ()
+    compute_pstate: int = 0
+    """The power state number it computes in (the SimGrid host's `pstate`)."""
 
     @property
     def sleep(self) -> SleepState | None:
@@ -76,7 +80,7 @@ def from_batsim_properties(
     transitional = {i for triple in _triples(properties.get("sleep_pstates"), source, host) for i in triple}
     computing = next((i for i, s in enumerate(speeds) if s == speed and i not in transitional), 0)
     idle, full = wattages[computing]
-    return PowerModel(idle, full, sleep_states)
+    return PowerModel(idle, full, sleep_states, computing)
 
 
 def _triples(text: str | None, source: str, host: str) -> list[tuple[int, int, int]]:
@@ -102,7 +106,7 @@ def _sleep_states(
         if max(sleep, off, on) >= len(wattages):
             raise InputError(source, f"host '{host}', property 'sleep_pstates': no power state {max(sleep, off, on)}")
         off_transition, on_transition = _transition(off, wattages, speeds), _transition(on, wattages, speeds)
-        states.append(SleepState(wattages[sleep][0], off_transition, on_transition))
+        states.append(SleepState(wattages[sleep][0], off_transition, on_transition, sleep))
     return tuple(states)
 
 

@@ -57,8 +57,8 @@ from clustersim.protocols.batsim.options import DEFAULT_ENDPOINT, ProtocolOption
 from clustersim.workload.batsim_json import parse_batsim_workload
 from clustersim.workload.profiles import Profile
 
-ENERGY_UNKNOWN = -1.0
-"""The answer to a `consumed_energy` QUERY while clustersim has no energy model (jobs.csv writes -1 too)."""
+NEEDS_ENERGY = "needs energy, which is off: run clustersim with --energy (Batsim's -E); Batsim refuses it too"
+"""Why a power request fails on a run without energy (Batsim 4.2 aborts on both, with its own assertion)."""
 
 _ABORT_TIMEOUT = 2.0
 """Seconds granted to a scheduler to acknowledge SIMULATION_ENDS when the run is being aborted."""
@@ -104,8 +104,6 @@ class ExternalScheduler:
         self.options = options or ProtocolOptions()
         self.workloads = dict(workloads or {"w0": ""})
         self.connection: Connection | None = None
-        self.resource_states: dict[int, str] = {}
-        """The power state the scheduler last set on each resource (recorded only: no energy model yet)."""
         self._view: ClusterView | None = None
         self._nb_requests = 0
         self._held: list[m.JsonObject] = []
@@ -377,10 +375,10 @@ class ExternalScheduler:
     def _set_resource_state(self, event: m.WireEvent, now: float) -> Iterable[Decision]:
         """Switch machines into a sleep power state or back to computing.
 
-        With power management on (`--energy`), a sleep state (from the host's `sleep_pstates`; "1" for nodes of
-        a cluster file) switches idle nodes off and any other state switches sleeping nodes on; the change is
-        acknowledged (RESOURCE_STATE_CHANGED) when the transition is over. Without it, the state is only
-        recorded and acknowledged at once.
+        A sleep state (from the host's `sleep_pstates`; "1" for nodes of a cluster file) switches idle nodes
+        off and any other state switches sleeping nodes on; the change is acknowledged (RESOURCE_STATE_CHANGED)
+        when the transition is over. Without energy (`--energy`, Batsim's -E) the request is refused, as Batsim
+        refuses it.
         """
         resources = event.resources("resources")
         state = event.string("state")
@@ -391,12 +389,9 @@ class ExternalScheduler:
         if resources.max() >= nb_resources:
             event.fail(f"resources {resources - view.platform.all_resources} do not exist "
                        f"(the platform has 0-{nb_resources - 1})")
-        for resource in resources:
-            self.resource_states[resource] = state
         nodes = view.nodes
         if nodes is None:
-            self._held.append(m.resource_state_changed(now, resources, state))
-            return ()
+            event.fail(f"a power state change {NEEDS_ENERGY}")
         targets = sorted({view.platform.node_of(r).id for r in resources})
         for node in targets:
             if not view.platform.units_of(node).issubset(resources):
@@ -490,7 +485,7 @@ class ExternalScheduler:
         return ()
 
     def _query(self, event: m.WireEvent, now: float) -> Iterable[Decision]:
-        """Only `consumed_energy` exists: joules since t=0, or -1 (unknown) without energy accounting."""
+        """Only `consumed_energy` exists: joules since t=0; refused without energy, as Batsim refuses it."""
         requests = event.mapping("requests")
         if not requests:
             event.fail("'requests' is empty")
@@ -498,7 +493,9 @@ class ExternalScheduler:
             if name != "consumed_energy":
                 event.fail(f"unknown QUERY '{name}'; clustersim answers consumed_energy")
             energy = self._current_view().consumed_energy
-            self._held.append(m.answer(now, {"consumed_energy": ENERGY_UNKNOWN if energy is None else energy}))
+            if energy is None:
+                event.fail(f"the consumed_energy QUERY {NEEDS_ENERGY}")
+            self._held.append(m.answer(now, {"consumed_energy": energy}))
         return ()
 
     def _answer(self, event: m.WireEvent, now: float) -> Iterable[Decision]:
