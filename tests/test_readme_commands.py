@@ -40,7 +40,7 @@ def test_the_readme_commands_run_on_the_examples(tmp_path: Path, monkeypatch: py
     shutil.copytree(ROOT / "examples", tmp_path, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
     monkeypatch.chdir(tmp_path)
     commands = _readme_commands()
-    assert len(commands) == 16
+    assert len(commands) == 17
     for argv in commands:
         assert argv[0] == "clustersim"
         if argv[1] in ("run", "run-k8s"):
@@ -79,3 +79,5 @@ def _check(argv: list[str], where: Path, stdout: str) -> None:
         assert len(csv_rows(where / "campaign" / "results.csv")) == 6
     elif command == "report":
         assert "<html" in (where / "campaign" / "report.html").read_text()
+    elif command == "view":
+        assert "Gantt chart" in (where / "page.html").read_text()

@@ -156,6 +156,7 @@ def _build_parser() -> argparse.ArgumentParser:
     policies.set_defaults(handler=_policies)
     _add_architectures_command(commands)
     _add_autoscale_command(commands)
+    _add_view_command(commands)
     _add_campaign_commands(commands)
     from clustersim.slurm.commands import add_slurm_commands
 
@@ -532,6 +533,28 @@ def _add_autoscale_command(commands: argparse._SubParsersAction[argparse.Argumen
         return run_command(args, args.scenario or _example("autoscale.yaml"))
 
     scale.set_defaults(handler=handler)
+
+
+def _add_view_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`clustersim view`: an interactive page over run output directories (docs/viewer.md)."""
+    view = commands.add_parser(
+        "view", help="look at runs in the browser: Gantt chart, utilisation, queue, energy, pods, schedulers",
+        description="Open an interactive page over one or more run output directories (any command's): served on "
+        "loopback and opened in the browser, or written as one self-contained HTML file with --html. Two "
+        "directories are compared job by job.",
+    )
+    view.add_argument("directories", type=Path, nargs="+", metavar="DIR", help="a run's output directory")
+    view.add_argument("--html", type=Path, metavar="FILE", help="write the page to FILE instead of serving it")
+    view.add_argument("--no-browser", action="store_true", help="serve without opening a browser")
+    view.add_argument("-w", "--workload", type=Path,
+                      help="the runs' workload (SWF or Batsim JSON): colours jobs by their user")
+
+    def handler(args: argparse.Namespace) -> int:
+        from clustersim.view.command import run_command
+
+        return run_command(args)
+
+    view.set_defaults(handler=handler)
 
 
 _KEPT = "; outputs written so far are kept (partial: extra_metrics.csv says so)"

@@ -24,6 +24,7 @@ from clustersim.autoscaling.replicas import Deployment, Phase, Replica, deletion
 from clustersim.autoscaling.serving import ServingModel
 from clustersim.autoscaling.timeseries import Row, TimeSeries
 from clustersim.autoscaling.traffic import TrafficSource
+from clustersim.autoscaling.vpa import VerticalPodAutoscaler, VpaSpec
 from clustersim.core.decisions import CallMeLater, Decision, KillJob, RejectJob, StartJob, SubmitJob
 from clustersim.core.events import Event, JobCompleted
 from clustersim.core.interface import DecisionProcess
@@ -39,8 +40,10 @@ class Control(IntEnum):
     SCRAPE = 3
     DELIVER = 4
     SYNC = 5
-    OUTPUT = 6
-    END = 7
+    VPA_SAMPLE = 6
+    VPA_UPDATE = 7
+    OUTPUT = 8
+    END = 9
 
 
 class AutoscalingProcess:
@@ -58,6 +61,7 @@ class AutoscalingProcess:
         traffic: TrafficSource | None = None,
         output: TimeSeries | None = None,
         output_interval: float = 10.0,
+        vpa: VpaSpec | None = None,
     ):
         self.deployment = deployment
         self.serving = serving
@@ -83,16 +87,22 @@ class AutoscalingProcess:
         self._last_output = 0.0
         self.now = 0.0
         self.finished = False
+        self.vpa = VerticalPodAutoscaler(vpa, deployment) if vpa is not None else None
+        self._view: ClusterView | None = None
 
     # -- the decision process interface -------------------------------------------------------------------
 
     def begin(self, view: ClusterView) -> Iterable[Decision]:
+        self._view = view
         decisions = list(self.scheduler.begin(view) or ())
         self._scale_to(self.deployment.replicas, 0.0)
         tick = self.metrics.config.tick
         self._every(Control.SCRAPE, tick, tick)
         if self.hpa is not None:
             self._every(Control.SYNC, 0.0, self.hpa.spec.sync_period)
+        if self.vpa is not None:
+            self._every(Control.VPA_SAMPLE, self.vpa.spec.recommender_interval, self.vpa.spec.recommender_interval)
+            self._every(Control.VPA_UPDATE, self.vpa.spec.updater_interval, self.vpa.spec.updater_interval)
         self._every(Control.OUTPUT, self.output_interval, self.output_interval)
         self._push(self.horizon, Control.END)
         decisions += self._flush()
@@ -100,6 +110,7 @@ class AutoscalingProcess:
         return decisions
 
     def decide(self, now: float, events: Sequence[Event], view: ClusterView) -> Iterator[Decision]:
+        self._view = view
         self._run_until(now)
         for event in events:
             if isinstance(event, JobCompleted) and event.job.key in self._by_key:
@@ -109,6 +120,7 @@ class AutoscalingProcess:
             replica = self._by_key.get(getattr(decision, "job_key", ""))
             yield decision
             if replica is not None and isinstance(decision, StartJob):
+                replica.unit = decision.resources.intervals[0][0] if decision.resources else None
                 self._bound(replica, now)
             elif replica is not None and isinstance(decision, RejectJob):
                 self._gone(replica, now)
@@ -183,6 +195,10 @@ class AutoscalingProcess:
             self._push(now + self.metrics.config.lag, Control.DELIVER)
         elif kind is Control.SYNC:
             self._sync(now)
+        elif kind is Control.VPA_SAMPLE and self.vpa is not None:
+            self.vpa.sample(now, self.replicas.values(), self.serving)
+        elif kind is Control.VPA_UPDATE and self.vpa is not None:
+            self._vpa_update(now)
         elif kind is Control.OUTPUT:
             self._row(now)
 
@@ -190,7 +206,7 @@ class AutoscalingProcess:
         assert self.hpa is not None
         alive = [r for r in self.replicas.values() if r.phase is not Phase.GONE]
         current = sum(r.phase is not Phase.TERMINATING for r in alive)
-        pods = [r.status(self.deployment.cpu_request) for r in alive]
+        pods = [r.status(r.cpu_request) for r in alive]
         result = self.hpa.sync(now, current, pods, self.metrics.latest)
         if result.metric is not None:
             self._hpa_metric = result.metric
@@ -203,13 +219,44 @@ class AutoscalingProcess:
         self._desired = desired
         active = [r for r in self.replicas.values() if r.phase not in (Phase.TERMINATING, Phase.GONE)]
         for _ in range(desired - len(active)):
-            job = replica_job(self.deployment, next(self._index), now)
-            replica = Replica(job.id, job.key, now)
+            cpu, memory = self.vpa.admit() if self.vpa is not None else (None, None)
+            job = replica_job(self.deployment, next(self._index), now, cpu, memory)
+            request = job.request or {}
+            replica = Replica(job.id, job.key, now, cpu_request=request.get("cpu", 0),
+                              memory_request=request.get("memory", 0))
+            replica.admitted = (replica.cpu_request, replica.memory_request)
             self.replicas[replica.name] = replica
             self._by_key[job.key] = replica
             self._decisions.append(SubmitJob(job))
         for replica in sorted(active, key=deletion_order)[: max(0, len(active) - desired)]:
             self._delete(replica, now)
+
+    def _vpa_update(self, now: float) -> None:
+        """The updater: evict (the deployment recreates the pod through admission) or resize in place."""
+        assert self.vpa is not None
+        alive = [r for r in self.replicas.values() if r.phase not in (Phase.TERMINATING, Phase.GONE)]
+        for replica, in_place in self.vpa.update(now, alive, self._desired, self._fits):
+            if not in_place:
+                self._delete(replica, now)
+        self._scale_to(self._desired, now)
+
+    def _fits(self, replica: Replica, cpu: int, memory: int) -> bool:
+        """Whether the node of a running replica has room for its requests grown to (cpu, memory)."""
+        if replica.unit is None or self._view is None:
+            return False
+        node = self._node(replica)
+        free = self._view.shared.free(node)
+        # the core keeps each pod's first reservation: add what in-place resizes grew on this node since
+        here = [r for r in self.replicas.values() if r.unit is not None and r.phase is not Phase.GONE
+                and self._node(r) == node]
+        grown_cpu = sum(r.cpu_request - r.admitted[0] for r in here)
+        grown_memory = sum(r.memory_request - r.admitted[1] for r in here)
+        return (cpu - replica.cpu_request <= free.get("cpu", 0) - grown_cpu
+                and memory - replica.memory_request <= free.get("memory", 0) - grown_memory)
+
+    def _node(self, replica: Replica) -> int:
+        assert replica.unit is not None and self._view is not None
+        return self._view.platform.node_of(replica.unit).id
 
     def _delete(self, replica: Replica, now: float) -> None:
         replica.deleted = now
@@ -268,7 +315,7 @@ class AutoscalingProcess:
                 busy = self.serving.busy_seconds(replica.name)
                 used += (busy - self._last_busy.get(replica.name, 0.0)) * self.deployment.capacity
                 self._last_busy[replica.name] = busy
-                requested += self.deployment.cpu_request * interval
+                requested += replica.cpu_request * interval
         rate = self.traffic.rate_at(now) if self.traffic is not None else math.nan
         self.output.add(Row(
             time=now,
@@ -292,4 +339,5 @@ class AutoscalingProcess:
             latency_p99=latency.p99,
             buffered=self.serving.buffered(),
             in_flight=self.serving.in_flight(),
+            **(self.vpa.columns(self.replicas.values()) if self.vpa is not None else {}),
         ))

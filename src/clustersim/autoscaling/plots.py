@@ -5,6 +5,7 @@ The functions return the figure so tests can check what is drawn, not only that 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -67,10 +68,62 @@ def latency_figure(rows: Sequence[Row], title: str = "") -> Figure:
     return figure
 
 
+def vpa_figure(rows: Sequence[Row], title: str = "") -> Figure:
+    """What the VPA did: cpu and memory requests of the replicas against its target and bounds; replicas and
+    evictions."""
+    figure, (cpu, memory, replicas) = plt.subplots(3, 1, sharex=True, figsize=(10, 8))
+    times = [r.time for r in rows]
+    for axis, resource, unit in ((cpu, "cpu", "m"), (memory, "memory", "mi")):
+        lower = [getattr(r, f"{resource}_lower_{unit}") for r in rows]
+        upper = [min(getattr(r, f"{resource}_upper_{unit}"), 3 * getattr(r, f"{resource}_target_{unit}"))
+                 for r in rows]
+        axis.fill_between(times, lower, upper, color="#1f77b4", alpha=0.15, step="post",
+                          label="VPA bounds (upper cut at 3x target)")
+        axis.step(times, [getattr(r, f"{resource}_target_{unit}") for r in rows], where="post", color="#1f77b4",
+                  label="VPA target")
+        axis.step(times, [getattr(r, f"{resource}_request_{unit}") for r in rows], where="post", color="black",
+                  label="mean request of the replicas")
+        axis.set_ylabel("millicores" if resource == "cpu" else "MiB")
+        axis.legend(loc="upper right", fontsize="small")
+    cpu.set_title(title or "Vertical Pod Autoscaler")
+    replicas.step(times, [r.replicas for r in rows], where="post", color="#2ca02c", label="replicas")
+    replicas.step(times, [r.replicas_pending for r in rows], where="post", color="#d62728",
+                  label="pending")
+    replicas.bar(times, [r.vpa_evictions for r in rows], width=(times[1] - times[0]) if len(times) > 1 else 1,
+                 color="#ff7f0e", label="VPA evictions", align="edge")
+    replicas.set_ylabel("pods")
+    replicas.set_xlabel("time (s)")
+    replicas.legend(loc="upper right", fontsize="small")
+    figure.tight_layout()
+    return figure
+
+
+def comparison_figure(runs: Sequence[tuple[str, Sequence[Row]]], title: str = "") -> Figure:
+    """Several scenarios on the same traffic: replicas, cpu request per replica and cpu utilisation."""
+    figure, (replicas, request, utilisation) = plt.subplots(3, 1, sharex=True, figsize=(10, 8))
+    for name, rows in runs:
+        times = [r.time for r in rows]
+        replicas.step(times, [r.replicas for r in rows], where="post", label=name)
+        request.step(times, [r.cpu_request_m for r in rows], where="post", label=name)
+        utilisation.plot(times, [r.utilisation for r in rows], label=name, linewidth=0.8)
+    replicas.set_ylabel("replicas")
+    request.set_ylabel("mean cpu request (m)")
+    utilisation.set_ylabel("cpu used / requested (%)")
+    utilisation.set_xlabel("time (s)")
+    replicas.set_title(title or "scenarios compared")
+    for axis in (replicas, request, utilisation):
+        axis.legend(loc="upper right", fontsize="small")
+    figure.tight_layout()
+    return figure
+
+
 def write_figures(rows: Sequence[Row], directory: Path, title: str = "") -> list[Path]:
-    """replicas.png and latency.png in `directory`."""
+    """replicas.png and latency.png in `directory`; vpa.png too when the scenario had a VPA."""
     written = []
-    for name, build in (("replicas.png", replicas_figure), ("latency.png", latency_figure)):
+    builds = [("replicas.png", replicas_figure), ("latency.png", latency_figure)]
+    if rows and not math.isnan(rows[-1].memory_target_mi):
+        builds.append(("vpa.png", vpa_figure))
+    for name, build in builds:
         figure = build(rows, title)
         path = directory / name
         figure.savefig(path, dpi=110)

@@ -63,6 +63,13 @@ class Replica:
     """Whether the serving model knows it (it was Ready at some point)."""
     killed: bool = False
     """Whether its KillJob was issued."""
+    cpu_request: int = 0
+    """Millicores: the template's, or what the VPA's admission set (it may differ between replicas)."""
+    memory_request: int = 0
+    admitted: tuple[int, int] = (0, 0)
+    """(cpu, memory) requests it was created with: what the core reserved for it."""
+    unit: int | None = None
+    """The allocation unit it was placed on (its node), once bound."""
 
     def status(self, cpu_request: int) -> PodStatus:
         """The pod as the HPA reads it."""
@@ -77,11 +84,14 @@ class Replica:
         )
 
 
-def replica_job(deployment: Deployment, index: int, now: float) -> Job:
-    """The pod of a new replica, submitted now."""
+def replica_job(deployment: Deployment, index: int, now: float, cpu: int | None = None,
+                memory: int | None = None) -> Job:
+    """The pod of a new replica, submitted now, with the template's requests unless others are given."""
+    cpu = deployment.cpu_request if cpu is None else cpu
+    memory = deployment.memory_request if memory is None else memory
     return Job(
         f"{deployment.name}-{index}", now, 1, Delay(REPLICA_LIFETIME), workload="autoscale",
-        profile_name="replica", request={"cpu": deployment.cpu_request, "memory": deployment.memory_request},
+        profile_name="replica", request={"cpu": cpu, "memory": memory},
     )
 
 

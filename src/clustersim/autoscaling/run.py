@@ -56,14 +56,15 @@ def run_scenario(scenario: Scenario, output_dir: Path | None = None, *, figures:
     rng = np.random.default_rng(scenario.seed)
     if output_dir is not None:
         output_dir.mkdir(parents=True, exist_ok=True)
-    series = TimeSeries(output_dir / "timeseries.csv" if output_dir is not None else None)
+    series = TimeSeries(output_dir / "timeseries.csv" if output_dir is not None else None,
+                        vpa=scenario.vpa is not None)
     scheduler = scheduler_for(scenario.scheduler)
     process = AutoscalingProcess(
         scenario.deployment, serving_model(scenario, rng), scheduler,
         horizon=scenario.duration,
         hpa=HorizontalPodAutoscaler(scenario.hpa) if scenario.hpa is not None else None,
         metrics=scenario.metrics, traffic=scenario.traffic, output=series,
-        output_interval=scenario.output_interval,
+        output_interval=scenario.output_interval, vpa=scenario.vpa,
     )
     wall, cpu = time.perf_counter(), time.process_time()
     result = simulate(scenario.platform, background_workload(scenario), process, output_dir)

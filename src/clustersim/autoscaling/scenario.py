@@ -29,13 +29,14 @@ from clustersim.autoscaling.replicas import Deployment
 from clustersim.autoscaling.routers import ROUTERS
 from clustersim.autoscaling.serving import DISTRIBUTIONS, Work
 from clustersim.autoscaling.traffic import TRAFFIC, TrafficSource, read_replay, traffic_names
+from clustersim.autoscaling.vpa import RESOURCES, ContainerPolicy, Mode, Resources, VpaSpec
 from clustersim.errors import UnknownNameError
 from clustersim.limits import MAX_SECONDS, MAX_STEPS
 from clustersim.platform.cluster_file import parse_cluster, read_cluster_file
 from clustersim.platform.model import Platform
 
 TOP_KEYS = ("name", "duration", "seed", "mode", "fluid_step", "output_interval", "deployment", "traffic",
-            "metrics", "hpa", "cluster")
+            "metrics", "hpa", "vpa", "cluster")
 DEPLOYMENT_KEYS = ("manifest", "name", "replicas", "requests", "capacity", "startup_delay", "readiness_delay",
                    "termination_delay", "startup_cpu", "work", "work_distribution", "timeout", "router")
 HPA_KEYS = ("min_replicas", "max_replicas", "metric", "target", "tolerance", "sync_period",
@@ -76,6 +77,7 @@ class Scenario:
     platform: Platform
     scheduler: str
     background: list[Background] = field(default_factory=list)
+    vpa: VpaSpec | None = None
 
 
 def load_scenario(path: Path | str) -> Scenario:
@@ -116,6 +118,7 @@ def parse_scenario(document: object, *, source: str = "<memory>", base: Path = P
         platform=_platform(check.mapping(check.required(top, "cluster", ""), "cluster"), check, base),
         scheduler=str(check.mapping(top["cluster"], "cluster").get("scheduler", "auto")),
         background=_background(check.mapping(top["cluster"], "cluster").get("workload", []), check),
+        vpa=None if top.get("vpa") is None else _vpa(check.mapping(top["vpa"], "vpa"), check),
     )
     _check_steps(scenario, check)
     return scenario
@@ -131,6 +134,56 @@ def _check_steps(scenario: Scenario, check: Checker) -> None:
     if scenario.duration > MAX_SECONDS or count > MAX_STEPS:
         check.fail("duration", f"{scenario.duration:g} s in steps of {min(steps):g} s is more than the limits of "
                    f"{MAX_SECONDS:g} s and {MAX_STEPS} steps (docs/limits.md)")
+
+
+VPA_KEYS = ("mode", "min_replicas", "eviction_tolerance", "recommender_interval", "updater_interval",
+            "container_policy", "memory_usage")
+VPA_POLICY_KEYS = ("mode", "min_allowed", "max_allowed", "controlled_resources")
+
+
+def _vpa(spec: Mapping[str, object], check: Checker) -> VpaSpec:
+    check.known_keys(spec, "vpa", VPA_KEYS)
+    modes = {mode.value: mode for mode in Mode}
+    mode_text = spec.get("mode", "Auto")
+    if mode_text not in modes:
+        check.expected("vpa.mode", f"one of {', '.join(modes)}", mode_text)
+    policy = check.mapping(spec.get("container_policy", {}), "vpa.container_policy")
+    check.known_keys(policy, "vpa.container_policy", VPA_POLICY_KEYS)
+    if policy.get("mode", "Auto") not in ("Auto", "Off"):
+        check.expected("vpa.container_policy.mode", "Auto or Off", policy.get("mode"))
+    controlled = tuple(str(r) for r in check.sequence(policy.get("controlled_resources", list(RESOURCES)),
+                                                      "vpa.container_policy.controlled_resources"))
+    for resource in controlled:
+        if resource not in RESOURCES:
+            check.expected("vpa.container_policy.controlled_resources", "cpu and/or memory", resource)
+    usage = check.mapping(spec.get("memory_usage", {}), "vpa.memory_usage")
+    check.known_keys(usage, "vpa.memory_usage", ("base", "per_request_per_s"))
+    return VpaSpec(
+        mode=modes[str(mode_text)],
+        policy=ContainerPolicy(
+            mode=str(policy.get("mode", "Auto")),
+            min_allowed=_resources(policy.get("min_allowed"), "vpa.container_policy.min_allowed", check),
+            max_allowed=_resources(policy.get("max_allowed"), "vpa.container_policy.max_allowed", check),
+            controlled=controlled,
+        ),
+        min_replicas=check.integer(spec.get("min_replicas", 2), "vpa.min_replicas", 1),
+        eviction_tolerance=check.number(spec.get("eviction_tolerance", 0.5), "vpa.eviction_tolerance", 0),
+        recommender_interval=check.number(spec.get("recommender_interval", 60.0), "vpa.recommender_interval", 0,
+                                          above=True),
+        updater_interval=check.number(spec.get("updater_interval", 60.0), "vpa.updater_interval", 0, above=True),
+        memory_base=_bytes(usage.get("base", 0), "vpa.memory_usage.base", check),
+        memory_per_rps=_bytes(usage.get("per_request_per_s", 0), "vpa.memory_usage.per_request_per_s", check),
+    )
+
+
+def _resources(value: object, field: str, check: Checker) -> Resources | None:
+    """minAllowed / maxAllowed: cpu and memory quantities (a missing one is 0: no bound on it)."""
+    if value is None:
+        return None
+    spec = check.mapping(value, field)
+    check.known_keys(spec, field, RESOURCES)
+    return Resources(_millicores(spec.get("cpu", 0), f"{field}.cpu", check),
+                     _bytes(spec.get("memory", 0), f"{field}.memory", check))
 
 
 def _millicores(value: object, field: str, check: Checker) -> int:

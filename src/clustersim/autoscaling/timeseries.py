@@ -39,6 +39,19 @@ class Row:
     latency_p99: float
     buffered: float
     in_flight: float
+    cpu_request_m: float = math.nan
+    """With a VPA: the mean cpu request of the replicas alive (millicores)."""
+    cpu_target_m: float = math.nan
+    """With a VPA: its cpu target (millicores); lower and upper bounds follow."""
+    cpu_lower_m: float = math.nan
+    cpu_upper_m: float = math.nan
+    memory_request_mi: float = math.nan
+    memory_target_mi: float = math.nan
+    memory_lower_mi: float = math.nan
+    memory_upper_mi: float = math.nan
+    vpa_evictions: float = math.nan
+    """Pods the VPA updater evicted in the interval; in-place resizes follow."""
+    vpa_resizes: float = math.nan
 
     @property
     def replicas(self) -> int:
@@ -46,7 +59,10 @@ class Row:
         return self.replicas_pending + self.replicas_starting + self.replicas_unready + self.replicas_ready
 
 
-COLUMNS = tuple(f.name for f in fields(Row))
+ALL_COLUMNS = tuple(f.name for f in fields(Row))
+VPA_COLUMNS = tuple(name for name in ALL_COLUMNS if name.startswith(("cpu_", "memory_", "vpa_")))
+COLUMNS = tuple(name for name in ALL_COLUMNS if name not in VPA_COLUMNS)
+"""The columns written without a VPA; with one, VPA_COLUMNS follow."""
 
 
 def _cell(value: float | int) -> str:
@@ -60,19 +76,20 @@ def _cell(value: float | int) -> str:
 class TimeSeries:
     """Rows in memory (few: one per interval) and, with a path, in a CSV written as they come."""
 
-    def __init__(self, path: Path | None = None):
+    def __init__(self, path: Path | None = None, *, vpa: bool = False):
         self.rows: list[Row] = []
+        self._width = len(ALL_COLUMNS) if vpa else len(COLUMNS)
         self._file: TextIO | None = None
         self._writer: csv.writer | None = None  # type: ignore[valid-type]
         if path is not None:
             self._file = path.open("w", newline="")
             self._writer = csv.writer(self._file)
-            self._writer.writerow(COLUMNS)
+            self._writer.writerow(ALL_COLUMNS[:self._width])
 
     def add(self, row: Row) -> None:
         self.rows.append(row)
         if self._writer is not None:
-            self._writer.writerow([_cell(v) for v in astuple(row)])
+            self._writer.writerow([_cell(v) for v in astuple(row)[:self._width]])
 
     def close(self) -> None:
         if self._file is not None:
