@@ -21,8 +21,9 @@ from pathlib import Path
 
 import pytest
 
+from clustersim._io.system import alive
 from clustersim.policies.slurm.conf import SlurmConf, parse_slurm_conf
-from clustersim.slurm.cluster import LoopbackCluster, SlurmUnavailable, _alive, ensure_installed
+from clustersim.slurm.cluster import LoopbackCluster, SlurmUnavailable, ensure_installed
 from clustersim.slurm.compare import Deviation, Row, deviation, read_schedule
 from clustersim.slurm.replay import replay, simulate_replay, write_replay
 from clustersim.workload.job import Job
@@ -122,7 +123,7 @@ def test_the_daemons_are_stopped_even_when_the_run_fails(slurm_installed: None, 
     cluster = LoopbackCluster(conf, tmp_path, speedup=10)
     with pytest.raises(RuntimeError, match="boom"), cluster:
         cluster.run("sbatch", "-n", "1", "-t", "1", "-o", "/dev/null", "--wrap", "sleep 30")
-        assert cluster.pids and all(_alive(pid) for pid in cluster.pids.values())
+        assert cluster.pids and all(alive(pid) for pid in cluster.pids.values())
         raise RuntimeError("boom")
-    assert not any(_alive(pid) for pid in cluster.pids.values())
+    assert not any(alive(pid) for pid in cluster.pids.values())
     assert cluster.stray_pids() == []

@@ -17,8 +17,6 @@ from __future__ import annotations
 import importlib.machinery
 import importlib.util
 import os
-import shutil
-import subprocess
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -26,6 +24,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from clustersim._io.system import apt_install
 from clustersim.core.state import RunningJob
 from clustersim.errors import ClusterSimError, InputError
 from clustersim.platform.model import Platform, Unit
@@ -92,20 +91,9 @@ def load_simgrid() -> ModuleType:
 
 def ensure_simgrid() -> None:
     """Install Debian's SimGrid bindings when they are missing (needs root and apt-get), as the tests do."""
-    if simgrid_installed():
-        return
-    apt = shutil.which("apt-get")
-    if apt is None or os.geteuid() != 0:
-        raise SimgridMissing(f"SimGrid is missing and cannot be installed here (needs root, apt-get): {INSTALL_HINT}")
-    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-    subprocess.run([apt, "update"], env=env, capture_output=True, text=True, check=False)
-    result = subprocess.run(
-        [apt, "install", "-y", "--no-install-recommends", DEBIAN_PACKAGE], env=env, capture_output=True, text=True,
-        check=False,
-    )
-    if not simgrid_installed():
-        tail = (result.stderr or result.stdout).strip().splitlines()[-3:]
-        raise SimgridMissing(f"apt-get could not install {DEBIAN_PACKAGE}: {' / '.join(tail)}")
+    failure = apt_install([DEBIAN_PACKAGE], simgrid_installed)
+    if failure is not None:
+        raise SimgridMissing(f"SimGrid is missing; {failure}; {INSTALL_HINT}")
 
 
 @contextmanager

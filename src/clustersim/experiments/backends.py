@@ -21,6 +21,7 @@ from multiprocessing import get_all_start_methods, get_context
 from typing import Any, Protocol
 
 from clustersim._io.extras import require
+from clustersim._io.system import alive
 from clustersim.experiments.execute import RunRecord, RunTask, execute
 
 
@@ -67,26 +68,11 @@ def _follow_parent(parent: int) -> None:
     """
 
     def watch() -> None:
-        while _alive(parent):
+        while alive(parent):
             threading.Event().wait(0.5)
         os._exit(1)
 
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
-
-
-def _alive(pid: int) -> bool:
-    """Whether process `pid` exists and is not a zombie (a killed parent not yet reaped by its own parent)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as stat:
-            return stat.read().rsplit(b")", 1)[1].split()[0] != b"Z"
-    except (OSError, IndexError):
-        return True  # no /proc (not Linux): existence is all we can tell
 
 
 class LocalBackend:

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 
+from clustersim._io.system import alive, apt_install
 from clustersim.errors import ClusterSimError
 from clustersim.policies.slurm.conf import SlurmConf, format_minutes
 
@@ -76,21 +77,9 @@ def ensure_installed(*, install: bool = True) -> None:
         return
     if not install:
         raise SlurmUnavailable(f"missing programs: {', '.join(missing)}")
-    apt = shutil.which("apt-get")
-    if apt is None or os.geteuid() != 0:
-        raise SlurmUnavailable(
-            f"missing programs {', '.join(missing)}, and no way to install them (needs root and apt-get): "
-            f"apt-get install {' '.join(PACKAGES)}"
-        )
-    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-    command = [apt, "install", "-y", "--no-install-recommends", *PACKAGES]
-    result = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
-    if result.returncode != 0:
-        subprocess.run([apt, "update"], env=env, capture_output=True, text=True, check=False)
-        result = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
-    if result.returncode != 0 or missing_programs():
-        tail = (result.stderr or result.stdout).strip().splitlines()[-3:]
-        raise SlurmUnavailable(f"apt-get could not install {' '.join(PACKAGES)}: {' / '.join(tail)}")
+    failure = apt_install(PACKAGES, lambda: not missing_programs())
+    if failure is not None:
+        raise SlurmUnavailable(f"missing programs {', '.join(missing)}; {failure}")
 
 
 def free_ports(count: int) -> list[int]:
@@ -290,7 +279,7 @@ class LoopbackCluster:
         last = ""
         while time.time() < deadline:
             for name, pid in self.pids.items():
-                if not _alive(pid):
+                if not alive(pid):
                     raise ClusterError(f"{name} (pid {pid}) exited at start-up; see {self.workdir / 'log'}")
             result = subprocess.run(["sinfo", "-h", "-N", "-o", "%N %t"], env=self.env, capture_output=True,
                                     text=True, check=False, timeout=30)
@@ -306,14 +295,14 @@ class LoopbackCluster:
 
     def stop(self) -> None:
         """Stop exactly the processes of this cluster, by PID: daemons, then job steps and payloads."""
-        daemons = [pid for pid in self.pids.values() if _alive(pid)]
+        daemons = [pid for pid in self.pids.values() if alive(pid)]
         for pid in daemons:
             _signal(pid, signal.SIGTERM)
         deadline = time.time() + 10
-        while time.time() < deadline and any(_alive(pid) for pid in daemons):
+        while time.time() < deadline and any(alive(pid) for pid in daemons):
             time.sleep(0.05)
         for pid in daemons:
-            if _alive(pid):
+            if alive(pid):
                 _signal(pid, signal.SIGKILL)
         wrapper = self._wrapper
         self._wrapper = None
@@ -345,20 +334,6 @@ class LoopbackCluster:
             if marker in environ.split(b"\0"):
                 found.append(int(entry.name))
         return found
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:  # a zombie is dead for our purposes
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state != "Z"
 
 
 def _signal(pid: int, sig: signal.Signals) -> None:

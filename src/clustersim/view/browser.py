@@ -7,8 +7,8 @@ of its own; `ensure_chromium` apt-installs Chromium on first use, as the Slurm t
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
+
+from clustersim._io.system import apt_install
 
 CHROMIUM = "/usr/bin/chromium"
 
@@ -23,18 +23,7 @@ class ChromiumUnavailable(RuntimeError):
 
 def ensure_chromium() -> str:
     """The Chromium executable, apt-installing Debian's package first if it is missing (needs root)."""
-    if os.path.exists(CHROMIUM):
-        return CHROMIUM
-    apt = shutil.which("apt-get")
-    if apt is None or os.geteuid() != 0:
-        raise ChromiumUnavailable(f"{CHROMIUM} is missing and apt-get cannot run here: apt-get install chromium")
-    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-    command = [apt, "install", "-y", "--no-install-recommends", "chromium"]
-    result = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
-    if result.returncode != 0:
-        subprocess.run([apt, "update"], env=env, capture_output=True, text=True, check=False)
-        result = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
-    if not os.path.exists(CHROMIUM):
-        tail = (result.stderr or result.stdout).strip().splitlines()[-3:]
-        raise ChromiumUnavailable(f"apt-get could not install chromium: {' / '.join(tail)}")
+    failure = apt_install(["chromium"], lambda: os.path.exists(CHROMIUM))
+    if failure is not None:
+        raise ChromiumUnavailable(f"{CHROMIUM} is missing; {failure}")
     return CHROMIUM
