@@ -1,6 +1,6 @@
 """Time streaming a whole SWF trace through `read_swf` (no simulation): the reader's own speed in jobs/s.
 
-Usage: python benchmarks/swf_stream.py /work/shared/traces/HPC2N-2002-2.2-cln.swf.gz
+Usage: python benchmarks/swf_stream.py ../shared/traces/HPC2N-2002-2.2-cln.swf.gz
 
 Reports the best of 3 runs, in wall-clock and CPU time (CPU time is steadier on a busy machine).
 """
