@@ -78,3 +78,14 @@ def run_policy(policy: str, platform: Platform, jobs: list[Job]) -> Collector:
 @pytest.fixture
 def collector() -> Collector:
     return Collector()
+
+
+@pytest.fixture(scope="module")
+def slurm_installed() -> None:
+    """Real Slurm for the tests that run it on loopback: apt-installed on first use, skipped only where impossible."""
+    from clustersim.slurm.cluster import SlurmUnavailable, ensure_installed
+
+    try:
+        ensure_installed()
+    except SlurmUnavailable as error:
+        pytest.skip(f"Slurm is not installed and cannot be installed here: {error}")

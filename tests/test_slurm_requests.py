@@ -21,7 +21,6 @@ import pytest
 from clustersim.core.events import FinalState
 from clustersim.intervals import IntervalSet
 from clustersim.policies.slurm.conf import parse_slurm_conf
-from clustersim.slurm.cluster import SlurmUnavailable, ensure_installed
 from clustersim.slurm.compare import read_schedule
 from clustersim.slurm.replay import replay, simulate_replay, write_replay
 from clustersim.workload.job import Job
@@ -57,14 +56,6 @@ def requests() -> list[Job]:
         job(7, 4, 1, 10, 60, "long", preceding_job="5"),  # SWF: afterany 5
         job(8, 5, 1, 10, 60),  # the default partition (short): n1 only
     ]
-
-
-@pytest.fixture(scope="module")
-def slurm_installed() -> None:
-    try:
-        ensure_installed()
-    except SlurmUnavailable as error:
-        pytest.skip(f"Slurm is not installed and cannot be installed here: {error}")
 
 
 def test_requests_are_treated_as_real_slurm_treats_them(slurm_installed: None, tmp_path: Path) -> None:

@@ -23,7 +23,7 @@ import pytest
 
 from clustersim._io.system import alive
 from clustersim.policies.slurm.conf import SlurmConf, parse_slurm_conf
-from clustersim.slurm.cluster import LoopbackCluster, SlurmUnavailable, ensure_installed
+from clustersim.slurm.cluster import LoopbackCluster
 from clustersim.slurm.compare import Deviation, Row, deviation, read_schedule
 from clustersim.slurm.replay import replay, simulate_replay, write_replay
 from clustersim.workload.job import Job
@@ -38,14 +38,6 @@ PriorityType=priority/basic
 NodeName=n[1-4] CPUs=4 RealMemory=4000
 PartitionName=main Nodes=n[1-4] Default=YES MaxTime=INFINITE
 """
-
-
-@pytest.fixture(scope="module")
-def slurm_installed() -> None:
-    try:
-        ensure_installed()
-    except SlurmUnavailable as error:
-        pytest.skip(f"Slurm is not installed and cannot be installed here: {error}")
 
 
 def trace(count: int = 30, seed: int = 7) -> list[Job]:
