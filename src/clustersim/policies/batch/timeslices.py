@@ -119,13 +119,19 @@ class TimeSlices:
                 below = (1 << (hosts.bit_length() - 1)) - 1
                 if not reduce(and_, self.free[i:k]) & below:
                     return Placement(start, hosts, False)
-            for s in range(i, k):
-                counts[s] += nb_own
+            counts[i:k] = [count + nb_own for count in counts[i:k]]
             try:
-                fit = self._first_fit(nb_res, walltime, (i, k, hosts))
+                fit = self._first_fit(nb_res, walltime, (i, k, hosts), i if pick is IntervalSet.lowest else None)
+                if fit is None and pick is IntervalSet.lowest:
+                    # Nothing fits before the own place, which still fits: the job stays there, on its hosts
+                    # unless a lower one is now free all along.
+                    below = (1 << (hosts.bit_length() - 1)) - 1
+                    if reduce(and_, self.free[i:k]) & below:
+                        fit = self._first_fit(nb_res, walltime, (i, k, hosts))
             finally:
-                for s in range(i, k):
-                    counts[s] -= nb_own
+                counts[i:k] = [count - nb_own for count in counts[i:k]]
+            if fit is None and pick is IntervalSet.lowest:
+                return Placement(start, hosts, False)
             if fit is not None:
                 new_i, _, new_start, new_end, candidates = fit
                 if new_i == i and new_end == end:
@@ -149,19 +155,20 @@ class TimeSlices:
         return self.add(key, nb_res, walltime, pick)
 
     def _first_fit(
-        self, nb_res: int, walltime: float, own: tuple[int, int, int] | None = None
+        self, nb_res: int, walltime: float, own: tuple[int, int, int] | None = None, stop: int | None = None
     ) -> tuple[int, int, float, float, int] | None:
         """The first slice i from which `nb_res` hosts stay free for `walltime`, the end k of its span, the start,
         end and the hosts free all along (a mask). `own` (slices i0..k0-1, hosts mask) are free too: the job
-        being placed again holds them.
+        being placed again holds them. With `stop`, only slices before it are tried.
 
         Counts are checked first: a slice of the span with too few free hosts rules out every start up to it, so
         the scan jumps past it."""
         begins, free, counts = self.begins, self.free, self.counts
         own_from, own_to, own_hosts = own if own is not None else (0, 0, 0)
         nb_slices = len(begins)
+        last = nb_slices if stop is None else stop
         i = 0
-        while i < nb_slices:
+        while i < last:
             if counts[i] < nb_res:
                 i += 1
                 continue
