@@ -81,4 +81,16 @@ class SwitchOn:
     nodes: tuple[int, ...]
 
 
-Decision = StartJob | RejectJob | KillJob | CallMeLater | SetJobMetadata | SwitchOff | SwitchOn | SubmitJob
+@dataclass(slots=True)
+class SetPState:
+    """Put nodes that are on (idle or computing) in another computation power state now (DVFS): their speed and
+    watts become that state's, and the jobs running there go on at the new speed (Batsim's SET_RESOURCE_STATE
+    to a computation pstate)."""
+
+    nodes: tuple[int, ...]
+    pstate: int
+
+
+Decision = (
+    StartJob | RejectJob | KillJob | CallMeLater | SetJobMetadata | SwitchOff | SwitchOn | SetPState | SubmitJob
+)

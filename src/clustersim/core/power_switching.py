@@ -1,14 +1,16 @@
-"""Switching nodes off and on: validated power decisions, transitions in simulated time, energy hooks.
+"""Switching nodes off and on, and between computation power states: validated power decisions, transitions in
+simulated time, energy hooks.
 
 The core owns this state change like any other: a node switching off leaves the free units at once; a node
 switching on joins them when its transition is over (a NODE_SWITCHED event), and the decision process is told.
+A change of computation power state (DVFS) is immediate: the node's speed and watts change at once.
 """
 
 from __future__ import annotations
 
 from typing import Protocol
 
-from clustersim.core.decisions import Decision, SwitchOff, SwitchOn
+from clustersim.core.decisions import Decision, SetPState, SwitchOff, SwitchOn
 from clustersim.core.energy_meter import EnergyMeter
 from clustersim.core.engine import EventClass
 from clustersim.core.events import NodesSwitched
@@ -16,6 +18,7 @@ from clustersim.core.nodes import NodeState
 from clustersim.core.state import ClusterState
 from clustersim.errors import DecisionError
 from clustersim.platform.power_model import SleepState
+from clustersim.workload.profiles import needs_speed
 
 
 class Clock(Protocol):
@@ -98,3 +101,37 @@ class PowerSwitcher:
         if self._meter is not None:
             self._meter.states_changed(now)
         return NodesSwitched(switched, on)
+
+    def set_pstate(self, d: SetPState) -> dict[int, float]:
+        """Check a change of computation power state and account for its energy; returns the new speed of each
+        unit of the nodes (the core gives it to the execution model, which re-times their jobs)."""
+        nodes = self._state.nodes
+        if nodes is None:
+            raise DecisionError(d, "power management is off for this run (no node states are kept)")
+        platform = self._state.platform
+        if len(set(d.nodes)) != len(d.nodes):
+            raise DecisionError(d, "a node is listed twice")
+        speeds: dict[int, float] = {}
+        for node in d.nodes:
+            if not 0 <= node < len(platform.nodes):
+                raise DecisionError(d, f"there is no node {node}")
+            power = platform.nodes[node].power
+            state = power.computation(d.pstate) if power is not None else None
+            if state is None:
+                known = ", ".join(str(n) for n, _ in power.computation_states) if power is not None else ""
+                raise DecisionError(d, f"node {node} ('{platform.nodes[node].name}') has no computation power state "
+                                       f"{d.pstate} (its computation power states: {known or 'none declared'})")
+            if nodes.state(node) not in (NodeState.IDLE, NodeState.COMPUTING):
+                raise DecisionError(d, f"node {node} is {nodes.state(node).label}; only nodes that are on (idle or "
+                                       "computing) change computation power state")
+            for unit in platform.units_of(node):
+                speeds[unit] = state.speed
+        if self._meter is not None:
+            computing = dict.fromkeys(d.nodes, 0)
+            for running in self._state.running.values():
+                if needs_speed(running.job.profile):
+                    for node, count in nodes.split(running.resources):
+                        if node in computing:
+                            computing[node] += count
+            self._meter.pstate_changed(self._queue.now, d.nodes, d.pstate, [computing[n] for n in d.nodes])
+        return speeds

@@ -9,6 +9,9 @@ The core's event loop runs inside a SimGrid actor (`drive`). `advance` waits in 
 core's next event or for the first job end, whichever comes first: the core owns time and learns job ends
 from SimGrid. `cancel` kills a job's actor, which cancels its activity.
 
+A change of computation power state (DVFS) sets the hosts' SimGrid pstate, as Batsim does: SimGrid re-times
+the activities running there.
+
 SimGrid has one engine per process, so a process runs one SimGrid simulation (the CLI runs one).
 """
 
@@ -18,7 +21,7 @@ import importlib.machinery
 import importlib.util
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
@@ -236,3 +239,10 @@ class SimgridExecution:
         actor = self._actors.pop(key, None)
         if actor is not None:
             actor.kill()
+
+    def change_speeds(
+        self, now: float, speeds: Mapping[int, float], pstate: int, running: Mapping[str, RunningJob]
+    ) -> Sequence[tuple[str, float]]:
+        for unit in speeds:
+            self._hosts[unit].pstate = pstate
+        return ()
