@@ -25,7 +25,6 @@ import csv
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -66,11 +65,13 @@ def simgrid_installed() -> None:
     simgrid_model.ensure_simgrid()
 
 
-def _params() -> Iterator[object]:
+def _params() -> list[object]:
+    params: list[object] = []
     for case in cases("network"):
         reason = DIFFERENT.get(case.name)
         marks = [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
-        yield pytest.param(case, id=case.name, marks=marks)
+        params.append(pytest.param(case, id=case.name, marks=marks))
+    return params
 
 
 def _run(case: Path, out: Path) -> None:
