@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import clustersim.core.simgrid_execution as simgrid_model
-from clustersim.core.decisions import CallMeLater, Decision, SetPState, StartJob, SwitchOff
+from clustersim.core.decisions import CallMeLater, Decision, SetPState, StartJob, SwitchOff, SwitchOn
 from clustersim.core.events import Event, JobSubmitted, RequestedCall
 from clustersim.core.execution_choice import execution_model
 from clustersim.core.state import ClusterView
@@ -94,13 +95,47 @@ def write_platform(directory: Path, nb_hosts: int = 3) -> Path:
     return path
 
 
-def run(model: str, directory: Path) -> None:
-    """The three jobs and three switches, with energy, into `directory` (a simgrid run needs its own process)."""
-    platform_file = write_platform(directory)
+def run(model: str, directory: Path, waking: bool = False) -> None:
+    """The three jobs and three switches, with energy, into `directory` (a simgrid run needs its own process).
+
+    With `waking`: the WAKING case instead (host 0 sleeps, wakes into 500 Mf, then runs job A)."""
+    platform_file = write_platform(directory, 1 if waking else 3)
     platform = load_platform(platform_file)
-    workload = Workload.from_jobs(JOBS)
+    workload = Workload.from_jobs([replace(JOBS[0], submit_time=20.0, profile=ParallelHomogeneous(50e9))]
+                                  if waking else JOBS)
     execution = execution_model(model, platform, platform_file, workload)
-    simulate(platform, workload, Switcher(SWITCHES), directory / "out", energy=True, execution=execution)
+    decisions = Switcher(WAKING if waking else SWITCHES)
+    simulate(platform, workload, decisions, directory / "out", energy=True, execution=execution)
+
+
+# Host 0 goes to sleep at 1 (1 s: 1 flop at 1 f), is woken at 10 into 500 Mf (on at 11), and job A, submitted at
+# 20, computes 50 Gf there: 100 s at 120 W.
+WAKING: dict[float, Decision] = {1.0: SwitchOff((0,)), 10.0: SwitchOn((0,), 1)}
+WAKING_PSTATES = ["0,0,0", "1,0,-2", "2,0,3", "10,0,-1", "11,0,1"]
+
+
+@pytest.mark.parametrize("model", ["fast", "simgrid"])
+def test_a_machine_wakes_into_the_computation_state_asked_for(tmp_path: Path, model: str) -> None:
+    if model == "fast":
+        run(model, tmp_path, waking=True)
+    else:
+        run_in_process(tmp_path, "waking=True")
+    (job,) = csv_rows(tmp_path / "out" / "jobs.csv")
+    assert (float(job["starting_time"]), float(job["finish_time"])) == pytest.approx((20.0, 120.0), abs=1e-6)
+    assert float(job["consumed_energy"]) == pytest.approx(100 * 120, rel=1e-9)
+    assert (tmp_path / "out" / "pstate_changes.csv").read_text().split()[1:] == WAKING_PSTATES
+
+
+def run_in_process(directory: Path, *options: str) -> None:
+    """`run` with the simgrid model in a process of its own (SimGrid runs one simulation per process)."""
+    simgrid_model.ensure_simgrid()
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "src"), str(ROOT / "tests")]))
+    arguments = ", ".join([f"pathlib.Path({str(directory)!r})", *options])
+    done = subprocess.run(
+        [sys.executable, "-c", f"import pathlib, test_dvfs; test_dvfs.run('simgrid', {arguments})"],
+        capture_output=True, text=True, env=env, timeout=300, check=False, cwd=ROOT / "tests",
+    )
+    assert done.returncode == 0, done.stderr
 
 
 def check_outputs(out: Path, tolerance: float) -> None:
@@ -126,13 +161,7 @@ def test_fast_model_re_times_jobs_when_their_hosts_change_speed(tmp_path: Path) 
 
 
 def test_simgrid_model_re_times_jobs_through_simgrids_pstates(tmp_path: Path) -> None:
-    simgrid_model.ensure_simgrid()
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "src"), str(ROOT / "tests")]))
-    done = subprocess.run(
-        [sys.executable, "-c", f"import pathlib, test_dvfs; test_dvfs.run('simgrid', pathlib.Path({str(tmp_path)!r}))"],
-        capture_output=True, text=True, env=env, timeout=300, check=False, cwd=ROOT / "tests",
-    )
-    assert done.returncode == 0, done.stderr
+    run_in_process(tmp_path)
     check_outputs(tmp_path / "out", 1e-6)
 
 

@@ -76,9 +76,13 @@ class SwitchOff:
 
 @dataclass(slots=True)
 class SwitchOn:
-    """Wake sleeping nodes; their units become free once the switch-on transition is over."""
+    """Wake sleeping nodes; their units become free once the switch-on transition is over.
+
+    `pstate` is the computation power state they wake into (Batsim's SET_RESOURCE_STATE names it); None: the one
+    they computed in before they slept."""
 
     nodes: tuple[int, ...]
+    pstate: int | None = None
 
 
 @dataclass(slots=True)

@@ -180,21 +180,31 @@ class EnergyMeter:
         self._entry(now, "p")
         self._pstate_rows(now, nodes, lambda node: SWITCHING_ON_PSTATE)
         for node, busy in zip(nodes, computing_units, strict=True):
-            state = self.models[node].computation(pstate)
-            assert state is not None, "the core checked that the node computes in this power state"
             old_idle, old_full = self._watts[node]
+            idle, full = self._set_pstate(node, pstate)
             units = self.tracker.nb_units[node]
-            self._static += state.idle_watts - old_idle
-            self._dynamic_power += busy / units * (state.full_watts - state.idle_watts - (old_full - old_idle))
-            self._dvfs.setdefault(node, []).append(
-                (now, (state.full_watts - old_full) / units, (state.idle_watts - old_idle) / units)
-            )
-            self._watts[node] = (state.idle_watts, state.full_watts)
-            self._pstate[node] = pstate
+            self._static += idle - old_idle
+            self._dynamic_power += busy / units * (full - idle - (old_full - old_idle))
+            self._dvfs.setdefault(node, []).append((now, (full - old_full) / units, (idle - old_idle) / units))
         self._prefix_sums()
         self._entry(now, "p")
         self._pstate_rows(now, nodes, lambda node: pstate)
         self.states_changed(now)
+
+    def _set_pstate(self, node: int, pstate: int) -> tuple[float, float]:
+        """A node's computation power state and (idle, full) watts become those of `pstate`."""
+        state = self.models[node].computation(pstate)
+        assert state is not None, "the core checked that the node computes in this power state"
+        self._watts[node] = (state.idle_watts, state.full_watts)
+        self._pstate[node] = pstate
+        return self._watts[node]
+
+    def waking_into(self, nodes: Sequence[int], pstate: int) -> None:
+        """Nodes ending their switch-on transition wake into this computation power state (before
+        `switches_done`): no job runs there, so only their idle watts change, from when they are on."""
+        for node in nodes:
+            self._set_pstate(node, pstate)
+        self._prefix_sums()
 
     def _base_watts(self, node: int, state: NodeState) -> float:
         model = self.models[node]

@@ -8,6 +8,7 @@ A change of computation power state (DVFS) is immediate: the node's speed and wa
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
 
 from clustersim.core.decisions import Decision, SetPState, SwitchOff, SwitchOn
@@ -33,10 +34,20 @@ class Clock(Protocol):
 class PowerSwitcher:
     """Applies SwitchOff/SwitchOn decisions to the cluster state and completes their transitions."""
 
-    def __init__(self, state: ClusterState, queue: Clock, meter: EnergyMeter | None):
+    def __init__(
+        self,
+        state: ClusterState,
+        queue: Clock,
+        meter: EnergyMeter | None,
+        speeds_changed: Callable[[dict[int, float], int], None] | None = None,
+    ):
+        """`speeds_changed(unit speeds, pstate)` is told when waking nodes compute at another speed."""
         self._state = state
         self._queue = queue
         self._meter = meter
+        self._speeds_changed = speeds_changed
+        self._waking_into: dict[int, tuple[int, float]] = {}
+        """Node -> the computation power state it wakes into and its speed (a SwitchOn that names one)."""
 
     def _sleep_state(self, decision: Decision, node: int) -> SleepState:
         nodes = self._state.nodes
@@ -68,6 +79,9 @@ class PowerSwitcher:
         if len(set(switched)) != len(switched):
             raise DecisionError(d, "a node is listed twice")
         transitions = [sleep.switch_on if on else sleep.switch_off for sleep in sleep_states]
+        if isinstance(d, SwitchOn) and d.pstate is not None:
+            for node in switched:
+                self._waking_into[node] = (d.pstate, self._computation_speed(d, node, d.pstate))
         now = self._queue.now
         if self._meter is not None and switched:
             self._meter.switches_requested(now, switched, on)
@@ -90,6 +104,8 @@ class PowerSwitcher:
         assert nodes is not None
         now = self._queue.now
         state = NodeState.IDLE if on else NodeState.SLEEPING
+        if on:
+            self._wake_into(switched)
         if self._meter is not None:
             self._meter.switches_done(now, switched, on)
         for node in switched:
@@ -115,17 +131,12 @@ class PowerSwitcher:
         for node in d.nodes:
             if not 0 <= node < len(platform.nodes):
                 raise DecisionError(d, f"there is no node {node}")
-            power = platform.nodes[node].power
-            state = power.computation(d.pstate) if power is not None else None
-            if state is None:
-                known = ", ".join(str(n) for n, _ in power.computation_states) if power is not None else ""
-                raise DecisionError(d, f"node {node} ('{platform.nodes[node].name}') has no computation power state "
-                                       f"{d.pstate} (its computation power states: {known or 'none declared'})")
+            state = self._computation_speed(d, node, d.pstate)
             if nodes.state(node) not in (NodeState.IDLE, NodeState.COMPUTING):
                 raise DecisionError(d, f"node {node} is {nodes.state(node).label}; only nodes that are on (idle or "
                                        "computing) change computation power state")
             for unit in platform.units_of(node):
-                speeds[unit] = state.speed
+                speeds[unit] = state
         if self._meter is not None:
             computing = dict.fromkeys(d.nodes, 0)
             for running in self._state.running.values():
@@ -135,3 +146,31 @@ class PowerSwitcher:
                             computing[node] += count
             self._meter.pstate_changed(self._queue.now, d.nodes, d.pstate, [computing[n] for n in d.nodes])
         return speeds
+
+    def _computation_speed(self, d: Decision, node: int, pstate: int) -> float:
+        """The speed of a node's computation power state; refused when it has no such state."""
+        platform = self._state.platform
+        power = platform.nodes[node].power
+        state = power.computation(pstate) if power is not None else None
+        if state is None:
+            known = ", ".join(str(n) for n, _ in power.computation_states) if power is not None else ""
+            raise DecisionError(d, f"node {node} ('{platform.nodes[node].name}') has no computation power state "
+                                   f"{pstate} (its computation power states: {known or 'none declared'})")
+        return state.speed
+
+    def _wake_into(self, nodes: tuple[int, ...]) -> None:
+        """Nodes done switching on that were asked for a computation power state take it now."""
+        by_pstate: dict[int, list[int]] = {}
+        speeds: dict[int, dict[int, float]] = {}
+        platform = self._state.platform
+        for node in nodes:
+            waking = self._waking_into.pop(node, None)
+            if waking is not None:
+                pstate, speed = waking
+                by_pstate.setdefault(pstate, []).append(node)
+                speeds.setdefault(pstate, {}).update(dict.fromkeys(platform.units_of(node), speed))
+        for pstate, group in by_pstate.items():
+            if self._meter is not None:
+                self._meter.waking_into(group, pstate)
+            if self._speeds_changed is not None:
+                self._speeds_changed(speeds[pstate], pstate)

@@ -149,7 +149,7 @@ class Simulation:
         self._jobs: Iterator[Job] = iter(workload.jobs)
         self._lookahead: Job | None = None
         self._summary = RunSummary()
-        self._power = PowerSwitcher(self.state, self._queue, meter)
+        self._power = PowerSwitcher(self.state, self._queue, meter, self._speeds_changed)
         self._appliers: dict[type, Callable[[Decision], None]] = {
             StartJob: self._start,  # type: ignore[dict-item]
             RejectJob: self._reject,  # type: ignore[dict-item]
@@ -491,9 +491,11 @@ class Simulation:
 
     def _set_pstate(self, d: SetPState) -> None:
         """Nodes change computation power state (DVFS): the execution model re-times the jobs running there."""
-        speeds = self._power.set_pstate(d)
-        moved = self.execution.change_speeds(self._queue.now, speeds, d.pstate, self.state.running)
-        for key, end in moved:
+        self._speeds_changed(self._power.set_pstate(d), d.pstate)
+
+    def _speeds_changed(self, speeds: dict[int, float], pstate: int) -> None:
+        """Units compute at other speeds from now on: the execution model re-times the jobs running there."""
+        for key, end in self.execution.change_speeds(self._queue.now, speeds, pstate, self.state.running):
             execution = self._executions[key]
             if execution.cancelled:  # killed at this instant
                 continue

@@ -377,10 +377,10 @@ class ExternalScheduler:
         """Switch machines into a sleep power state, back to computing, or to another computation power state.
 
         A sleep state (from the host's `sleep_pstates`; "1" for nodes of a cluster file) switches idle nodes
-        off and any other state switches sleeping nodes on; the change is acknowledged (RESOURCE_STATE_CHANGED)
-        when the transition is over. Nodes that are on and asked for a computation power state of their host
-        (DVFS) change speed and power at once, acknowledged at once, as in Batsim. Without energy (`--energy`,
-        Batsim's -E) the request is refused, as Batsim refuses it.
+        off and any other state switches sleeping nodes on, into that computation state; the change is
+        acknowledged (RESOURCE_STATE_CHANGED) when the transition is over. Nodes that are on and asked for a
+        computation power state of their host (DVFS) change speed and power at once, acknowledged at once, as in
+        Batsim. Without energy (`--energy`, Batsim's -E) the request is refused, as Batsim refuses it.
         """
         resources = event.resources("resources")
         state = event.string("state")
@@ -415,8 +415,9 @@ class ExternalScheduler:
             decisions.append(SetPState(tuple(dvfs), int(state)))
         if to_switch_off:
             decisions.append(SwitchOff(tuple(to_switch_off)))
-        if to_switch_on:
-            decisions.append(SwitchOn(tuple(to_switch_on)))
+        if to_switch_on:  # into the computation state asked for, when the hosts declare theirs
+            named = all(_computation_states(view, n) for n in to_switch_on)
+            decisions.append(SwitchOn(tuple(to_switch_on), int(state) if named else None))
         return decisions
 
     def _nodes_switched(self, event: NodesSwitched, now: float) -> None:
