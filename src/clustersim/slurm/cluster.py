@@ -150,6 +150,8 @@ def loopback_conf(
         ]
         if part.default_time is not None:
             words.append(f"DefaultTime={format_minutes(part.default_time)}")
+        if part.max_nodes is not None:
+            words.append(f"MaxNodes={part.max_nodes}")
         lines.append(" ".join(words))
     return "\n".join(lines) + "\n"
 

@@ -17,6 +17,7 @@ import csv
 import json
 import math
 import re
+import shlex
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -180,13 +181,8 @@ def replay(
             if delay > 0:
                 time.sleep(delay)
             seconds = max(0.0, job_runtime(job) - overhead) / speedup
-            command = ["sbatch", "--parsable", "-J", job.id, "-n", str(job.nb_res), "-o", "/dev/null",
-                       "-e", "/dev/null", "-t", format_minutes(job.walltime), "--wrap", f"sleep {seconds:.3f}"]
-            if job.queue:
-                command[1:1] = ["-p", job.queue]  # as named: Slurm rejects a partition it does not have
-            dependency = slurm_dependency(job, slurm_ids)
-            if dependency:
-                command[1:1] = [f"--dependency={dependency}"]
+            command = ["sbatch", "--parsable", "-J", job.id, "-o", "/dev/null", "-e", "/dev/null",
+                       *sbatch_arguments(job, slurm_ids), "--wrap", f"sleep {seconds:.3f}"]
             output = cluster.run(*command, check=False).strip()
             if output.split(";")[0].isdigit():
                 names[int(output.split(";")[0])] = job
@@ -195,7 +191,8 @@ def replay(
                 rejected.append(job)
         deadline = time.time() + timeout
         while time.time() < deadline:
-            if not cluster.run("squeue", "-h", "-o", "%i").strip():
+            waiting = [line.split() for line in cluster.run("squeue", "-h", "-o", "%T %r").splitlines()]
+            if all(len(w) == 2 and w[0] == "PENDING" and w[1] in PENDING_FOREVER for w in waiting):
                 break
             time.sleep(0.2)
         records = parse_scontrol(cluster.run("scontrol", "show", "job", "-d", "-o"))
@@ -208,6 +205,27 @@ def replay(
     outcomes += [JobOutcome(job, FinalState.REJECTED, None, None, IntervalSet(), "rejected by sbatch")
                  for job in rejected]
     return ReplayResult(outcomes, speedup, origin, ctld_start, overhead, time.time() - started, slip, unfinished)
+
+
+PENDING_FOREVER = frozenset({"PartitionNodeLimit", "PartitionTimeLimit", "DependencyNeverSatisfied"})
+"""squeue reasons of jobs that will never start: the replay does not wait for them (they are `unfinished`)."""
+
+
+def sbatch_arguments(job: Job, slurm_ids: Mapping[str, int]) -> list[str]:
+    """The options that ask Slurm for what the job asks: an sbatch-options job's own options verbatim, else
+    `-n`, `-t` and `-p` (as named: Slurm rejects a partition it does not have); and `--dependency` with the
+    Slurm ids of the jobs it names."""
+    options = job.extra.get("sbatch")
+    if isinstance(options, str):
+        arguments = shlex.split(options)
+    else:
+        arguments = ["-n", str(job.nb_res), "-t", format_minutes(job.walltime)]
+        if job.queue:
+            arguments += ["-p", job.queue]
+    dependency = slurm_dependency(job, slurm_ids)
+    if dependency:
+        arguments.append(f"--dependency={dependency}")
+    return arguments
 
 
 def slurm_dependency(job: Job, slurm_ids: Mapping[str, int]) -> str:
@@ -323,7 +341,7 @@ def _outcomes(
                     f"slurm_start={record.start - origin:g};slurm_end={record.end - origin:g}")
         if job.queue:
             metadata += f";requested_partitions={job.queue}"
-        for key in ("dependency", "preceding_job"):
+        for key in ("dependency", "preceding_job", "sbatch"):
             if job.extra.get(key):
                 metadata += f";{key}={job.extra[key]}"
         outcomes.append(JobOutcome(observed, state, start, end, units, metadata))
@@ -360,7 +378,7 @@ def workload_from_replay(jobs_csv: Path | str, name: str = "w0") -> Workload:
                     Delay(float(row["execution_time"])), walltime=None if walltime < 0 else walltime,
                     workload=name, profile_name=row["profile"],
                     queue=meta.get("requested_partitions", meta.get("partition", "")),
-                    extra={key: meta[key] for key in ("dependency", "preceding_job") if meta.get(key)},
+                    extra={key: meta[key] for key in ("dependency", "preceding_job", "sbatch") if meta.get(key)},
                 ))
             except (KeyError, ValueError) as error:
                 raise InputError(source, f"not a jobs.csv written by slurm-replay: {error}") from None

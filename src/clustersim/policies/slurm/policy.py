@@ -46,15 +46,16 @@ from clustersim.policies.registry import register_policy
 from clustersim.policies.slurm.backfill import BackfillMemory, BackfillParameters, Candidate, Running, backfill_cycle
 from clustersim.policies.slurm.conf import NodeConf, PartitionConf, SlurmConf, read_slurm_conf
 from clustersim.policies.slurm.priority import BasicPriority, JobFactors, MultifactorPriority, PriorityPlugin
-from clustersim.policies.slurm.select import Allocation, select_cpus
+from clustersim.policies.slurm.select import Allocation, Shape, ShapedRequest, select_cpus
 from clustersim.workload.job import Job
+from clustersim.workload.sbatch import SbatchRequest, sbatch_options
 
 MODELLED = frozenset({
     "schedulertype", "schedulerparameters", "selecttype", "selecttypeparameters", "prioritytype",
     "priorityweightage", "priorityweightfairshare", "priorityweightjobsize", "priorityweightpartition",
     "priorityweightqos", "prioritymaxage", "priorityfavorsmall", "prioritycalcperiod", "prioritydecayhalflife",
     "priorityflags", "fairsharedampeningfactor", "accountingstoragetype", "enforcepartlimits", "killwait",
-    "overtimelimit",
+    "overtimelimit", "defmempercpu",
 })
 """Global slurm.conf keys the model reads."""
 NOT_SCHEDULING = frozenset({
@@ -80,7 +81,7 @@ SCHEDULER_OPTIONS = frozenset({
 NODE_KEYS = frozenset({"nodename", "cpus", "realmemory", "weight", "port", "nodeaddr", "nodehostname", "state"})
 PARTITION_KEYS = frozenset({
     "partitionname", "nodes", "default", "maxtime", "defaulttime", "priorityjobfactor", "prioritytier",
-    "priority", "state",
+    "priority", "state", "maxnodes",
 })
 
 
@@ -88,6 +89,10 @@ class UnmodelledSlurmSettings(UserWarning):
     """A slurm.conf sets something the model does not model (it simulates as if it were not set)."""
 
 
+MEMORY_PARAMETERS = frozenset({"CR_CPU_MEMORY", "CR_CORE_MEMORY", "CR_MEMORY"})
+"""SelectTypeParameters that make memory a consumable resource."""
+SELECT_PARAMETERS = frozenset({"CR_CPU", "CR_CORE", "CR_CPU_MEMORY", "CR_CORE_MEMORY"})
+"""SelectTypeParameters the model simulates (cores as CPUs: one thread per core)."""
 YEAR = 365 * 86400.0
 PERIODIC_TIMEOUT = 30.0
 """slurmctld checks time limits every 30 s (slurmctld.h)."""
@@ -122,7 +127,14 @@ class _Job:
     priorities: dict[int, int] = field(default_factory=dict)
     """Priority per partition index (multifactor's partition factor differs between partitions)."""
     too_long: frozenset[int] = frozenset()
-    """Partitions whose MaxTime its limit exceeds: it waits there (EnforcePartLimits=NO)."""
+    """Partitions whose MaxTime its limit exceeds, or whose MaxNodes its `-N` exceeds: it waits there
+    (EnforcePartLimits=NO; PartitionTimeLimit, PartitionNodeLimit)."""
+    shape: Shape | None = None
+    """Its request beyond "cpus CPUs anywhere" (None: just that)."""
+    requests: dict[int, ShapedRequest] = field(default_factory=dict)
+    """The shaped request per partition index (MaxNodes differs between partitions)."""
+    memory: Allocation = field(default_factory=dict)
+    """MiB it holds per node once started (memory as a consumable resource)."""
     dependencies: list[tuple[str, str]] = field(default_factory=list)
     """Unmet (type, job id) dependencies: `afterany` or `afterok`."""
     never: bool = False
@@ -243,6 +255,15 @@ class Slurm(Policy):
         )
         self._backfill = conf.get("SchedulerType", "sched/backfill").lower() != "sched/builtin"
         weights = tuple(node.weight for node in conf.nodes)
+        select_type = conf.get("SelectType", "select/cons_tres").lower()
+        memory = any(word.strip().upper() in MEMORY_PARAMETERS
+                     for word in conf.get("SelectTypeParameters", "CR_CPU").split(","))
+        self._real_memory = tuple(node.real_memory for node in conf.nodes) if memory else None
+        self._free_mem = list(self._real_memory) if self._real_memory is not None else None
+        """MiB free per node when memory is a consumable resource (CR_CPU_Memory, CR_Core_Memory)."""
+        self._sizes = tuple(node.cpus for node in conf.nodes)
+        self._linear = select_type == "select/linear"
+        self._def_mem_per_cpu = conf.integer("DefMemPerCPU", 0)
         self._bf = BackfillParameters(
             interval=float(_param(params, "bf_interval", 30, conf)),
             resolution=float(_param(params, "bf_resolution", 60, conf)),
@@ -314,7 +335,10 @@ class Slurm(Policy):
         too_long = frozenset(
             p.index for p in named if p.conf.max_time is not None and (limit is None or limit > p.conf.max_time)
         )
-        holding = tuple(p for p in named if job.nb_res <= p.cpus)
+        shape = self._shape(job)
+        if shape is not None and shape.nodes is not None:
+            too_long |= {p.index for p in named if p.conf.max_nodes is not None and shape.nodes > p.conf.max_nodes}
+        holding = tuple(p for p in named if self._fits_empty(job, shape, p))
         if not holding or job.nb_res <= 0 or (too_long and self._enforce_limits):
             return RejectJob(job.key)  # "Requested node configuration is not available" / a partition limit
         dependencies = self._dependencies(job)
@@ -322,11 +346,13 @@ class Slurm(Policy):
             return RejectJob(job.key)  # "Job dependency problem"
         self._seq += 1
         factors = JobFactors(
-            cpus=job.nb_res, min_nodes=1, eligible=now, user=job.user, account=job.group or "root",
+            cpus=job.nb_res, min_nodes=(shape.nodes or 1) if shape is not None else 1, eligible=now, user=job.user,
+            account=job.group or "root",
             partition_factor=named[0].norm_priority,
             time_limit_minutes=None if limit is None else limit / 60, qos=str(job.extra.get("qos", "normal")),
         )
-        info = _Job(job, self._seq, now, job.nb_res, named[0], limit, factors, holding, too_long=too_long)
+        info = _Job(job, self._seq, now, job.nb_res, named[0], limit, factors, holding, too_long=too_long,
+                    shape=shape)
         first_priority = self._plugin.initial(factors, now)
         info.priorities = {p.index: first_priority for p in named}
         if len(named) > 1:
@@ -338,6 +364,62 @@ class Slurm(Policy):
         self._entries = None
         self._ask_for_pass(now)
         return None
+
+    def _shape(self, job: Job) -> Shape | None:
+        """The job's request as select sees it (None: `nb_res` CPUs anywhere, memory not consumable).
+
+        An sbatch-options job brings its own; under select/linear every job takes whole nodes; with memory
+        consumable, a job naming no memory gets DefMemPerCPU per CPU, or without it all of each node's memory.
+        """
+        options = sbatch_options(job)
+        request = options.request if options is not None else SbatchRequest(job.nb_res)
+        if request.plain and not self._linear and self._real_memory is None:
+            return None
+        mem, per_cpu = request.mem, request.mem_per_cpu
+        if self._real_memory is not None and mem is None and per_cpu is None:
+            if self._def_mem_per_cpu:
+                per_cpu = self._def_mem_per_cpu
+            else:
+                mem = 0
+        return Shape(request.ntasks, request.cpus_per_task, request.nodes, request.ntasks_per_node,
+                     request.exclusive or self._linear, mem, per_cpu)
+
+    def _shaped(self, info: _Job, part: _Partition) -> ShapedRequest | None:
+        """The job's shaped request in a partition (made once; None for a plain job in a partition without
+        MaxNodes)."""
+        request = info.requests.get(part.index)
+        if request is None:
+            shape = info.shape if info.shape is not None else Shape(info.cpus)
+            if info.shape is None and part.conf.max_nodes is None:
+                return None
+            request = ShapedRequest(shape, self._sizes, self._real_memory, part.conf.max_nodes, self._bf.weights)
+            info.requests[part.index] = request
+        return request
+
+    def _fits_empty(self, job: Job, shape: Shape | None, part: _Partition) -> bool:
+        """Whether the job fits the partition's nodes when they are idle: Slurm rejects it at submission
+        otherwise (an explicit `-N` above MaxNodes waits instead: it is checked without MaxNodes)."""
+        if shape is None and part.conf.max_nodes is None:
+            return job.nb_res <= part.cpus
+        shape = shape if shape is not None else Shape(job.nb_res)
+        max_nodes = None if shape.nodes is not None else part.conf.max_nodes
+        request = ShapedRequest(shape, self._sizes, self._real_memory, max_nodes, self._bf.weights)
+        return request.select(part.nodes, self._sizes, self._real_memory) is not None
+
+    def _select(self, info: _Job, part: _Partition, avail: int) -> Allocation | None:
+        request = self._shaped(info, part)
+        if request is None:
+            return select_cpus(info.cpus, part.nodes & avail, self._free, weights=self._bf.weights)
+        return request.select(part.nodes & avail, self._free, self._free_mem)
+
+    def _candidate(self, info: _Job, part: _Partition) -> Candidate:
+        """The job as the backfill pass tests it in `part` (made once per job and partition)."""
+        candidate = info.candidates.get(part.index)
+        if candidate is None:
+            candidate = Candidate(info.job.key, info.cpus, part.nodes if part.conf.up else 0, _bf_limit(info, part),
+                                  self._shaped(info, part))
+            info.candidates[part.index] = candidate
+        return candidate
 
     def _dependencies(self, job: Job) -> list[tuple[str, str]] | None:
         """The job's unmet dependencies as (type, job key); None when one names no job Slurm knows.
@@ -395,6 +477,9 @@ class Slurm(Policy):
         for node, ids in info.cpu_ids.items():
             self._free_ids[node] = sorted(self._free_ids[node] + ids)
             self._free[node] += len(ids)
+        if self._free_mem is not None:
+            for node, mib in info.memory.items():
+                self._free_mem[node] += mib
         if isinstance(self._plugin, MultifactorPriority) and self._plugin.accounting:
             elapsed = now - max(self._last_calc, info.start)
             self._plugin.fairshare.charge(info.factors.user, info.factors.account, info.cpus, elapsed)
@@ -428,13 +513,12 @@ class Slurm(Policy):
             entries.sort(key=lambda e: (-e[1].conf.priority_tier, -e[0].priorities[e[1].index], e[0].submit,
                                         e[0].job_id))
             self._entries = entries
-            self._candidates = [_candidate(info, part) for info, part in entries]
+            self._candidates = [self._candidate(info, part) for info, part in entries]
             self._by_candidate = {id(c): entry for c, entry in zip(self._candidates, entries, strict=True)}
         return self._entries
 
     def _main_pass(self, now: float, full: bool) -> Iterator[Decision]:
         """`_schedule`: start jobs in priority order; a job that does not fit closes its partition's nodes."""
-        free = self._free
         avail = self._up
         failed: set[int] = set()
         depth = 0
@@ -452,7 +536,7 @@ class Slurm(Policy):
             if part.index in failed or part.index in closed:
                 skipped = True  # Slurm sets the job's reason to Priority: an update
                 continue
-            allocation = select_cpus(info.cpus, part.nodes & avail, free, weights=self._bf.weights)
+            allocation = self._select(info, part, avail)
             if allocation is None:
                 failed.add(part.index)
                 avail &= ~part.nodes
@@ -481,6 +565,11 @@ class Slurm(Policy):
             self._free[node] -= count
             offset = self._offsets[node]
             units.extend(offset + cpu for cpu in taken)
+        request = self._shaped(info, part)
+        if request is not None and self._free_mem is not None:
+            info.memory = request.memory(allocation)
+            for node, mib in info.memory.items():
+                self._free_mem[node] -= mib
         del self._pending[info.job.key]
         self._entries = None
         info.partition = part
@@ -488,7 +577,8 @@ class Slurm(Policy):
         info.start_second = self._second(now) - self._epoch
         info.allocation = allocation
         info.cpu_ids = cpu_ids
-        info.running = Running(info.job.key, info.slurm_end, allocation, _bitmap(allocation), info.limit)
+        info.running = Running(info.job.key, info.slurm_end, allocation, _bitmap(allocation), info.limit,
+                               info.memory)
         over = self._bf.over_time_limit
         walltime = info.job.walltime
         if over is not None and info.limit is not None and (walltime is None or walltime > info.limit):
@@ -497,7 +587,7 @@ class Slurm(Policy):
                 self._ctld + math.ceil((kill - self._ctld) / PERIODIC_TIMEOUT - _EPS) * PERIODIC_TIMEOUT)
         self._running[info.job.key] = info
         self._note_work(now)
-        return StartJob(info.job.key, IntervalSet.from_ids(units))
+        return StartJob(info.job.key, IntervalSet.from_ids(units[:info.cpus]))  # whole nodes: the CPUs it asked
 
     # -- the backfill scheduler ----------------------------------------------------------------------
 
@@ -511,8 +601,9 @@ class Slurm(Policy):
         running = self._running_records  # backfill_cycle works on a sorted copy
         started = False
         second = self._second(now) - self._epoch  # backfill.c works in whole seconds (time_t)
+        free_memory = None if self._free_mem is None else list(self._free_mem)
         cycle = backfill_cycle(second, candidates, list(self._free), running, self._up, self._bf, self._epoch,
-                               self._bf_memory)
+                               self._bf_memory, free_memory)
         for candidate, allocation in cycle:
             started = True
             info, part = by_candidate[id(candidate)]
@@ -635,15 +726,6 @@ def _minutes(seconds: float | None) -> float | None:
     return 60.0 * max(1, math.ceil(seconds / 60 - 1e-9))
 
 
-def _candidate(info: _Job, part: _Partition) -> Candidate:
-    """The job as the backfill pass tests it in `part` (made once per job and partition)."""
-    candidate = info.candidates.get(part.index)
-    if candidate is None:
-        candidate = Candidate(info.job.key, info.cpus, part.nodes if part.conf.up else 0, _bf_limit(info, part))
-        info.candidates[part.index] = candidate
-    return candidate
-
-
 def _bf_limit(info: _Job, part: _Partition) -> float:
     part_max = part.conf.max_time
     limits = [t for t in (info.limit, part_max) if t is not None]
@@ -666,10 +748,10 @@ def unmodelled_settings(conf: SlurmConf) -> list[str]:
     ]
     out += [f"SchedulerParameters {name}" for name in conf.scheduler_parameters if name not in SCHEDULER_OPTIONS]
     select = conf.get("SelectType", "select/cons_tres").lower()
-    if select not in ("select/cons_tres", "select/cons_res"):
+    if select not in ("select/cons_tres", "select/cons_res", "select/linear"):
         out.append(f"SelectType={select} (simulated as select/cons_tres)")
     params = conf.get("SelectTypeParameters", "CR_CPU")
-    if any(word.strip().upper() not in ("CR_CPU", "CR_CORE") for word in params.split(",") if word.strip()):
+    if any(word.strip().upper() not in SELECT_PARAMETERS for word in params.split(",") if word.strip()):
         out.append(f"SelectTypeParameters={params} (simulated as CR_CPU)")
     modelled_flags = {"NO_FAIR_TREE", "SMALL_RELATIVE_TO_TIME"}
     out += [f"PriorityFlags {flag}" for flag in sorted(conf.priority_flags - modelled_flags)]

@@ -1,0 +1,89 @@
+"""Requests beyond "N CPUs" on hand-computed cases: memory as a consumable resource, node-shaped requests,
+--exclusive, select/linear and partition MaxNodes (each checked against real Slurm 22.05 in
+tests/test_slurm_requests.py; docs/slurm.md gives the scenarios' results)."""
+
+from __future__ import annotations
+
+from clustersim.core.events import FinalState
+from clustersim.policies.slurm.backfill import Running, will_run
+from clustersim.policies.slurm.select import Shape, ShapedRequest
+from clustersim.workload.job import Job
+from clustersim.workload.profiles import Delay
+from clustersim.workload.sbatch import parse_sbatch
+from test_slurm_policy import run, starts
+
+MEMORY = ("SelectTypeParameters=CR_CPU_Memory\nDefMemPerCPU=100\nNodeName=n[1-2] CPUs=4 RealMemory=1000\n"
+          "PartitionName=p Nodes=n[1-2] Default=YES MaxNodes=1\nPartitionName=q Nodes=n[1-2]\n")
+
+
+def sbatch(job_id: int, submit: float, runtime: float, options: str) -> Job:
+    """A job of the sbatch-options format, as its reader makes it."""
+    parsed = parse_sbatch(options)
+    return Job(str(job_id), submit, parsed.request.cpus, Delay(runtime), walltime=parsed.time_limit,
+               queue=parsed.partition, extra={"sbatch": options})
+
+
+def units(result: object, job_id: str) -> str:
+    return str(result.outcomes[job_id].resources)  # type: ignore[attr-defined]
+
+
+def test_a_job_waits_for_memory_while_cpus_are_idle() -> None:
+    jobs = [sbatch(1, 0, 50, "-p q --mem=700 -t 1"), sbatch(2, 0, 50, "-p q --mem=700 -t 1"),
+            sbatch(3, 1, 10, "-p q --mem=400 -t 1")]
+    result = run(MEMORY, jobs)
+    # 1 on n1, 2 on n2 (n1 keeps 300 MiB): 3 waits with 6 idle CPUs until 1 ends.
+    assert starts(result) == {"1": 0, "2": 0, "3": 50}
+    assert units(result, "1") == "0" and units(result, "2") == "4"
+
+
+def test_mem_per_cpu_spreads_tasks_and_def_mem_per_cpu_fills_the_rest() -> None:
+    jobs = [sbatch(1, 0, 50, "-p q --mem-per-cpu=600 -n 2 -t 1"), sbatch(2, 0, 50, "-p q -n 4 -t 1"),
+            sbatch(3, 0, 50, "-p q -n 1 -t 1")]
+    result = run(MEMORY, jobs)
+    # 1: 600 MiB per task, one task per node. 2: 4 x 100 MiB on n1 would leave it 0 MiB: 3 CPUs on n1 are
+    # left with 400 MiB, so 2 takes n1's 3 CPUs and one of n2's. 3 (100 MiB) still fits n2 (300 MiB left).
+    assert units(result, "1") == "0 4"
+    assert units(result, "2") == "1-3 5"
+    assert starts(result) == {"1": 0, "2": 0, "3": 0}
+
+
+def test_more_memory_than_any_node_or_more_nodes_than_max_nodes_is_rejected() -> None:
+    jobs = [sbatch(1, 0, 10, "--mem=2000 -t 1"), sbatch(2, 0, 10, "-n 5 -t 1"),
+            sbatch(3, 0, 10, "--mem-per-cpu=600 -n 2 -t 1"), sbatch(4, 0, 10, "-p q -n 5 -t 1")]
+    result = run(MEMORY, jobs)
+    # 2 and 3 need two nodes where MaxNodes is 1; in q (no MaxNodes) 5 CPUs span the two nodes.
+    assert {k: o.state for k, o in result.outcomes.items()} == {
+        "1": FinalState.REJECTED, "2": FinalState.REJECTED, "3": FinalState.REJECTED,
+        "4": FinalState.COMPLETED_SUCCESSFULLY}
+
+
+def test_an_explicit_node_count_above_max_nodes_waits_forever() -> None:
+    result = run(MEMORY, [sbatch(1, 0, 10, "-N 2 -t 1"), sbatch(2, 5, 10, "-N 2 -p q -t 1")])
+    assert "1" not in result.outcomes  # pending with reason PartitionNodeLimit, as Slurm keeps it
+    assert starts(result) == {"2": 5}
+
+
+def test_node_shaped_requests() -> None:
+    jobs = [sbatch(1, 0, 50, "-p q -N 2 --ntasks-per-node=1 --cpus-per-task=2 -t 1"),
+            sbatch(2, 1, 50, "-p q -N 2 -n 3 -t 1"), sbatch(3, 2, 10, "-p q --exclusive -t 1")]
+    result = run(MEMORY, jobs)
+    assert units(result, "1") == "0-1 4-5"  # two CPUs on each node
+    assert units(result, "2") == "2-3 6"  # the first node keeps one task for the second
+    # An idle node once 2 ends at 51; the pass at 50 (1's end) makes the next one wait batch_sched_delay.
+    assert starts(result)["3"] == 53
+
+
+def test_select_linear_gives_whole_nodes() -> None:
+    conf = "SelectType=select/linear\nNodeName=n[1-3] CPUs=2\nPartitionName=p Nodes=n[1-3] Default=YES\n"
+    jobs = [sbatch(1, 0, 30, "-n 1 -t 1"), sbatch(2, 0, 30, "-n 3 -t 1"), sbatch(3, 1, 20, "-n 1 -t 1")]
+    result = run(conf, jobs)
+    assert starts(result) == {"1": 0, "2": 0, "3": 30}
+    assert units(result, "2") == "2-4"  # the CPUs it asked, on n2 and n3 (it holds all four)
+
+
+def test_will_run_waits_for_the_memory_of_running_jobs() -> None:
+    request = ShapedRequest(Shape(1, mem_per_node=600), (4,), (1000,))
+    running = [Running("a", 100.0, {0: 1}, 1, 60.0, {0: 500}), Running("b", 200.0, {0: 1}, 1, 60.0, {0: 300})]
+    # 200 MiB free now, 700 once a ends: the job can start at 100 on its CPU.
+    assert will_run(1, 1, [2], running, 0.0, request=request, memory=[200]) == (100.0, {0: 1})
+    assert will_run(1, 1, [2], running, 0.0, request=request, memory=[900]) == (0.0, {0: 1})
