@@ -28,6 +28,8 @@ def test_options_become_the_request_partition_limit_and_dependency() -> None:
     ("-n 4 --exclusive", SbatchRequest(ntasks=4, exclusive=True)),
     ("--mem-per-cpu=512K", SbatchRequest(mem_per_cpu=1)),  # whole MiB, rounded up
     ("--mem=0", SbatchRequest(mem=0)),  # all of each node's memory
+    ("--gres=gpu:a100:2 -N 2", SbatchRequest(ntasks=2, nodes=2, gpus_per_node=2)),
+    ("--gpus=3 -n 2", SbatchRequest(ntasks=2, nodes=1, gpus_per_node=3)),  # the model's --gpus: one node
 ])
 def test_requests_as_sbatch_derives_them(text: str, request_: SbatchRequest) -> None:
     assert parse_sbatch(text).request == request_
@@ -44,11 +46,25 @@ def test_requests_as_sbatch_derives_them(text: str, request_: SbatchRequest) -> 
     ("-t soon", "'soon' is not a Slurm time"),
     ("-n 1; rm -rf /", "';' in the sbatch options"),
     ("-J 'unclosed", "do not parse"),
+    ("--gpus=2 -N 2", "--gpus=2 with --nodes=2 is not modelled"),
+    ("--gres=mps:100", "only gpu[:TYPE][:N] is modelled"),
+    ("--gres=gpu:1 --gpus=1", "--gres with --gpus is not modelled"),
+    ("--array=3-1", "empty range"),
+    ("--array=0-3%0", "not a positive task limit"),
 ])
 def test_bad_options_are_named(text: str, message: str) -> None:
     with pytest.raises(InputError, match="field 'sbatch") as caught:
         parse_sbatch(text, "jobs.csv", 7)
     assert message in str(caught.value) and "jobs.csv, line 7" in str(caught.value)
+
+
+def test_an_array_row_becomes_one_job_per_task(tmp_path: Path) -> None:
+    path = tmp_path / "jobs.csv"
+    path.write_text("id,submit,duration,sbatch\n7,5,20,--array=0-6:3%2 -n 2\n", encoding="utf-8")
+    jobs = list(load_workload(path).jobs)
+    assert [job.id for job in jobs] == ["7_0", "7_3", "7_6"]
+    assert all(job.extra["array_job"] == "7" and job.nb_res == 2 and job.submit_time == 5 for job in jobs)
+    assert parse_sbatch("--array=1,4-5%3").array == (1, 4, 5) and parse_sbatch("--array=1,4-5%3").throttle == 3
 
 
 def test_the_example_is_recognised_and_read() -> None:
@@ -75,7 +91,7 @@ def test_slurm_replay_submits_exactly_the_options_written() -> None:
     ("id,submit,duration,sbatch\n1,0,10,-n 1\n1,5,10,-n 1\n", "line 3, field 'id'"),
     ("id,submit,duration,sbatch\n1,soon,10,-n 1\n", "line 2, field 'submit'"),
     ("id,submit,duration,sbatch\n1,0,-5,-n 1\n", "line 2, field 'duration'"),
-    ("id,submit,duration,sbatch\n1,0,5,--gres=gpu:1\n", "line 2, field 'sbatch'"),
+    ("id,submit,duration,sbatch\n1,0,5,--gres=mps:1\n", "line 2, field 'sbatch'"),
     ("id,submit,duration,sbatch\n", "no job"),
 ])
 def test_bad_files_name_the_line_and_field(tmp_path: Path, content: str, where: str) -> None:

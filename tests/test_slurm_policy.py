@@ -260,14 +260,14 @@ def test_the_swf_preceding_job_is_an_afterany_dependency() -> None:
 
 def test_settings_the_model_does_not_model_are_named_in_one_warning() -> None:
     conf = ("SlurmctldPort=6817\nSchedulerParameters=bf_interval=30,bf_max_job_user=10\nPreemptType=preempt/qos\n"
-            "SelectTypeParameters=CR_Core_Memory,CR_ONE_TASK_PER_CORE\nNodeName=n1 CPUs=4 Gres=gpu:2\n"
+            "SelectTypeParameters=CR_Core_Memory,CR_ONE_TASK_PER_CORE\nNodeName=n1 CPUs=4 Feature=big\n"
             "PartitionName=main Nodes=n1 Default=YES MaxNodes=1 OverSubscribe=YES\n")
     with pytest.warns(UnmodelledSlurmSettings) as caught:
         run(conf, [job(1, 0, 1, 10, 60)])
     assert len(caught) == 1
     message = str(caught[0].message)
     for name in ("PreemptType", "SchedulerParameters bf_max_job_user",
-                 "SelectTypeParameters=CR_Core_Memory,CR_ONE_TASK_PER_CORE", "NodeName: gres",
+                 "SelectTypeParameters=CR_Core_Memory,CR_ONE_TASK_PER_CORE", "NodeName: feature",
                  "PartitionName: oversubscribe"):
         assert name in message
     assert "SlurmctldPort" not in message and "bf_interval" not in message

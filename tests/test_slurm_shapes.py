@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from clustersim.core.events import FinalState
 from clustersim.policies.slurm.backfill import Running, will_run
-from clustersim.policies.slurm.select import Shape, ShapedRequest
+from clustersim.policies.slurm.select import Consumables, Shape, ShapedRequest
 from clustersim.workload.job import Job
 from clustersim.workload.profiles import Delay
 from clustersim.workload.sbatch import parse_sbatch
@@ -85,5 +85,19 @@ def test_will_run_waits_for_the_memory_of_running_jobs() -> None:
     request = ShapedRequest(Shape(1, mem_per_node=600), (4,), (1000,))
     running = [Running("a", 100.0, {0: 1}, 1, 60.0, {0: 500}), Running("b", 200.0, {0: 1}, 1, 60.0, {0: 300})]
     # 200 MiB free now, 700 once a ends: the job can start at 100 on its CPU.
-    assert will_run(1, 1, [2], running, 0.0, request=request, memory=[200]) == (100.0, {0: 1})
-    assert will_run(1, 1, [2], running, 0.0, request=request, memory=[900]) == (0.0, {0: 1})
+    assert will_run(1, 1, [2], running, 0.0, request=request, other=Consumables([200])) == (100.0, {0: 1})
+    assert will_run(1, 1, [2], running, 0.0, request=request, other=Consumables([900])) == (0.0, {0: 1})
+
+
+GPUS = "NodeName=n[1-2] CPUs=4 Gres=gpu:2\nPartitionName=p Nodes=n[1-2] Default=YES\n"
+
+
+def test_gpus_are_consumed_per_node_and_a_one_task_gpu_job_takes_the_last_cpu() -> None:
+    jobs = [sbatch(1, 0, 30, "--gpus=1 -n 1 -t 1"), sbatch(2, 4, 30, "--gres=gpu:2 -n 2 -t 1"),
+            sbatch(3, 8, 20, "--gpus-per-node=1 -N 2 -t 1"), sbatch(4, 13, 10, "--gres=gpu:3 -n 1 -t 1")]
+    result = run(GPUS, jobs)
+    assert units(result, "1") == "3"  # n1's last CPU, as real Slurm picks it
+    assert units(result, "2") == "4-5"  # n2: n1 has one GPU left
+    assert starts(result)["3"] == 34  # a GPU on each node once 2 ends (at 34)
+    assert units(result, "3") == "0 4"
+    assert result.outcomes["4"].state is FinalState.REJECTED  # more GPUs than any node has

@@ -10,8 +10,9 @@ long -t 1:00:00`. A file in this format keeps those options verbatim, so the `sl
     3,6,10,-n 1 --dependency=afterok:1
 
 `id` is optional (row numbers then); `duration` is the seconds the job runs (it sleeps that long on a real
-cluster). The options are read as Slurm 22.05's sbatch reads them; an option not listed in SUPPORTED is refused
-(never silently dropped), with the file, line and option named.
+cluster). A job array (`--array=0-3%2`) is one row: its tasks become jobs `ID_TASK` (Slurm's notation), each
+with `Job.extra["array_job"]` naming the row's id. The options are read as Slurm 22.05's sbatch reads them; an
+option not listed in SUPPORTED is refused (never silently dropped), with the file, line and option named.
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ SUPPORTED = {
     "-p": "partition", "--partition": "partition",
     "-t": "time", "--time": "time",
     "-d": "dependency", "--dependency": "dependency",
+    "-a": "array", "--array": "array",
+    "-G": "gpus", "--gpus": "gpus", "--gpus-per-node": "gpus_per_node", "--gres": "gres",
 }
 """sbatch options the format accepts (short and long spellings) -> the request field they set."""
 _SIZE = re.compile(r"(\d+)([KMGT]?)B?", re.IGNORECASE)
@@ -99,6 +102,8 @@ class SbatchRequest:
     """`--mem`, MiB per node (0: all the memory of each node)."""
     mem_per_cpu: int | None = None
     """`--mem-per-cpu`, MiB."""
+    gpus_per_node: int = 0
+    """`--gres=gpu:N`, `--gpus-per-node=N`, or `--gpus=N` (then on one node: `nodes` is 1)."""
 
     @property
     def cpus(self) -> int:
@@ -119,6 +124,10 @@ class SbatchOptions:
     partition: str = ""
     time_limit: float | None = None
     dependency: str = ""
+    array: tuple[int, ...] = ()
+    """`--array`: the task ids (empty: not an array)."""
+    throttle: int | None = None
+    """`--array=...%N`: at most N tasks run at once."""
     arguments: tuple[str, ...] = ()
     """The options as written, `--dependency` left out (its job ids are the workload's, not Slurm's)."""
 
@@ -167,8 +176,39 @@ def parse_sbatch(text: str, source: str = "sbatch", line: int | None = None) -> 
         time_limit = parse_time(values["time"], source, field="sbatch --time", line=line)
         if time_limit is not None and time_limit <= 0:
             raise InputError(source, f"--time={values['time']} is not a positive time", line=line, field="sbatch")
-    return SbatchOptions(request, values.get("partition", ""), time_limit, values.get("dependency", ""),
-                         tuple(kept))
+    tasks, throttle = _array(values["array"], source, line) if "array" in values else ((), None)
+    return SbatchOptions(request, values.get("partition", ""), time_limit, values.get("dependency", ""), tasks,
+                         throttle, tuple(kept))
+
+
+MAX_ARRAY_TASKS = 100_000
+
+
+def _array(text: str, source: str, line: int | None) -> tuple[tuple[int, ...], int | None]:
+    """`--array=0-15:4,20%2` -> the task ids (0 4 8 12 20) and the throttle (2), as sbatch reads them."""
+    spec, percent, limit = text.partition("%")
+    throttle = None
+    if percent:
+        if not (limit.isascii() and limit.isdigit()) or int(limit) <= 0:
+            raise InputError(source, f"--array={text}: '%{limit}' is not a positive task limit", line=line,
+                             field="sbatch")
+        throttle = int(limit)
+    tasks: set[int] = set()
+    for part in spec.split(","):
+        span, colon, step = part.partition(":")
+        first, dash, last = span.partition("-")
+        numbers = [first, last] if dash else [first]
+        if colon:
+            numbers.append(step)
+        if not all(n.isascii() and n.isdigit() and len(n) <= 9 for n in numbers) or (colon and int(step) == 0):
+            raise InputError(source, f"--array={text} is not a task list such as 0-15, 1,3,5, 0-15:4 or 0-7%2",
+                             line=line, field="sbatch")
+        stop = int(last) if dash else int(first)
+        if stop < int(first) or len(tasks) + (stop - int(first)) // int(step or 1) >= MAX_ARRAY_TASKS:
+            raise InputError(source, f"--array={text}: empty range or more than {MAX_ARRAY_TASKS} tasks", line=line,
+                             field="sbatch")
+        tasks.update(range(int(first), stop + 1, int(step or 1)))
+    return tuple(sorted(tasks)), throttle
 
 
 def _request(values: dict[str, str], source: str, line: int | None) -> SbatchRequest:
@@ -191,12 +231,40 @@ def _request(values: dict[str, str], source: str, line: int | None) -> SbatchReq
                          "is not modelled (give two of them)", line=line, field="sbatch")
     if nodes is not None and ntasks < nodes:
         raise InputError(source, f"--ntasks={ntasks} is fewer than --nodes={nodes}", line=line, field="sbatch")
+    gpus = _gpus(values, nodes, source, line)
+    if gpus and "gpus" in values:
+        nodes = 1  # the model places a job's --gpus on one node (docs/slurm.md)
     mem = _mebibytes(values, "mem", source, line)
     mem_per_cpu = _mebibytes(values, "mem_per_cpu", source, line)
     if mem is not None and mem_per_cpu is not None:
         raise InputError(source, "--mem and --mem-per-cpu are mutually exclusive (sbatch refuses both)", line=line,
                          field="sbatch")
-    return SbatchRequest(ntasks, cpus_per_task, nodes, per_node, "exclusive" in values, mem, mem_per_cpu)
+    return SbatchRequest(ntasks, cpus_per_task, nodes, per_node, "exclusive" in values, mem, mem_per_cpu, gpus)
+
+
+def _gpus(values: dict[str, str], nodes: int | None, source: str, line: int | None) -> int:
+    """GPUs per node from `--gres=gpu[:TYPE]:N`, `--gpus-per-node=[TYPE:]N` or `--gpus=[TYPE:]N`."""
+    given = [key for key in ("gres", "gpus_per_node", "gpus") if key in values]
+    if len(given) > 1:
+        raise InputError(source, f"--{given[0].replace('_', '-')} with --{given[1].replace('_', '-')} is not "
+                         "modelled (give one)", line=line, field="sbatch")
+    if not given:
+        return 0
+    key = given[0]
+    text = values[key]
+    fields = text.split(":")
+    if key == "gres":
+        if fields[0] != "gpu" or len(fields) > 3:
+            raise InputError(source, f"--gres={text}: only gpu[:TYPE][:N] is modelled", line=line, field="sbatch")
+        fields = fields[1:] or ["1"]
+    count = fields[-1]
+    if len(fields) > 2 or not (count.isascii() and count.isdigit()) or not 0 < int(count) <= 1024:
+        raise InputError(source, f"--{key.replace('_', '-')}={text} is not a GPU count such as 2 or a100:2",
+                         line=line, field="sbatch")
+    if key == "gpus" and nodes not in (None, 1):
+        raise InputError(source, f"--gpus={text} with --nodes={nodes} is not modelled: give --gpus-per-node",
+                         line=line, field="sbatch")
+    return int(count)
 
 
 def _mebibytes(values: dict[str, str], key: str, source: str, line: int | None) -> int | None:
@@ -244,8 +312,12 @@ def read_sbatch_csv(path: StrPath, name: str = "w0") -> Workload:
         extra: dict[str, object] = {"sbatch": shlex.join(options.arguments)}
         if options.dependency:
             extra["dependency"] = options.dependency
-        jobs.append(Job(job_id, submit, options.request.cpus, Delay(duration), walltime=options.time_limit,
-                        workload=name, profile_name=f"delay{duration:g}", queue=options.partition, extra=extra))
+        for task in options.array or (None,):
+            task_id = job_id if task is None else f"{job_id}_{task}"
+            task_extra = extra if task is None else {**extra, "array_job": job_id}
+            jobs.append(Job(task_id, submit, options.request.cpus, Delay(duration), walltime=options.time_limit,
+                            workload=name, profile_name=f"delay{duration:g}", queue=options.partition,
+                            extra=task_extra))
     if not jobs:
         raise InputError(source, "no job: expected one row per job after the header")
     return Workload.from_jobs(jobs, name=name)

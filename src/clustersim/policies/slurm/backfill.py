@@ -27,7 +27,7 @@ import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from clustersim.policies.slurm.select import Allocation, ShapedRequest, bits, select_cpus
+from clustersim.policies.slurm.select import Allocation, Consumables, ShapedRequest, bits, select_cpus
 
 WILL_RUN_WINDOW = 30
 """cons_common's `time_window`: the first batch of running jobs removed ends within 30 s."""
@@ -46,6 +46,7 @@ class Running:
     """Its time limit in seconds (None: unlimited), for the guess made when OverTimeLimit is UNLIMITED."""
     memory: Allocation = field(default_factory=dict)
     """MiB it holds per node (memory as a consumable resource)."""
+    gpus: Allocation = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -188,7 +189,7 @@ def will_run(
     params: BackfillParameters | None = None,
     validity: Validity | None = None,
     request: ShapedRequest | None = None,
-    memory: Sequence[int] | None = None,
+    other: Consumables | None = None,
 ) -> tuple[float, Allocation] | None:
     """When and where a job could start on `nodes`, by removing running jobs in batches of end times.
 
@@ -197,12 +198,12 @@ def will_run(
     on the same free CPUs and running jobs is not made again (only `now` may differ, and it only enters the
     result through the guess for a job past its limit). `params` gives the nodes' weights and the guess's
     KillWait and OverTimeLimit. `validity` records how the result depends on now. A shaped `request` is tested
-    on the free CPUs and `memory` (MiB per node) instead of `cpus`, without the cache.
+    on the free CPUs and `other` resources (memory, GPUs) instead of `cpus`, without the cache.
     """
     params = params or BackfillParameters()
     key = (cpus, nodes)
     if request is not None:
-        found = _will_run_request(request, nodes, free, memory, running, epoch)
+        found = _will_run_request(request, nodes, free, other, running, epoch)
     elif cache is not None and key in cache:
         found = cache[key]
     else:
@@ -281,25 +282,24 @@ def _will_run(
 
 
 def _will_run_request(
-    request: ShapedRequest, nodes: int, free: Sequence[int], memory: Sequence[int] | None,
+    request: ShapedRequest, nodes: int, free: Sequence[int], other: Consumables | None,
     running: Sequence[Running], epoch: float,
 ) -> tuple[Running | None, Allocation] | None:
     """`_will_run` for a shaped request: the same batches of running jobs, tested with `request.select`."""
-    allocation = request.select(nodes, free, memory)
+    allocation = request.select(nodes, free, other)
     if allocation is not None:
         return None, allocation
     future = list(free)
-    future_memory = None if memory is None else list(memory)
+    future_other = None if other is None else other.copy()
     last: Running | None = None
     for batch in _removal_batches(nodes, running, epoch):
         for job in batch:
             for node, count in job.allocation.items():
                 future[node] += count
-            if future_memory is not None:
-                for node, mib in job.memory.items():
-                    future_memory[node] += mib
+            if future_other is not None:
+                future_other.add(job.memory, job.gpus)
             last = job
-        allocation = request.select(nodes, future, future_memory)
+        allocation = request.select(nodes, future, future_other)
         if allocation is not None:
             return last, allocation
     return None
@@ -385,15 +385,15 @@ def backfill_cycle(
     params: BackfillParameters,
     epoch: float = 0.0,
     memory: BackfillMemory | None = None,
-    free_memory: list[int] | None = None,
+    other: Consumables | None = None,
 ) -> Iterator[tuple[Candidate, Allocation]]:
     """Test the queue (in priority order) and yield the jobs to start now with their CPUs.
 
     The caller starts each yielded job before resuming the generator; `free` and `running` are updated here,
     so later jobs see it, as the select plugin sees a job started by backfill. `epoch` is the wall-clock second
     of t=0: Slurm rounds to bf_resolution on epoch time. `memory` carries will-run tests and the last idle cycle
-    over to later cycles while no job starts or ends (a start here clears it). `free_memory` is the MiB free per
-    node when memory is a consumable resource (updated here as `free` is).
+    over to later cycles while no job starts or ends (a start here clears it). `other` is the memory and GPUs free
+    per node (updated here as `free` is).
 
     Two kinds of cycles are known to start nothing without running them (their node space map dies with them):
     those in which no job fits the idle CPUs of its nodes, reservations ignored, and those that repeat an idle
@@ -454,7 +454,7 @@ def backfill_cycle(
                 tested += 1
                 counted = True
             result = will_run(job.cpus, avail, free, running, now, epoch, cache, params, validity, job.request,
-                              free_memory)
+                              other)
             if result is None:
                 if later_start:
                     continue
@@ -465,10 +465,9 @@ def backfill_cycle(
                 for node, count in allocation.items():
                     free[node] -= count
                 started = Running(job.key, now + job.time_limit, allocation, _bitmap(allocation), job.time_limit)
-                if job.request is not None and free_memory is not None:
-                    started.memory = job.request.memory(allocation)
-                    for node, mib in started.memory.items():
-                        free_memory[node] -= mib
+                if job.request is not None and other is not None:
+                    started.memory, started.gpus = job.request.holds(allocation)
+                    other.add(started.memory, started.gpus, -1)
                 running.insert(bisect.bisect_right(running, started.end, key=_end), started)
                 memory.clear()
                 started_keys.add(job.key)

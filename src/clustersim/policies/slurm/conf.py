@@ -3,8 +3,8 @@
 The reader accepts any slurm.conf: keys the model does not interpret are kept verbatim (the real daemons need
 them). What it interprets:
 
-- `NodeName=` lines (hostlists such as `n[1-4]`, `DEFAULT` lines): `CPUs`, `RealMemory`, `Weight`, `Port`,
-  `NodeAddr`, `NodeHostname`, `State`; the nodes are numbered in file order, as slurmctld numbers them;
+- `NodeName=` lines (hostlists such as `n[1-4]`, `DEFAULT` lines): `CPUs`, `RealMemory`, `Weight`, `Gres` (GPUs),
+  `Port`, `NodeAddr`, `NodeHostname`, `State`; the nodes are numbered in file order, as slurmctld numbers them;
 - `PartitionName=` lines: `Nodes` (hostlist or `ALL`), `Default`, `MaxTime`, `MaxNodes`, `DefaultTime`,
   `PriorityJobFactor`, `PriorityTier` (and the older `Priority`, which sets both), `State`;
 - global keys: `SchedulerType`, `SchedulerParameters`, `SelectType`, `SelectTypeParameters`, `DefMemPerCPU`,
@@ -93,6 +93,8 @@ class NodeConf:
     real_memory: int = 1
     """MiB, as slurm.conf gives it."""
     weight: int = 1
+    gpus: int = 0
+    """`Gres=gpu:N` (or `gpu:TYPE:N`): GPUs of the node."""
     port: int | None = None
     addr: str | None = None
     hostname: str | None = None
@@ -293,6 +295,7 @@ def _nodes(lines: list[tuple[int, dict[str, str]]], source: str) -> list[NodeCon
                 cpus=cpus,
                 real_memory=_positive(values.get("realmemory", "1"), "RealMemory", source, number),
                 weight=_positive(values.get("weight", "1"), "Weight", source, number),
+                gpus=_gpus(values.get("gres", ""), source, number),
                 port=ports[i],
                 addr=addrs[i],
                 hostname=hostnames[i],
@@ -380,6 +383,20 @@ def _partitions(
     if not partitions:
         partitions.append(PartitionConf("default", tuple(n.name for n in nodes), default=True))
     return partitions
+
+
+def _gpus(text: str, source: str, number: int) -> int:
+    """The GPUs a node's `Gres=` gives (`gpu:2`, `gpu:a100:2,gpu:v100:1`); other GRES are not counted."""
+    total = 0
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        fields = item.split(":")
+        if fields[0] != "gpu":
+            continue
+        count = fields[-1] if len(fields) > 1 else "1"
+        if not _digits(count) or len(fields) > 3:
+            raise InputError(source, f"'Gres={text}' is not a GRES list such as gpu:2 or gpu:a100:2", line=number)
+        total += int(count)
+    return total
 
 
 def _max_nodes(text: str, source: str, number: int) -> int | None:

@@ -46,9 +46,9 @@ from clustersim.policies.registry import register_policy
 from clustersim.policies.slurm.backfill import BackfillMemory, BackfillParameters, Candidate, Running, backfill_cycle
 from clustersim.policies.slurm.conf import NodeConf, PartitionConf, SlurmConf, read_slurm_conf
 from clustersim.policies.slurm.priority import BasicPriority, JobFactors, MultifactorPriority, PriorityPlugin
-from clustersim.policies.slurm.select import Allocation, Shape, ShapedRequest, select_cpus
+from clustersim.policies.slurm.select import Allocation, Consumables, Shape, ShapedRequest, select_cpus
 from clustersim.workload.job import Job
-from clustersim.workload.sbatch import SbatchRequest, sbatch_options
+from clustersim.workload.sbatch import SbatchOptions, SbatchRequest, sbatch_options
 
 MODELLED = frozenset({
     "schedulertype", "schedulerparameters", "selecttype", "selecttypeparameters", "prioritytype",
@@ -78,7 +78,8 @@ SCHEDULER_OPTIONS = frozenset({
     "sched_interval", "batch_sched_delay", "default_queue_depth", "bf_interval", "bf_resolution", "bf_window",
     "bf_max_job_test", "bf_continue",
 })
-NODE_KEYS = frozenset({"nodename", "cpus", "realmemory", "weight", "port", "nodeaddr", "nodehostname", "state"})
+NODE_KEYS = frozenset({"nodename", "cpus", "realmemory", "weight", "port", "nodeaddr", "nodehostname", "state",
+                       "gres"})
 PARTITION_KEYS = frozenset({
     "partitionname", "nodes", "default", "maxtime", "defaulttime", "priorityjobfactor", "prioritytier",
     "priority", "state", "maxnodes",
@@ -135,6 +136,12 @@ class _Job:
     """The shaped request per partition index (MaxNodes differs between partitions)."""
     memory: Allocation = field(default_factory=dict)
     """MiB it holds per node once started (memory as a consumable resource)."""
+    gpus: Allocation = field(default_factory=dict)
+    """GPUs it holds per node once started."""
+    array: _Array | None = None
+    """The job array it is a task of (None: not an array task)."""
+    task: int = 0
+    """Its array task id (the order of an array's tasks in the queue)."""
     dependencies: list[tuple[str, str]] = field(default_factory=list)
     """Unmet (type, job id) dependencies: `afterany` or `afterok`."""
     never: bool = False
@@ -160,6 +167,18 @@ class _Job:
     @property
     def runnable(self) -> bool:
         return not self.dependencies and not self.never
+
+
+@dataclass(slots=True)
+class _Array:
+    """A job array (`--array=...%N`): its tasks share a job id and a priority; at most `throttle` run at once."""
+
+    job_id: int
+    priority: int
+    throttle: int | None
+    running: int = 0
+    tasks: list[str] = field(default_factory=list)
+    """Keys of its tasks: a dependency on the array waits for all of them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,6 +211,8 @@ class Slurm(Policy):
         self._pending: dict[str, _Job] = {}
         self._running: dict[str, _Job] = {}
         self._seq = 0
+        self._arrays: dict[str, _Array] = {}
+        """Job arrays by the key the workload gives them (`workload!id` of their row)."""
         self._ended: dict[str, FinalState] = {}
         """Final state of every job that ended (dependencies are tested against it)."""
         self._dependents: dict[str, list[_Job]] = {}
@@ -259,8 +280,10 @@ class Slurm(Policy):
         memory = any(word.strip().upper() in MEMORY_PARAMETERS
                      for word in conf.get("SelectTypeParameters", "CR_CPU").split(","))
         self._real_memory = tuple(node.real_memory for node in conf.nodes) if memory else None
-        self._free_mem = list(self._real_memory) if self._real_memory is not None else None
-        """MiB free per node when memory is a consumable resource (CR_CPU_Memory, CR_Core_Memory)."""
+        gpus = [node.gpus for node in conf.nodes]
+        self._other = Consumables(None if self._real_memory is None else list(self._real_memory),
+                                  gpus if any(gpus) else None)
+        """Memory free per node when a consumable resource (CR_CPU_Memory, CR_Core_Memory), and GPUs free."""
         self._sizes = tuple(node.cpus for node in conf.nodes)
         self._linear = select_type == "select/linear"
         self._def_mem_per_cpu = conf.integer("DefMemPerCPU", 0)
@@ -335,7 +358,8 @@ class Slurm(Policy):
         too_long = frozenset(
             p.index for p in named if p.conf.max_time is not None and (limit is None or limit > p.conf.max_time)
         )
-        shape = self._shape(job)
+        options = sbatch_options(job)
+        shape = self._shape(job, options)
         if shape is not None and shape.nodes is not None:
             too_long |= {p.index for p in named if p.conf.max_nodes is not None and shape.nodes > p.conf.max_nodes}
         holding = tuple(p for p in named if self._fits_empty(job, shape, p))
@@ -344,16 +368,26 @@ class Slurm(Policy):
         dependencies = self._dependencies(job)
         if dependencies is None:
             return RejectJob(job.key)  # "Job dependency problem"
-        self._seq += 1
+        array = self._arrays.get(f"{job.workload}!{job.extra['array_job']}") if "array_job" in job.extra else None
+        if array is None:
+            self._seq += 1
         factors = JobFactors(
             cpus=job.nb_res, min_nodes=(shape.nodes or 1) if shape is not None else 1, eligible=now, user=job.user,
             account=job.group or "root",
             partition_factor=named[0].norm_priority,
             time_limit_minutes=None if limit is None else limit / 60, qos=str(job.extra.get("qos", "normal")),
         )
-        info = _Job(job, self._seq, now, job.nb_res, named[0], limit, factors, holding, too_long=too_long,
-                    shape=shape)
-        first_priority = self._plugin.initial(factors, now)
+        info = _Job(job, self._seq if array is None else array.job_id, now, job.nb_res, named[0], limit, factors,
+                    holding, too_long=too_long, shape=shape)
+        # The tasks of an array share the first one's job id and priority; they queue in task order.
+        first_priority = self._plugin.initial(factors, now) if array is None else array.priority
+        if "array_job" in job.extra and options is not None:
+            info.array = self._arrays.setdefault(
+                f"{job.workload}!{job.extra['array_job']}",
+                _Array(info.job_id, first_priority, options.throttle))
+            info.array.tasks.append(job.key)
+            suffix = job.id.rpartition("_")[2]
+            info.task = int(suffix) if suffix.isdigit() else 0
         info.priorities = {p.index: first_priority for p in named}
         if len(named) > 1:
             self._set_priorities(info, now)
@@ -365,13 +399,12 @@ class Slurm(Policy):
         self._ask_for_pass(now)
         return None
 
-    def _shape(self, job: Job) -> Shape | None:
+    def _shape(self, job: Job, options: SbatchOptions | None) -> Shape | None:
         """The job's request as select sees it (None: `nb_res` CPUs anywhere, memory not consumable).
 
         An sbatch-options job brings its own; under select/linear every job takes whole nodes; with memory
         consumable, a job naming no memory gets DefMemPerCPU per CPU, or without it all of each node's memory.
         """
-        options = sbatch_options(job)
         request = options.request if options is not None else SbatchRequest(job.nb_res)
         if request.plain and not self._linear and self._real_memory is None:
             return None
@@ -382,7 +415,7 @@ class Slurm(Policy):
             else:
                 mem = 0
         return Shape(request.ntasks, request.cpus_per_task, request.nodes, request.ntasks_per_node,
-                     request.exclusive or self._linear, mem, per_cpu)
+                     request.exclusive or self._linear, mem, per_cpu, request.gpus_per_node)
 
     def _shaped(self, info: _Job, part: _Partition) -> ShapedRequest | None:
         """The job's shaped request in a partition (made once; None for a plain job in a partition without
@@ -404,13 +437,15 @@ class Slurm(Policy):
         shape = shape if shape is not None else Shape(job.nb_res)
         max_nodes = None if shape.nodes is not None else part.conf.max_nodes
         request = ShapedRequest(shape, self._sizes, self._real_memory, max_nodes, self._bf.weights)
-        return request.select(part.nodes, self._sizes, self._real_memory) is not None
+        idle = Consumables(None if self._real_memory is None else list(self._real_memory),
+                           [node.gpus for node in self._conf.nodes] if self._conf is not None else None)
+        return request.select(part.nodes, self._sizes, idle) is not None
 
     def _select(self, info: _Job, part: _Partition, avail: int) -> Allocation | None:
         request = self._shaped(info, part)
         if request is None:
             return select_cpus(info.cpus, part.nodes & avail, self._free, weights=self._bf.weights)
-        return request.select(part.nodes & avail, self._free, self._free_mem)
+        return request.select(part.nodes & avail, self._free, self._other)
 
     def _candidate(self, info: _Job, part: _Partition) -> Candidate:
         """The job as the backfill pass tests it in `part` (made once per job and partition)."""
@@ -439,6 +474,8 @@ class Slurm(Policy):
         if preceding is not None:
             wanted.append(("afterany", f"{job.workload}!{preceding}", False))
         unmet: list[tuple[str, str]] = []
+        wanted = [(kind, task, strict) for kind, key, strict in wanted  # an array: all its tasks
+                  for task in (self._arrays[key].tasks if key in self._arrays else [key])]
         for kind, key, strict in wanted:
             state = self._ended.get(key)
             if state is not None:
@@ -473,13 +510,13 @@ class Slurm(Policy):
         if info is None:
             self._pending.pop(key, None)
             return
+        if info.array is not None:
+            info.array.running -= 1
         self._bf_memory.clear()
         for node, ids in info.cpu_ids.items():
             self._free_ids[node] = sorted(self._free_ids[node] + ids)
             self._free[node] += len(ids)
-        if self._free_mem is not None:
-            for node, mib in info.memory.items():
-                self._free_mem[node] += mib
+        self._other.add(info.memory, info.gpus)
         if isinstance(self._plugin, MultifactorPriority) and self._plugin.accounting:
             elapsed = now - max(self._last_calc, info.start)
             self._plugin.fairshare.charge(info.factors.user, info.factors.account, info.cpus, elapsed)
@@ -507,15 +544,26 @@ class Slurm(Policy):
         if self._entries is None:
             entries = [
                 (info, part)
-                for info in self._pending.values() if info.runnable
+                for info in self._pending.values() if info.runnable and self._below_throttle(info)
                 for part in info.partitions if part.index not in info.too_long
             ]
             entries.sort(key=lambda e: (-e[1].conf.priority_tier, -e[0].priorities[e[1].index], e[0].submit,
-                                        e[0].job_id))
+                                        e[0].job_id, e[0].task))
             self._entries = entries
             self._candidates = [self._candidate(info, part) for info, part in entries]
             self._by_candidate = {id(c): entry for c, entry in zip(self._candidates, entries, strict=True)}
         return self._entries
+
+    def _below_throttle(self, info: _Job) -> bool:
+        """Whether the task may start without exceeding its array's `%` limit (else JobArrayTaskLimit): only the
+        first `throttle - running` pending tasks of an array are queued, so no pass starts more."""
+        array = info.array
+        if array is None or array.throttle is None:
+            return True
+        free = array.throttle - array.running
+        return free > 0 and sum(
+            1 for key in array.tasks[:array.tasks.index(info.job.key)]
+            if key in self._pending and self._pending[key].runnable) < free
 
     def _main_pass(self, now: float, full: bool) -> Iterator[Decision]:
         """`_schedule`: start jobs in priority order; a job that does not fit closes its partition's nodes."""
@@ -553,32 +601,38 @@ class Slurm(Policy):
             self._stuck = True
 
     def _start(self, info: _Job, allocation: Allocation, now: float, part: _Partition) -> StartJob:
-        """Take the lowest free CPU ids of each allocated node (Slurm's CPU_IDs are lowest first)."""
+        """Take the lowest free CPU ids of each allocated node (Slurm's CPU_IDs are lowest first); a one-task job
+        with GPUs takes the highest (as real Slurm 22.05 does: docs/slurm.md, GPUs)."""
         self._bf_memory.clear()
         self._running_records = None
         units: list[int] = []
         cpu_ids: dict[int, list[int]] = {}
+        last = info.shape is not None and info.shape.gpus_per_node > 0 and info.shape.tasks == 1
         for node, count in sorted(allocation.items()):
             ids = self._free_ids[node]
-            taken, self._free_ids[node] = ids[:count], ids[count:]
+            if last:
+                taken, self._free_ids[node] = ids[len(ids) - count:], ids[:len(ids) - count]
+            else:
+                taken, self._free_ids[node] = ids[:count], ids[count:]
             cpu_ids[node] = taken
             self._free[node] -= count
             offset = self._offsets[node]
             units.extend(offset + cpu for cpu in taken)
         request = self._shaped(info, part)
-        if request is not None and self._free_mem is not None:
-            info.memory = request.memory(allocation)
-            for node, mib in info.memory.items():
-                self._free_mem[node] -= mib
+        if request is not None:
+            info.memory, info.gpus = request.holds(allocation)
+            self._other.add(info.memory, info.gpus, -1)
         del self._pending[info.job.key]
         self._entries = None
+        if info.array is not None:
+            info.array.running += 1
         info.partition = part
         info.start = now
         info.start_second = self._second(now) - self._epoch
         info.allocation = allocation
         info.cpu_ids = cpu_ids
         info.running = Running(info.job.key, info.slurm_end, allocation, _bitmap(allocation), info.limit,
-                               info.memory)
+                               info.memory, info.gpus)
         over = self._bf.over_time_limit
         walltime = info.job.walltime
         if over is not None and info.limit is not None and (walltime is None or walltime > info.limit):
@@ -601,9 +655,8 @@ class Slurm(Policy):
         running = self._running_records  # backfill_cycle works on a sorted copy
         started = False
         second = self._second(now) - self._epoch  # backfill.c works in whole seconds (time_t)
-        free_memory = None if self._free_mem is None else list(self._free_mem)
         cycle = backfill_cycle(second, candidates, list(self._free), running, self._up, self._bf, self._epoch,
-                               self._bf_memory, free_memory)
+                               self._bf_memory, self._other.copy())
         for candidate, allocation in cycle:
             started = True
             info, part = by_candidate[id(candidate)]

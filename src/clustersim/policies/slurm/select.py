@@ -117,7 +117,7 @@ def select_cpus(
 
 @dataclass(frozen=True, slots=True)
 class Shape:
-    """A request beyond "N CPUs anywhere" (sbatch `-N`, `--ntasks-per-node`, `-c`, `--exclusive`, memory)."""
+    """A request beyond "N CPUs anywhere" (sbatch `-N`, `--ntasks-per-node`, `-c`, `--exclusive`, memory, GPUs)."""
 
     tasks: int
     cpus_per_task: int = 1
@@ -129,11 +129,33 @@ class Shape:
     mem_per_node: int | None = None
     """MiB on each node (0: all of it); with memory consumable and neither given, the job takes all of it."""
     mem_per_cpu: int | None = None
+    gpus_per_node: int = 0
+
+
+@dataclass(slots=True)
+class Consumables:
+    """What nodes have free besides CPUs: memory (MiB) and GPUs per node (None: not a consumable resource)."""
+
+    memory: list[int] | None = None
+    gpus: list[int] | None = None
+
+    def copy(self) -> Consumables:
+        return Consumables(None if self.memory is None else list(self.memory),
+                           None if self.gpus is None else list(self.gpus))
+
+    def add(self, memory: Allocation, gpus: Allocation, sign: int = 1) -> None:
+        """Give back (sign 1) or take (sign -1) what a job holds."""
+        if self.memory is not None:
+            for node, mib in memory.items():
+                self.memory[node] += sign * mib
+        if self.gpus is not None:
+            for node, count in gpus.items():
+                self.gpus[node] += sign * count
 
 
 @dataclass(frozen=True, slots=True)
 class ShapedRequest:
-    """A shaped request on a given cluster: what `select_shaped` needs besides the free resources."""
+    """A shaped request on a given cluster: what `select` needs besides the free resources."""
 
     shape: Shape
     sizes: tuple[int, ...]
@@ -144,21 +166,23 @@ class ShapedRequest:
     """The partition's MaxNodes, for a job that does not name its node count."""
     weights: tuple[int, ...] | None = None
 
-    def select(self, allowed: int, free: Sequence[int], memory: Sequence[int] | None) -> Allocation | None:
-        """The CPUs per node the job gets on `allowed` nodes with `free` CPUs and `memory` MiB free; None: no fit.
+    def select(self, allowed: int, free: Sequence[int], other: Consumables | None = None) -> Allocation | None:
+        """The CPUs per node the job gets on `allowed` nodes with `free` CPUs and `other` resources; None: no fit.
 
         As cons_tres does: each node offers the tasks its free CPUs and memory hold (exactly `tasks_per_node`
-        or none), the nodes are chosen as `select_cpus` chooses them (with tasks for CPUs), and with `-N` the
-        tasks go to the chosen nodes in order, each keeping one task for every node after it.
+        or none) if it has the GPUs asked, the nodes are chosen as `select_cpus` chooses them (with tasks for
+        CPUs), and with `-N` the tasks go to the chosen nodes in order, each keeping one task for every node after.
         """
         shape = self.shape
+        memory = None if other is None or self.real_memory is None else other.memory
+        gpus = None if other is None else other.gpus
         caps = [0] * len(free)
         usable = 0
         for node in bits(allowed):
             cpus = free[node]
-            if shape.whole_nodes and (cpus != self.sizes[node] or (
-                    memory is not None and self.real_memory is not None
-                    and memory[node] != self.real_memory[node])):
+            if shape.whole_nodes and cpus != self.sizes[node]:
+                continue
+            if shape.gpus_per_node and (gpus is None or gpus[node] < shape.gpus_per_node):
                 continue
             tasks = cpus // shape.cpus_per_task
             if memory is not None and self.real_memory is not None:
@@ -194,16 +218,17 @@ class ShapedRequest:
     def _memory_tasks(self, free: int, real: int) -> int:
         """How many tasks `free` MiB of a node of `real` MiB hold."""
         shape = self.shape
-        if shape.mem_per_cpu is not None:
-            return free // (shape.mem_per_cpu * shape.cpus_per_task) if shape.mem_per_cpu else self.shape.tasks
+        if shape.mem_per_cpu:
+            return free // (shape.mem_per_cpu * shape.cpus_per_task)
         need = real if not shape.mem_per_node else shape.mem_per_node
-        return self.shape.tasks if free >= need else 0
+        return shape.tasks if free >= need else 0
 
-    def memory(self, allocation: Allocation) -> Allocation:
-        """MiB the job takes on each of its nodes (empty when memory is not consumable)."""
-        if self.real_memory is None:
-            return {}
+    def holds(self, allocation: Allocation) -> tuple[Allocation, Allocation]:
+        """The memory (MiB; empty when not consumable) and the GPUs the job holds on each of its nodes."""
         shape = self.shape
+        gpus = {node: shape.gpus_per_node for node in allocation} if shape.gpus_per_node else {}
+        if self.real_memory is None:
+            return {}, gpus
         if shape.mem_per_cpu is not None:
-            return {node: shape.mem_per_cpu * cpus for node, cpus in allocation.items()}
-        return {node: shape.mem_per_node or self.real_memory[node] for node in allocation}
+            return {node: shape.mem_per_cpu * cpus for node, cpus in allocation.items()}, gpus
+        return {node: shape.mem_per_node or self.real_memory[node] for node in allocation}, gpus
