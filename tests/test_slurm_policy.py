@@ -29,6 +29,12 @@ def job(job_id: int, submit: float, cpus: int, runtime: float, walltime: float |
 
 
 def run(conf_text: str, jobs: list[Job], **options: object) -> Collector:
+    """Simulate; the cases are worked out for select/cons_tres with CR_CPU, which a conf naming neither gets here
+    (Slurm 22.05's own defaults are select/linear, and CR_Core_Memory for cons_tres: tests/test_slurm_shapes.py)."""
+    if "SelectType=" not in conf_text:
+        conf_text = "SelectType=select/cons_tres\n" + conf_text
+        if "SelectTypeParameters=" not in conf_text:
+            conf_text = "SelectTypeParameters=CR_CPU\n" + conf_text
     conf = parse_slurm_conf(conf_text)
     options = {"ctld_start": -600.0, "sched_latency": 0.0, **options}
     collector = Collector()

@@ -6,7 +6,7 @@ job submitted with exactly the options its CSV row gives:
 - memory: CR_CPU_Memory with DefMemPerCPU, `--mem`, `--mem-per-cpu`, partition MaxNodes, `-N`,
   `--ntasks-per-node`, `--cpus-per-task`, `--exclusive`, a dependency (examples/requests.csv);
 - default memory: CR_Core_Memory without DefMemPerCPU (a job naming no memory takes all of its node's);
-- select/linear: whole nodes;
+- select/linear, Slurm 22.05's default SelectType (the scenario's slurm.conf names none): whole nodes;
 - job arrays with `%` throttling, and a dependency on a whole array;
 - GPUs: `--gpus`, `--gres=gpu:N`, `--gpus-per-node` (gres.conf with empty files for devices).
 
@@ -52,21 +52,22 @@ SCENARIOS = {
                        (EXAMPLES / "requests.csv").read_text(encoding="utf-8"),
                        rejected=frozenset({"5", "7"}), never=frozenset({"6"}), whole_nodes=frozenset({"8"})),
     "default-memory": Scenario(
-        "SelectTypeParameters=CR_Core_Memory\nNodeName=n[1-2] CPUs=4 RealMemory=1000\n"
+        "SelectType=select/cons_tres\nSelectTypeParameters=CR_Core_Memory\nNodeName=n[1-2] CPUs=4 RealMemory=1000\n"
         "PartitionName=p Nodes=n[1-2] Default=YES MaxTime=INFINITE\n",
         "id,submit,duration,sbatch\n1,0,30,-n 1 -t 1\n2,1,30,-n 1 -t 1\n3,2,20,-n 1 --mem=100 -t 1\n"
         "4,3,20,-n 2 --mem-per-cpu=200 -t 1\n"),
     "linear": Scenario(
-        "SelectType=select/linear\nNodeName=n[1-3] CPUs=2 RealMemory=1000\n"
+        "NodeName=n[1-3] CPUs=2 RealMemory=1000\n"
         "PartitionName=p Nodes=n[1-3] Default=YES MaxTime=INFINITE\n",
         "id,submit,duration,sbatch\n1,0,30,-n 1 -t 1\n2,0,40,-n 3 -t 1\n3,1,20,-n 1 -t 1\n4,2,20,-N 2 -t 1\n"
         "5,3,10,-n 1 --exclusive -t 1\n", whole_nodes=frozenset({"1", "2", "3", "4", "5"})),
     "array": Scenario(
-        "NodeName=n[1-2] CPUs=2 RealMemory=1000\nPartitionName=p Nodes=n[1-2] Default=YES MaxTime=INFINITE\n",
+        "SelectType=select/cons_tres\nNodeName=n[1-2] CPUs=2 RealMemory=1000\n"
+        "PartitionName=p Nodes=n[1-2] Default=YES MaxTime=INFINITE\n",
         "id,submit,duration,sbatch\n1,0,20,--array=0-4%2 -n 1 -t 1\n2,1,15,-n 1 -t 1\n"
         "3,2,10,-n 2 -t 1 --dependency=afterok:1\n"),
     "gpus": Scenario(
-        "GresTypes=gpu\nNodeName=n[1-2] CPUs=4 RealMemory=1000 Gres=gpu:2\n"
+        "SelectType=select/cons_tres\nGresTypes=gpu\nNodeName=n[1-2] CPUs=4 RealMemory=1000 Gres=gpu:2\n"
         "PartitionName=p Nodes=n[1-2] Default=YES MaxTime=INFINITE\n",
         "id,submit,duration,sbatch\n1,0,30,--gpus=1 -n 1 -t 1\n2,4,30,--gres=gpu:2 -n 2 -t 1\n"
         "3,8,20,--gpus-per-node=1 -N 2 -t 1\n4,12,10,-n 2 -t 1\n5,13,10,--gres=gpu:3 -n 1 -t 1\n"

@@ -4,12 +4,20 @@ tests/test_slurm_requests.py; docs/slurm.md gives the scenarios' results)."""
 
 from __future__ import annotations
 
+import pytest
+
 from clustersim.core.events import FinalState
+from clustersim.errors import InputError
+from clustersim.policies.registry import create_policy
 from clustersim.policies.slurm.backfill import Running, will_run
+from clustersim.policies.slurm.conf import parse_slurm_conf, platform_from_conf
 from clustersim.policies.slurm.select import Consumables, Shape, ShapedRequest
+from clustersim.runner import simulate
 from clustersim.workload.job import Job
 from clustersim.workload.profiles import Delay
 from clustersim.workload.sbatch import parse_sbatch
+from clustersim.workload.stream import Workload
+from conftest import Collector
 from test_slurm_policy import run, starts
 
 MEMORY = ("SelectTypeParameters=CR_CPU_Memory\nDefMemPerCPU=100\nNodeName=n[1-2] CPUs=4 RealMemory=1000\n"
@@ -79,6 +87,33 @@ def test_select_linear_gives_whole_nodes() -> None:
     result = run(conf, jobs)
     assert starts(result) == {"1": 0, "2": 0, "3": 30}
     assert units(result, "2") == "2-4"  # the CPUs it asked, on n2 and n3 (it holds all four)
+
+
+def test_slurm_22_05_allocates_whole_nodes_when_the_conf_names_no_select_type() -> None:
+    conf = parse_slurm_conf("NodeName=n[1-2] CPUs=2\nPartitionName=p Nodes=n[1-2] Default=YES\n")
+    collector = Collector()
+    jobs = [sbatch(1, 0, 30, "-n 1 -t 1"), sbatch(2, 0, 30, "-n 1 -t 1"), sbatch(3, 0, 30, "-n 1 -t 1")]
+    simulate(platform_from_conf(conf), Workload.from_jobs(jobs), create_policy("slurm", conf=conf),
+             extra_sinks=[collector])
+    assert {k: o.start for k, o in collector.outcomes.items()} == {"1": 0, "2": 0, "3": 30}  # one job per node
+
+
+def test_cons_tres_consumes_memory_when_the_conf_names_no_parameters() -> None:
+    # Slurm 22.05 behaves as with CR_Core_Memory: without DefMemPerCPU a job takes all of its node's memory.
+    conf = "SelectType=select/cons_tres\nNodeName=n[1-2] CPUs=2\nPartitionName=p Nodes=n[1-2] Default=YES\n"
+    parsed = parse_slurm_conf(conf)
+    collector = Collector()
+    jobs = [sbatch(1, 0, 30, "-n 1 -t 1"), sbatch(2, 0, 30, "-n 1 -t 1"), sbatch(3, 0, 30, "-n 1 -t 1")]
+    simulate(platform_from_conf(parsed), Workload.from_jobs(jobs), create_policy("slurm", conf=parsed),
+             extra_sinks=[collector])
+    assert {k: str(o.resources) for k, o in collector.outcomes.items()} == {"1": "0", "2": "2", "3": "0"}
+
+
+def test_select_linear_with_cpu_parameters_is_refused_as_slurmd_refuses_it() -> None:
+    conf = parse_slurm_conf("SelectType=select/linear\nSelectTypeParameters=CR_Core_Memory\nNodeName=n1 CPUs=2\n")
+    with pytest.raises(InputError, match="slurmd refuses it"):
+        simulate(platform_from_conf(conf), Workload.from_jobs([sbatch(1, 0, 5, "-t 1")]),
+                 create_policy("slurm", conf=conf))
 
 
 def test_will_run_waits_for_the_memory_of_running_jobs() -> None:

@@ -90,6 +90,11 @@ class UnmodelledSlurmSettings(UserWarning):
     """A slurm.conf sets something the model does not model (it simulates as if it were not set)."""
 
 
+DEFAULT_SELECT = "select/linear"
+"""Slurm 22.05's SelectType when slurm.conf sets none (whole nodes; 23.02 made select/cons_tres the default)."""
+DEFAULT_SELECT_PARAMETERS = "CR_Core_Memory"
+"""cons_tres's SelectTypeParameters when slurm.conf sets none, as real Slurm 22.05 behaves: memory is consumed
+(without DefMemPerCPU a job takes all of its nodes' memory: one job per node)."""
 MEMORY_PARAMETERS = frozenset({"CR_CPU_MEMORY", "CR_CORE_MEMORY", "CR_MEMORY"})
 """SelectTypeParameters that make memory a consumable resource."""
 SELECT_PARAMETERS = frozenset({"CR_CPU", "CR_CORE", "CR_CPU_MEMORY", "CR_CORE_MEMORY"})
@@ -276,9 +281,15 @@ class Slurm(Policy):
         )
         self._backfill = conf.get("SchedulerType", "sched/backfill").lower() != "sched/builtin"
         weights = tuple(node.weight for node in conf.nodes)
-        select_type = conf.get("SelectType", "select/cons_tres").lower()
-        memory = any(word.strip().upper() in MEMORY_PARAMETERS
-                     for word in conf.get("SelectTypeParameters", "CR_CPU").split(","))
+        select_type = conf.get("SelectType", DEFAULT_SELECT).lower()
+        default_params = "" if select_type == "select/linear" else DEFAULT_SELECT_PARAMETERS
+        words = {word.strip().upper() for word in conf.get("SelectTypeParameters", default_params).split(",")
+                 if word.strip()}
+        if select_type == "select/linear" and words & {"CR_CPU", "CR_CORE", "CR_CPU_MEMORY", "CR_CORE_MEMORY"}:
+            raise InputError(conf.source, f"SelectTypeParameters={conf.get('SelectTypeParameters')} with "
+                             f"SelectType={select_type}: slurmd refuses it (select/linear allocates whole nodes; "
+                             "set SelectType=select/cons_tres)", field="SelectTypeParameters")
+        memory = bool(words & MEMORY_PARAMETERS) and select_type != "select/linear"
         self._real_memory = tuple(node.real_memory for node in conf.nodes) if memory else None
         gpus = [node.gpus for node in conf.nodes]
         self._other = Consumables(None if self._real_memory is None else list(self._real_memory),
@@ -608,6 +619,7 @@ class Slurm(Policy):
         units: list[int] = []
         cpu_ids: dict[int, list[int]] = {}
         last = info.shape is not None and info.shape.gpus_per_node > 0 and info.shape.tasks == 1
+        reported = _asked(allocation, info.cpus) if sum(allocation.values()) > info.cpus else allocation
         for node, count in sorted(allocation.items()):
             ids = self._free_ids[node]
             if last:
@@ -617,7 +629,7 @@ class Slurm(Policy):
             cpu_ids[node] = taken
             self._free[node] -= count
             offset = self._offsets[node]
-            units.extend(offset + cpu for cpu in taken)
+            units.extend(offset + cpu for cpu in taken[:reported[node]])
         request = self._shaped(info, part)
         if request is not None:
             info.memory, info.gpus = request.holds(allocation)
@@ -641,7 +653,7 @@ class Slurm(Policy):
                 self._ctld + math.ceil((kill - self._ctld) / PERIODIC_TIMEOUT - _EPS) * PERIODIC_TIMEOUT)
         self._running[info.job.key] = info
         self._note_work(now)
-        return StartJob(info.job.key, IntervalSet.from_ids(units[:info.cpus]))  # whole nodes: the CPUs it asked
+        return StartJob(info.job.key, IntervalSet.from_ids(units))
 
     # -- the backfill scheduler ----------------------------------------------------------------------
 
@@ -785,6 +797,18 @@ def _bf_limit(info: _Job, part: _Partition) -> float:
     return min(limits) if limits else YEAR
 
 
+def _asked(allocation: Allocation, cpus: int) -> Allocation:
+    """The CPUs a job holding whole nodes reports (the core counts the CPUs it asked): on each node in order as
+    many as are left after one for each later node, so that every node it holds shows."""
+    asked: Allocation = {}
+    remaining = cpus
+    nodes = sorted(allocation)
+    for position, node in enumerate(nodes):
+        asked[node] = max(0, min(allocation[node], remaining - (len(nodes) - position - 1)))
+        remaining -= asked[node]
+    return asked
+
+
 def _bitmap(allocation: Allocation) -> int:
     value = 0
     for node in allocation:
@@ -800,10 +824,10 @@ def unmodelled_settings(conf: SlurmConf) -> list[str]:
         if key not in MODELLED and key not in NOT_SCHEDULING
     ]
     out += [f"SchedulerParameters {name}" for name in conf.scheduler_parameters if name not in SCHEDULER_OPTIONS]
-    select = conf.get("SelectType", "select/cons_tres").lower()
+    select = conf.get("SelectType", DEFAULT_SELECT).lower()
     if select not in ("select/cons_tres", "select/cons_res", "select/linear"):
         out.append(f"SelectType={select} (simulated as select/cons_tres)")
-    params = conf.get("SelectTypeParameters", "CR_CPU")
+    params = conf.get("SelectTypeParameters", "" if select == "select/linear" else DEFAULT_SELECT_PARAMETERS)
     if any(word.strip().upper() not in SELECT_PARAMETERS for word in params.split(",") if word.strip()):
         out.append(f"SelectTypeParameters={params} (simulated as CR_CPU)")
     modelled_flags = {"NO_FAIR_TREE", "SMALL_RELATIVE_TO_TIME"}
@@ -848,11 +872,13 @@ def _qos(text: str | Mapping[str, int]) -> dict[str, int]:
 
 
 def _default_conf(platform: Platform) -> SlurmConf:
-    """Slurm's defaults on the simulated platform: one partition with every node."""
+    """Slurm's defaults on the simulated platform: one partition with every node; select/cons_tres, CR_CPU (the
+    allocation of CPUs, not of whole nodes, that a platform's cores stand for)."""
     cores = [node.cores if platform.unit is Unit.CORE else 1 for node in platform.nodes]
     nodes = tuple(NodeConf(node.name, cpus=c) for node, c in zip(platform.nodes, cores, strict=True))
     partition = PartitionConf("default", tuple(n.name for n in nodes), default=True)
-    return SlurmConf("<defaults>", {}, nodes, (partition,))
+    return SlurmConf("<defaults>", {"selecttype": "select/cons_tres", "selecttypeparameters": "CR_CPU"}, nodes,
+                     (partition,))
 
 
 def _check_platform(conf: SlurmConf, platform: Platform) -> None:
