@@ -11,7 +11,7 @@ job submitted with exactly the options its CSV row gives:
 - GPUs: `--gpus`, `--gres=gpu:N`, `--gpus-per-node` (gres.conf with empty files for devices).
 
 For each: the jobs Slurm rejects at submission are those the model rejects, the same jobs never start, and
-every job starts within 5 s of Slurm's start (the scenarios' measured maximum is 3 s: docs/slurm.md) on the
+every job starts within 5 s of Slurm's start (measured: under 1 s, docs/slurm.md) on the
 same nodes, with the same CPU ids unless it holds whole nodes (the model then reports only the CPUs asked).
 Slurm is installed with apt-get when missing; the test is skipped only when that is impossible.
 """

@@ -1,6 +1,6 @@
 """Requests beyond "N CPUs" on hand-computed cases: memory as a consumable resource, node-shaped requests,
---exclusive, select/linear and partition MaxNodes (each checked against real Slurm 22.05 in
-tests/test_slurm_requests.py; docs/slurm.md gives the scenarios' results)."""
+--exclusive, select/linear, partition MaxNodes, GPUs and Slurm 22.05's defaults (each checked against real Slurm
+in tests/test_slurm_sbatch_replay.py; docs/slurm.md gives the scenarios' results)."""
 
 from __future__ import annotations
 
