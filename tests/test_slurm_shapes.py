@@ -136,3 +136,15 @@ def test_gpus_are_consumed_per_node_and_a_one_task_gpu_job_takes_the_last_cpu() 
     assert starts(result)["3"] == 34  # a GPU on each node once 2 ends (at 34)
     assert units(result, "3") == "0 4"
     assert result.outcomes["4"].state is FinalState.REJECTED  # more GPUs than any node has
+
+
+def test_an_array_runs_at_most_its_throttle_and_a_dependency_waits_for_every_task() -> None:
+    conf = "NodeName=n[1-2] CPUs=2\nPartitionName=p Nodes=n[1-2] Default=YES\n"
+    tasks = [Job(f"1_{t}", 0, 1, Delay(20), walltime=60, extra={"sbatch": "--array=0-4%2 -t 1", "array_job": "1"})
+             for t in range(5)]
+    jobs = [*tasks, sbatch(2, 1, 15, "-n 1 -t 1"), sbatch(3, 2, 10, "-n 2 -t 1")]
+    jobs[-1].extra = {"sbatch": "-n 2 -t 1", "dependency": "afterok:1"}
+    result = run(conf, jobs)
+    # Two tasks at a time although CPUs are idle (job 2 takes a third one at the pass 3 s after the first);
+    # the passes serving job ends come batch_sched_delay (3 s) after the pass before them.
+    assert starts(result) == {"1_0": 0, "1_1": 0, "2": 3, "1_2": 21, "1_3": 21, "1_4": 41, "3": 63}

@@ -553,9 +553,10 @@ class Slurm(Policy):
         """Runnable pending jobs in Slurm's order, one entry per partition (`build_job_queue`): partition tier,
         priority, submit time, job id. Kept until a job is submitted, starts or ends, or a priority changes."""
         if self._entries is None:
+            throttled = self._throttled()
             entries = [
                 (info, part)
-                for info in self._pending.values() if info.runnable and self._below_throttle(info)
+                for info in self._pending.values() if info.runnable and info.job.key not in throttled
                 for part in info.partitions if part.index not in info.too_long
             ]
             entries.sort(key=lambda e: (-e[1].conf.priority_tier, -e[0].priorities[e[1].index], e[0].submit,
@@ -565,16 +566,22 @@ class Slurm(Policy):
             self._by_candidate = {id(c): entry for c, entry in zip(self._candidates, entries, strict=True)}
         return self._entries
 
-    def _below_throttle(self, info: _Job) -> bool:
-        """Whether the task may start without exceeding its array's `%` limit (else JobArrayTaskLimit): only the
-        first `throttle - running` pending tasks of an array are queued, so no pass starts more."""
-        array = info.array
-        if array is None or array.throttle is None:
-            return True
-        free = array.throttle - array.running
-        return free > 0 and sum(
-            1 for key in array.tasks[:array.tasks.index(info.job.key)]
-            if key in self._pending and self._pending[key].runnable) < free
+    def _throttled(self) -> set[str]:
+        """Array tasks held by their array's `%` limit (reason JobArrayTaskLimit): all but the first
+        `throttle - running` runnable pending tasks of each array, so that no pass can start more."""
+        held: set[str] = set()
+        for array in self._arrays.values():
+            if array.throttle is None:
+                continue
+            free = array.throttle - array.running
+            for key in array.tasks:
+                info = self._pending.get(key)
+                if info is not None and info.runnable:
+                    if free > 0:
+                        free -= 1
+                    else:
+                        held.add(key)
+        return held
 
     def _main_pass(self, now: float, full: bool) -> Iterator[Decision]:
         """`_schedule`: start jobs in priority order; a job that does not fit closes its partition's nodes."""
