@@ -1,8 +1,10 @@
-"""A model of Slurm 22.05's scheduling (slurmctld with sched/backfill and select/cons_tres, CR_CPU).
+"""A model of Slurm 22.05's scheduling (slurmctld with sched/backfill, select/cons_tres or select/linear).
 
 Configured by a slurm.conf (`conf` option), the same file a real cluster reads; without one, the platform's
-nodes form one partition with Slurm's defaults. Jobs ask for CPUs (units of a Unit.CORE platform, numbered node
-by node) and may span nodes; `Job.queue` names the partition or a list of them (`a,b`; the default partition
+nodes form one partition with Slurm's defaults (cons_tres, CR_CPU). Jobs ask for CPUs (units of a Unit.CORE
+platform, numbered node by node) and may span nodes; jobs of the sbatch-options format (`Job.extra["sbatch"]`)
+also ask for memory, node counts, whole nodes and GPUs, and arrays' tasks are throttled (docs/slurm.md,
+"Requests beyond CPUs"); `Job.queue` names the partition or a list of them (`a,b`; the default partition
 when it names none; an unknown name is rejected, as Slurm rejects it), `Job.user` and `Job.group` are the user
 and account, `Job.extra["dependency"]` is `--dependency` (afterok/afterany; an SWF preceding job is afterany).
 
