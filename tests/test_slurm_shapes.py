@@ -4,6 +4,8 @@ in tests/test_slurm_sbatch_replay.py; docs/slurm.md gives the scenarios' results
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from clustersim.core.events import FinalState
@@ -148,3 +150,22 @@ def test_an_array_runs_at_most_its_throttle_and_a_dependency_waits_for_every_tas
     # Two tasks at a time although CPUs are idle (job 2 takes a third one at the pass 3 s after the first);
     # the passes serving job ends come batch_sched_delay (3 s) after the pass before them.
     assert starts(result) == {"1_0": 0, "1_1": 0, "2": 3, "1_2": 21, "1_3": 21, "1_4": 41, "3": 63}
+
+
+def test_a_plain_shaped_request_plans_as_the_cpu_path_does() -> None:
+    """The shaped will-run test removes the same batches of running jobs as the CPU one (random cases)."""
+    rng = random.Random(7)
+    for _ in range(300):
+        sizes = tuple(rng.randint(1, 4) for _ in range(rng.randint(1, 5)))
+        free = [rng.randint(0, size) for size in sizes]
+        running = []
+        for k in range(rng.randint(0, 6)):
+            node = rng.randrange(len(sizes))
+            running.append(Running(str(k), float(rng.randint(1, 400)), {node: 1}, 1 << node))
+        running.sort(key=lambda job: job.end)
+        cpus = rng.randint(1, sum(sizes))
+        nodes = (1 << len(sizes)) - 1
+        request = ShapedRequest(Shape(cpus), sizes, None)
+        plain = will_run(cpus, nodes, free, running, 0.0)
+        shaped = will_run(cpus, nodes, free, running, 0.0, request=request, other=Consumables())
+        assert plain == shaped
