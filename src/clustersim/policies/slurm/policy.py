@@ -297,6 +297,7 @@ class Slurm(Policy):
         self._other = Consumables(None if self._real_memory is None else list(self._real_memory),
                                   gpus if any(gpus) else None)
         """Memory free per node when a consumable resource (CR_CPU_Memory, CR_Core_Memory), and GPUs free."""
+        self._consumables = self._other.memory is not None or self._other.gpus is not None
         self._sizes = tuple(node.cpus for node in conf.nodes)
         self._linear = select_type == "select/linear"
         self._def_mem_per_cpu = conf.integer("DefMemPerCPU", 0)
@@ -455,7 +456,7 @@ class Slurm(Policy):
         return request.select(part.nodes, self._sizes, idle) is not None
 
     def _select(self, info: _Job, part: _Partition, avail: int) -> Allocation | None:
-        request = self._shaped(info, part)
+        request = None if info.shape is None and part.conf.max_nodes is None else self._shaped(info, part)
         if request is None:
             return select_cpus(info.cpus, part.nodes & avail, self._free, weights=self._bf.weights)
         return request.select(part.nodes & avail, self._free, self._other)
@@ -677,7 +678,7 @@ class Slurm(Policy):
         started = False
         second = self._second(now) - self._epoch  # backfill.c works in whole seconds (time_t)
         cycle = backfill_cycle(second, candidates, list(self._free), running, self._up, self._bf, self._epoch,
-                               self._bf_memory, self._other.copy())
+                               self._bf_memory, self._other.copy() if self._consumables else None)
         for candidate, allocation in cycle:
             started = True
             info, part = by_candidate[id(candidate)]
