@@ -119,17 +119,16 @@ class TimeSlices:
                 below = (1 << (hosts.bit_length() - 1)) - 1
                 if not reduce(and_, self.free[i:k]) & below:
                     return Placement(start, hosts, False)
-            counts[i:k] = [count + nb_own for count in counts[i:k]]
-            try:
-                fit = self._first_fit(nb_res, walltime, (i, k, hosts), i if pick is IntervalSet.lowest else None)
-                if fit is None and pick is IntervalSet.lowest:
-                    # Nothing fits before the own place, which still fits: the job stays there, on its hosts
-                    # unless a lower one is now free all along.
-                    below = (1 << (hosts.bit_length() - 1)) - 1
-                    if reduce(and_, self.free[i:k]) & below:
-                        fit = self._first_fit(nb_res, walltime, (i, k, hosts))
-            finally:
-                counts[i:k] = [count - nb_own for count in counts[i:k]]
+            own = (i, k, hosts, nb_own)
+            fit = self._first_fit(nb_res, walltime, own, i if pick is IntervalSet.lowest else None)
+            if fit is None and pick is IntervalSet.lowest:
+                # Nothing fits before the own place, which still fits: the job stays there, on its hosts unless a
+                # lower one is now free all along.
+                # It is the first fit then, with the hosts free all along plus its own.
+                below = (1 << (hosts.bit_length() - 1)) - 1
+                free_along = reduce(and_, self.free[i:k])
+                if free_along & below:
+                    fit = i, k, start, end, free_along | hosts
             if fit is None and pick is IntervalSet.lowest:
                 return Placement(start, hosts, False)
             if fit is not None:
@@ -155,16 +154,30 @@ class TimeSlices:
         return self.add(key, nb_res, walltime, pick)
 
     def _first_fit(
-        self, nb_res: int, walltime: float, own: tuple[int, int, int] | None = None, stop: int | None = None
+        self, nb_res: int, walltime: float, own: tuple[int, int, int, int] | None = None, stop: int | None = None
     ) -> tuple[int, int, float, float, int] | None:
         """The first slice i from which `nb_res` hosts stay free for `walltime`, the end k of its span, the start,
-        end and the hosts free all along (a mask). `own` (slices i0..k0-1, hosts mask) are free too: the job
-        being placed again holds them. With `stop`, only slices before it are tried.
+        end and the hosts free all along (a mask). `own` (slices i0..k0-1, hosts mask, number of hosts) are free
+        too: the job being placed again holds them. With `stop`, only slices before it are tried.
 
         Counts are checked first: a slice of the span with too few free hosts rules out every start up to it, so
-        the scan jumps past it."""
+        the scan jumps past it. Starts tried before the own slices only meet them in a span, where their hosts
+        are counted as free; otherwise they are added to the counts for the search."""
+        counts = self.counts
+        own_from, own_to, own_hosts, own_nb = own if own is not None else (0, 0, 0, 0)
+        if own_nb and (stop is None or stop > own_from):
+            counts[own_from:own_to] = [count + own_nb for count in counts[own_from:own_to]]
+            try:
+                return self._search(nb_res, walltime, (own_from, own_to, own_hosts, 0), stop)
+            finally:
+                counts[own_from:own_to] = [count - own_nb for count in counts[own_from:own_to]]
+        return self._search(nb_res, walltime, (own_from, own_to, own_hosts, own_nb), stop)
+
+    def _search(
+        self, nb_res: int, walltime: float, own: tuple[int, int, int, int], stop: int | None
+    ) -> tuple[int, int, float, float, int] | None:
         begins, free, counts = self.begins, self.free, self.counts
-        own_from, own_to, own_hosts = own if own is not None else (0, 0, 0)
+        own_from, own_to, own_hosts, own_nb = own
         nb_slices = len(begins)
         last = nb_slices if stop is None else stop
         i = 0
@@ -175,7 +188,11 @@ class TimeSlices:
             start = begins[i]
             end = start + walltime
             k = i + 1
-            while k < nb_slices and begins[k] < end and counts[k] >= nb_res:
+            while (
+                k < nb_slices
+                and begins[k] < end
+                and (counts[k] >= nb_res or (own_from <= k < own_to and counts[k] + own_nb >= nb_res))
+            ):
                 k += 1
             if k < nb_slices and begins[k] < end:
                 i = k + 1
