@@ -89,6 +89,8 @@ class UnmodelledSlurmSettings(UserWarning):
 
 
 YEAR = 365 * 86400.0
+EPILOG_DELAY = 0.0
+"""Seconds from a job's end (as Slurm records it) to its epilog's completion, when its CPUs come back."""
 PERIODIC_TIMEOUT = 30.0
 """slurmctld checks time limits every 30 s (slurmctld.h)."""
 _EPS = 1e-9
@@ -169,12 +171,19 @@ class Slurm(Policy):
         sched_latency: float | str = 0.5,
         clock_origin: float | str = 0.0,
         qos_priorities: str | Mapping[str, int] = "",
+        epilog_delay: float | str = EPILOG_DELAY,
     ) -> None:
         if isinstance(conf, str | Path):
             conf = read_slurm_conf(conf)
         self._conf: SlurmConf | None = conf
         self._ctld = float(ctld_start)
         self._latency = float(sched_latency)
+        self._epilog_delay = float(epilog_delay)
+        if not (self._latency >= 0 and self._epilog_delay >= 0):
+            raise InputError("slurm policy", "sched_latency and epilog_delay are seconds, at least 0",
+                             field="epilog_delay")
+        self._completing: dict[str, float] = {}
+        """Jobs that ended but whose epilog has not completed: their CPUs are still held (job key -> when)."""
         self._epoch = float(clock_origin)
         self._qos = _qos(qos_priorities)
         self._pending: dict[str, _Job] = {}
@@ -280,6 +289,7 @@ class Slurm(Policy):
         self._calls = {t for t in self._calls if t > now + _EPS}
         self._skip_idle_backfill(now)
         self._catch_up_priorities(now)
+        epilog_pass = self._complete_epilogs(now)
         for event in events:
             if isinstance(event, JobSubmitted):
                 rejected = self._submit(event.job, now)
@@ -287,6 +297,9 @@ class Slurm(Policy):
                     yield rejected
             elif isinstance(event, JobCompleted):
                 self._end(event.job.key, now, event.state)
+                if event.job.key in self._running and self._epilog_delay <= 0:
+                    self._release(event.job.key, now)
+                    self._ask_for_pass(now)
             elif isinstance(event, NoMoreJobs):
                 self._no_more_jobs = True
         yield from self._enforce_time_limits(now)
@@ -296,6 +309,8 @@ class Slurm(Policy):
             self._last_sched = now
             self._request = None
             yield from self._main_pass(now, full=full)
+        elif epilog_pass:
+            yield from self._main_pass(now, full=False)  # schedule(0): not the background loop's pass
         due = self._bf_due()
         if self._backfill and due is not None and now >= due - _EPS:
             yield from self._backfill_cycle(now)
@@ -385,12 +400,28 @@ class Slurm(Policy):
             dependent.dependencies = [(kind, k) for kind, k in dependent.dependencies if k != key]
             if any(kind == "afterok" for kind, _ in met) and state is not FinalState.COMPLETED_SUCCESSFULLY:
                 dependent.never = True
-        info = self._running.pop(key, None)
         self._kill_checks.pop(key, None)
-        self._running_records = None
-        if info is None:
+        if key not in self._running:
             self._pending.pop(key, None)
             return
+        if self._epilog_delay > 0:
+            self._completing[key] = now + self._epilog_delay
+
+    def _complete_epilogs(self, now: float) -> bool:
+        """`_slurm_rpc_epilog_complete`: the CPUs of jobs whose epilog is done come back, and schedule(0) runs
+        at once (no batch_sched_delay); True when some did."""
+        done = [key for key, at in self._completing.items() if at <= now + _EPS]
+        for key in done:
+            del self._completing[key]
+            self._release(key, now)
+            self._stuck = False
+        return bool(done)
+
+    def _release(self, key: str, now: float) -> None:
+        """Free an ended job's CPUs (at its end without an epilog delay)."""
+        info = self._running.pop(key)
+        self._running_records = None
+        self._note_work(now)
         self._bf_memory.clear()
         for node, ids in info.cpu_ids.items():
             self._free_ids[node] = sorted(self._free_ids[node] + ids)
@@ -398,7 +429,6 @@ class Slurm(Policy):
         if isinstance(self._plugin, MultifactorPriority) and self._plugin.accounting:
             elapsed = now - max(self._last_calc, info.start)
             self._plugin.fairshare.charge(info.factors.user, info.factors.account, info.cpus, elapsed)
-        self._ask_for_pass(now)
 
     def _ask_for_pass(self, now: float) -> None:
         """`queue_job_scheduler`: a submission or a job end asks the background loop for a pass."""
@@ -599,6 +629,8 @@ class Slurm(Policy):
         if over is None or not self._running or not _on_period(now - self._ctld, PERIODIC_TIMEOUT):
             return
         for key, info in list(self._running.items()):
+            if key in self._completing:
+                continue  # ended: only its epilog is left
             if info.limit is not None and info.slurm_end + over <= now + _EPS:
                 yield KillJob(key)
 
@@ -616,6 +648,7 @@ class Slurm(Policy):
         if self._backfill and due is not None and not stuck:
             times.append(due)  # even on an empty queue: the cycle sets the phase of the next ones
         times.extend(self._kill_checks.values())
+        times.extend(self._completing.values())
         future = [t for t in times if t > now + _EPS]
         if future:
             wake = min(future)
