@@ -1,5 +1,5 @@
-"""Validation on whole-second records: two real runs of a scenario, the model's simulation of the first, and
-the issue's criterion (the simulation no farther from the first run than the second run is).
+"""Validation on whole-second records: two real runs of a scenario, the model's simulation of each, and the
+issue's criterion (the simulation of a run no farther from that run than the other real run is).
 
 A scenario directory holds what a user of a real Slurm has: `slurm.conf`, and for each real run N `realN.csv`
 (the replay's jobs.csv with every time in whole seconds, as `sacct`/`scontrol` give them) and `replayN.json`
@@ -16,6 +16,7 @@ from pathlib import Path
 
 from clustersim.errors import InputError
 from clustersim.policies.slurm.conf import parse_slurm_conf
+from clustersim.policies.slurm.policy import EPILOG_DELAY
 from clustersim.slurm.compare import Deviation, deviation, farther_than, read_schedule
 from clustersim.slurm.replay import simulate_replay
 
@@ -56,21 +57,24 @@ def whole_second_records(jobs_csv: Path, output: Path) -> None:
 
 def replay_options(replay_json: Path) -> dict[str, float]:
     """The `slurm` policy options that place a replay's simulation on its clock: slurmctld's start, the clock
-    origin, and the epilog delay of its acceleration (a share of the per-job overhead it measured)."""
+    origin, and the epilog delay at its acceleration (a share of the per-job overhead it measured, at least
+    the unaccelerated default)."""
     info = json.loads(replay_json.read_text(encoding="utf-8"))
     try:
         return {"ctld_start": float(info["ctld_start"]), "clock_origin": float(info["origin_epoch"]),
-                "epilog_delay": round(EPILOG_SHARE * float(info["overhead"]), 3)}
+                "epilog_delay": round(EPILOG_DELAY + EPILOG_SHARE * float(info["overhead"]), 3)}
     except (KeyError, TypeError, ValueError) as error:
         raise InputError(str(replay_json), f"not a replay.json written by slurm-replay: {error}") from None
 
 
 @dataclass(frozen=True)
 class Verdict:
-    """A scenario: the simulation against the first real run, the second real run against it, and the
-    distances by which the simulation is farther (none: the target is met)."""
+    """A scenario seen from one of its real runs: the simulation of that run against it, the other real run
+    against it, and the distances by which the simulation is farther (none: the target is met)."""
 
     name: str
+    reference: int
+    """The real run simulated and compared with (1 or 2); the other one gives the spread."""
     simulated: Deviation
     spread: Deviation
     farther: list[str]
@@ -80,18 +84,20 @@ class Verdict:
         return not self.farther
 
 
-def evaluate(directory: Path, output: Path, name: str = "") -> Verdict:
-    """Simulate a scenario's first real run (whole seconds in, whole seconds out) and judge it."""
+def evaluate(directory: Path, output: Path, name: str = "", reference: int = 1) -> Verdict:
+    """Simulate a scenario's real run `reference` (1 or 2; whole seconds in, whole seconds out) and judge it
+    against the other run's distance to that run."""
     conf = parse_slurm_conf((directory / "slurm.conf").read_text(encoding="utf-8"),
                             source=str(directory / "slurm.conf"))
-    options = replay_options(directory / "replay1.json")
+    other = 3 - reference
+    options = replay_options(directory / f"replay{reference}.json")
     ctld_start = options.pop("ctld_start")
-    simulate_replay(directory / "real1.csv", conf, ctld_start, output, **options)
+    simulate_replay(directory / f"real{reference}.csv", conf, ctld_start, output, **options)
     cpus = sum(node.cpus for node in conf.nodes)
-    real = read_schedule(directory / "real1.csv", whole_seconds=True)
+    real = read_schedule(directory / f"real{reference}.csv", whole_seconds=True)
     simulated = deviation(real, read_schedule(output / "jobs.csv", whole_seconds=True), cpus)
-    spread = deviation(real, read_schedule(directory / "real2.csv", whole_seconds=True), cpus)
-    return Verdict(name or directory.name, simulated, spread, farther_than(simulated, spread))
+    spread = deviation(real, read_schedule(directory / f"real{other}.csv", whole_seconds=True), cpus)
+    return Verdict(name or directory.name, reference, simulated, spread, farther_than(simulated, spread))
 
 
 def scenario_directories(root: Path) -> list[Path]:

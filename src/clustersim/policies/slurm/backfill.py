@@ -44,6 +44,11 @@ class Running:
     nodes: int
     limit: float | None = None
     """Its time limit in seconds (None: unlimited), for the guess made when OverTimeLimit is UNLIMITED."""
+    cpus: int = field(init=False)
+    """Its CPUs in all (the will-run test adds them up at once when all its nodes are tested)."""
+
+    def __post_init__(self) -> None:
+        self.cpus = sum(self.allocation.values())
 
 
 @dataclass(slots=True)
@@ -229,7 +234,7 @@ def _will_run(
         allocation = select_cpus(cpus, nodes, free, weights=weights)
         assert allocation is not None
         return None, allocation
-    future = list(free)
+    removed: list[Running] = []
     ordered = running
     window = WILL_RUN_WINDOW
     batch_end = 0.0
@@ -249,10 +254,11 @@ def _will_run(
             if batch_end == 0.0:
                 batch_end = job.end + (WILL_RUN_WINDOW - math.fmod(job.end + epoch, WILL_RUN_WINDOW))
             last = job
-            for node, count in job.allocation.items():
-                future[node] += count
-                if nodes >> node & 1:
-                    total += count
+            removed.append(job)
+            if job.nodes & ~nodes:
+                total += sum(count for node, count in job.allocation.items() if nodes >> node & 1)
+            else:
+                total += job.cpus
             if i >= len(ordered):
                 more = False
                 break
@@ -265,6 +271,10 @@ def _will_run(
         while following is not None and following.end > batch_end + window:
             window *= 2
         if total >= cpus:
+            future = list(free)
+            for job in removed:
+                for node, count in job.allocation.items():
+                    future[node] += count
             allocation = select_cpus(cpus, nodes, future, weights=weights)
             assert allocation is not None
             return last, allocation
@@ -404,7 +414,8 @@ def backfill_cycle(
                 yield job, allocation
                 for node, count in allocation.items():
                     free[node] -= count
-                started = Running(job.key, now + job.time_limit, allocation, _bitmap(allocation), job.time_limit)
+                started = Running(job.key, now + job.time_limit, allocation, node_bitmap(allocation),
+                                  job.time_limit)
                 running.insert(bisect.bisect_right(running, started.end, key=_end), started)
                 memory.clear()
                 started_keys.add(job.key)
@@ -416,7 +427,7 @@ def backfill_cycle(
                 validity.below(start - params.window)
                 break
             validity.at_least(start - params.window)
-            planned = _bitmap(allocation)
+            planned = node_bitmap(allocation)
             begin = floor(start)
             end = floor(start + job.time_limit)
             if space.overlaps(planned, begin, end):
@@ -438,8 +449,6 @@ def _end(job: Running) -> float:
     return job.end
 
 
-def _bitmap(allocation: Allocation) -> int:
-    value = 0
-    for node in allocation:
-        value |= 1 << node
-    return value
+def node_bitmap(allocation: Allocation) -> int:
+    """The nodes of an allocation as a bitmap."""
+    return sum(1 << node for node in allocation)  # distinct keys: the sum is their union

@@ -43,10 +43,17 @@ from clustersim.intervals import IntervalSet
 from clustersim.platform.model import Platform, Unit
 from clustersim.policies.base import Policy
 from clustersim.policies.registry import register_policy
-from clustersim.policies.slurm.backfill import BackfillMemory, BackfillParameters, Candidate, Running, backfill_cycle
+from clustersim.policies.slurm.backfill import (
+    BackfillMemory,
+    BackfillParameters,
+    Candidate,
+    Running,
+    backfill_cycle,
+    node_bitmap,
+)
 from clustersim.policies.slurm.conf import NodeConf, PartitionConf, SlurmConf, read_slurm_conf
 from clustersim.policies.slurm.priority import BasicPriority, JobFactors, MultifactorPriority, PriorityPlugin
-from clustersim.policies.slurm.select import Allocation, select_cpus
+from clustersim.policies.slurm.select import Allocation, bits, select_cpus
 from clustersim.workload.job import Job
 
 MODELLED = frozenset({
@@ -89,7 +96,7 @@ class UnmodelledSlurmSettings(UserWarning):
 
 
 YEAR = 365 * 86400.0
-EPILOG_DELAY = 0.0
+EPILOG_DELAY = 0.2
 """Seconds from a job's end (as Slurm records it) to its epilog's completion, when its CPUs come back."""
 PERIODIC_TIMEOUT = 30.0
 """slurmctld checks time limits every 30 s (slurmctld.h)."""
@@ -232,6 +239,8 @@ class Slurm(Policy):
         self._running_records: list[Running] | None = None
         """What the will-run test sees of the running jobs (kept until a job starts or ends)."""
         self._kill_checks: dict[str, float] = {}
+        self._first_limit: float | None = math.inf
+        """The earliest end (start + limit) of a running job with a limit (None: to be recomputed)."""
         """Running jobs the model kills itself (no walltime): the 30 s check that will find them over."""
         self._by_candidate: dict[int, tuple[_Job, _Partition]] = {}
         index = conf.node_index()
@@ -289,7 +298,7 @@ class Slurm(Policy):
         self._calls = {t for t in self._calls if t > now + _EPS}
         self._skip_idle_backfill(now)
         self._catch_up_priorities(now)
-        epilog_pass = self._complete_epilogs(now)
+        self._complete_epilogs(now)
         for event in events:
             if isinstance(event, JobSubmitted):
                 rejected = self._submit(event.job, now)
@@ -299,7 +308,6 @@ class Slurm(Policy):
                 self._end(event.job.key, now, event.state)
                 if event.job.key in self._running and self._epilog_delay <= 0:
                     self._release(event.job.key, now)
-                    self._ask_for_pass(now)
             elif isinstance(event, NoMoreJobs):
                 self._no_more_jobs = True
         yield from self._enforce_time_limits(now)
@@ -309,8 +317,6 @@ class Slurm(Policy):
             self._last_sched = now
             self._request = None
             yield from self._main_pass(now, full=full)
-        elif epilog_pass:
-            yield from self._main_pass(now, full=False)  # schedule(0): not the background loop's pass
         due = self._bf_due()
         if self._backfill and due is not None and now >= due - _EPS:
             yield from self._backfill_cycle(now)
@@ -407,21 +413,21 @@ class Slurm(Policy):
         if self._epilog_delay > 0:
             self._completing[key] = now + self._epilog_delay
 
-    def _complete_epilogs(self, now: float) -> bool:
-        """`_slurm_rpc_epilog_complete`: the CPUs of jobs whose epilog is done come back, and schedule(0) runs
-        at once (no batch_sched_delay); True when some did."""
-        done = [key for key, at in self._completing.items() if at <= now + _EPS]
-        for key in done:
+    def _complete_epilogs(self, now: float) -> None:
+        """`_slurm_rpc_epilog_complete`: the CPUs of the jobs whose epilog is done come back."""
+        if not self._completing:
+            return
+        for key in [key for key, at in self._completing.items() if at <= now + _EPS]:
             del self._completing[key]
             self._release(key, now)
-            self._stuck = False
-        return bool(done)
 
     def _release(self, key: str, now: float) -> None:
-        """Free an ended job's CPUs (at its end without an epilog delay)."""
+        """Free an ended job's CPUs and ask for a pass (`queue_job_scheduler`: measured, the pass comes with the
+        background loop's next tick, not at once)."""
         info = self._running.pop(key)
+        if info.limit is not None and info.slurm_end == self._first_limit:
+            self._first_limit = None
         self._running_records = None
-        self._note_work(now)
         self._bf_memory.clear()
         for node, ids in info.cpu_ids.items():
             self._free_ids[node] = sorted(self._free_ids[node] + ids)
@@ -429,6 +435,7 @@ class Slurm(Policy):
         if isinstance(self._plugin, MultifactorPriority) and self._plugin.accounting:
             elapsed = now - max(self._last_calc, info.start)
             self._plugin.fairshare.charge(info.factors.user, info.factors.account, info.cpus, elapsed)
+        self._ask_for_pass(now)
 
     def _ask_for_pass(self, now: float) -> None:
         """`queue_job_scheduler`: a submission or a job end asks the background loop for a pass."""
@@ -482,7 +489,10 @@ class Slurm(Policy):
             if part.index in failed or part.index in closed:
                 skipped = True  # Slurm sets the job's reason to Priority: an update
                 continue
-            allocation = select_cpus(info.cpus, part.nodes & avail, free, weights=self._bf.weights)
+            usable = part.nodes & avail
+            # Too few idle CPUs in all: select_cpus would fail, known without its walk over the nodes.
+            allocation = (select_cpus(info.cpus, usable, free, weights=self._bf.weights)
+                          if info.cpus <= sum(map(free.__getitem__, bits(usable))) else None)
             if allocation is None:
                 failed.add(part.index)
                 avail &= ~part.nodes
@@ -518,7 +528,7 @@ class Slurm(Policy):
         info.start_second = self._second(now) - self._epoch
         info.allocation = allocation
         info.cpu_ids = cpu_ids
-        info.running = Running(info.job.key, info.slurm_end, allocation, _bitmap(allocation), info.limit)
+        info.running = Running(info.job.key, info.slurm_end, allocation, node_bitmap(allocation), info.limit)
         over = self._bf.over_time_limit
         walltime = info.job.walltime
         if over is not None and info.limit is not None and (walltime is None or walltime > info.limit):
@@ -526,6 +536,8 @@ class Slurm(Policy):
             self._kill_checks[info.job.key] = (
                 self._ctld + math.ceil((kill - self._ctld) / PERIODIC_TIMEOUT - _EPS) * PERIODIC_TIMEOUT)
         self._running[info.job.key] = info
+        if info.limit is not None and self._first_limit is not None:
+            self._first_limit = min(self._first_limit, info.slurm_end)
         self._note_work(now)
         return StartJob(info.job.key, IntervalSet.from_ids(units))
 
@@ -623,16 +635,19 @@ class Slurm(Policy):
             self._last_calc = tick
             self._next_calc = tick + self._timing.calc_period
 
-    def _enforce_time_limits(self, now: float) -> Iterator[Decision]:
+    def _enforce_time_limits(self, now: float) -> list[KillJob]:
         """`job_time_limit`: every 30 s, kill the jobs OverTimeLimit past their limit (never when UNLIMITED)."""
         over = self._bf.over_time_limit
-        if over is None or not self._running or not _on_period(now - self._ctld, PERIODIC_TIMEOUT):
-            return
-        for key, info in list(self._running.items()):
-            if key in self._completing:
-                continue  # ended: only its epilog is left
-            if info.limit is not None and info.slurm_end + over <= now + _EPS:
-                yield KillJob(key)
+        if over is None or not self._running:
+            return []
+        if self._first_limit is None:
+            self._first_limit = min((i.slurm_end for i in self._running.values() if i.limit is not None),
+                                    default=math.inf)
+        if self._first_limit + over > now + _EPS or not _on_period(now - self._ctld, PERIODIC_TIMEOUT):
+            return []  # no running job is past its limit yet
+        return [KillJob(key) for key, info in self._running.items()
+                if key not in self._completing  # ended: only its epilog is left
+                and info.limit is not None and info.slurm_end + over <= now + _EPS]
 
     def _wake_up(self, now: float) -> Iterator[Decision]:
         times: list[float] = []
@@ -682,12 +697,6 @@ def _bf_limit(info: _Job, part: _Partition) -> float:
     limits = [t for t in (info.limit, part_max) if t is not None]
     return min(limits) if limits else YEAR
 
-
-def _bitmap(allocation: Allocation) -> int:
-    value = 0
-    for node in allocation:
-        value |= 1 << node
-    return value
 
 
 def unmodelled_settings(conf: SlurmConf) -> list[str]:
