@@ -187,13 +187,14 @@ def table(results: list[tuple[str, float, Verdict, float]]) -> str:
     for name, speedup, verdict, _ in results:
         sim, real = verdict.simulated, verdict.spread
         lines.append(
-            f"| {name} | {speedup:g} | {verdict.reference} | {sim.mean_abs:.2f} / {real.mean_abs:.2f} | {sim.max_abs:.0f} / "
-            f"{real.max_abs:.0f} | {sim.order_flips} / {real.order_flips} | {sim.makespan_difference:+.0f} / "
-            f"{real.makespan_difference:+.0f} | {'yes' if verdict.met else 'no'} | "
+            f"| {name} | {speedup:g} | {verdict.reference} | {sim.mean_abs:.2f} / {real.mean_abs:.2f} "
+            f"| {sim.max_abs:.0f} / {real.max_abs:.0f} | {sim.order_flips} / {real.order_flips} "
+            f"| {sim.makespan_difference:+.0f} / {real.makespan_difference:+.0f} | {'yes' if verdict.met else 'no'} | "
             f"{'; '.join(verdict.farther) or '-'} |"
         )
     met = sum(v.met for _, _, v, _ in results)
-    lines.append(f"\n{met} of {len(results)} (scenario, real run) pairs meet the target ({100 * met / max(1, len(results)):.0f}%).")
+    share = 100 * met / max(1, len(results))
+    lines.append(f"\n{met} of {len(results)} (scenario, real run) pairs meet the target ({share:.0f}%).")
     return "\n".join(lines)
 
 

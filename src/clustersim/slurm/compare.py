@@ -169,18 +169,18 @@ def deviation(reference: dict[str, Row], other: dict[str, Row], nb_resources: in
                      metrics(oth_rows, nb_resources))
 
 
-def farther_than(dev: Deviation, spread: Deviation) -> list[str]:
+def farther_than(dev: Deviation, spread: Deviation, seconds: float = 0.0, flips: int = 0) -> list[str]:
     """The distances (mean and max abs(start difference), start-order flips, makespan) by which `dev` (a
     simulation against a real run) is farther from its reference than `spread` (a second real run against the
-    same run) is: the issue's criterion is that there are none."""
+    same run) is, beyond a slack of `seconds` and `flips`: the issue's criterion is that there are none."""
     failed = []
-    if dev.mean_abs > spread.mean_abs + 1e-9:
+    if dev.mean_abs > spread.mean_abs + seconds + 1e-9:
         failed.append(f"mean abs start difference {dev.mean_abs:.2f} s > {spread.mean_abs:.2f} s")
-    if dev.max_abs > spread.max_abs + 1e-9:
+    if dev.max_abs > spread.max_abs + seconds + 1e-9:
         failed.append(f"max abs start difference {dev.max_abs:.1f} s > {spread.max_abs:.1f} s")
-    if dev.order_flips > spread.order_flips:
+    if dev.order_flips > spread.order_flips + flips:
         failed.append(f"{dev.order_flips} start-order flips > {spread.order_flips}")
-    if abs(dev.makespan_difference) > abs(spread.makespan_difference) + 1e-9:
+    if abs(dev.makespan_difference) > abs(spread.makespan_difference) + seconds + 1e-9:
         failed.append(f"makespan {dev.makespan_difference:+.1f} s vs {spread.makespan_difference:+.1f} s")
     return failed
 

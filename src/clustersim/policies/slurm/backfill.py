@@ -46,9 +46,13 @@ class Running:
     """Its time limit in seconds (None: unlimited), for the guess made when OverTimeLimit is UNLIMITED."""
     cpus: int = field(init=False)
     """Its CPUs in all (the will-run test adds them up at once when all its nodes are tested)."""
+    per_node: int = field(init=False)
+    """The CPUs it holds on each of its nodes when that is the same on all (0 otherwise)."""
 
     def __post_init__(self) -> None:
         self.cpus = sum(self.allocation.values())
+        counts = set(self.allocation.values())
+        self.per_node = counts.pop() if len(counts) == 1 else 0
 
 
 @dataclass(slots=True)
@@ -202,7 +206,10 @@ def will_run(
     if cache is not None and key in cache:
         found = cache[key]
     else:
-        found = _will_run(cpus, nodes, free, running, epoch, params.weights)
+        capacity = params.capacity(nodes)
+        # Every CPU is idle or held by a running job: with fewer CPUs in all, removing them all does not help.
+        found = None if capacity is not None and capacity < cpus else _will_run(
+            cpus, nodes, free, running, epoch, params.weights)
         if cache is not None:
             cache[key] = found
     if found is None:
@@ -255,10 +262,12 @@ def _will_run(
                 batch_end = job.end + (WILL_RUN_WINDOW - math.fmod(job.end + epoch, WILL_RUN_WINDOW))
             last = job
             removed.append(job)
-            if job.nodes & ~nodes:
-                total += sum(count for node, count in job.allocation.items() if nodes >> node & 1)
-            else:
+            if not job.nodes & ~nodes:
                 total += job.cpus
+            elif job.per_node:
+                total += job.per_node * (job.nodes & nodes).bit_count()
+            else:
+                total += sum(count for node, count in job.allocation.items() if nodes >> node & 1)
             if i >= len(ordered):
                 more = False
                 break
@@ -311,6 +320,25 @@ class BackfillParameters:
     kill_wait: float = 30.0
     over_time_limit: float | None = 0.0
     weights: tuple[int, ...] | None = None
+    node_cpus: tuple[int, ...] | None = None
+    """The CPUs of each node (None: unknown): a job asking more than its nodes hold in all never fits, known
+    without walking the running jobs."""
+    uniform_cpus: int = field(init=False, default=0)
+    """The CPUs of every node when all have the same (0 otherwise)."""
+
+    def __post_init__(self) -> None:
+        cpus = self.node_cpus
+        object.__setattr__(self, "uniform_cpus", cpus[0] if cpus and min(cpus) == max(cpus) else 0)
+
+    def capacity(self, nodes: int) -> int | None:
+        """The CPUs the nodes hold in all (idle or not); None when node_cpus is unknown."""
+        cpus = self.node_cpus
+        if cpus is None:
+            return None
+        if self.uniform_cpus:
+            return self.uniform_cpus * nodes.bit_count()
+        return sum(map(cpus.__getitem__, bits(nodes)))
+
 
 
 @dataclass(slots=True)

@@ -270,6 +270,7 @@ class Slurm(Policy):
             kill_wait=float(conf.integer("KillWait", 30)),
             over_time_limit=_over_time_limit(conf),
             weights=weights if len(set(weights)) > 1 else None,
+            node_cpus=tuple(node.cpus for node in conf.nodes),
         )
         self._enforce_limits = conf.get("EnforcePartLimits", "NO").upper() not in ("NO", "0", "")
         cluster_cpus = sum(node.cpus for node in conf.nodes)
