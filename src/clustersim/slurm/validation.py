@@ -91,8 +91,8 @@ def evaluate(directory: Path, output: Path, name: str = "", reference: int = 1) 
                             source=str(directory / "slurm.conf"))
     other = 3 - reference
     options = replay_options(directory / f"replay{reference}.json")
-    ctld_start = options.pop("ctld_start")
-    simulate_replay(directory / f"real{reference}.csv", conf, ctld_start, output, **options)
+    simulate_replay(directory / f"real{reference}.csv", conf, options["ctld_start"], output,
+                    clock_origin=options["clock_origin"], epilog_delay=options["epilog_delay"])
     cpus = sum(node.cpus for node in conf.nodes)
     real = read_schedule(directory / f"real{reference}.csv", whole_seconds=True)
     simulated = deviation(real, read_schedule(output / "jobs.csv", whole_seconds=True), cpus)
