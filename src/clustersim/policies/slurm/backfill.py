@@ -384,16 +384,18 @@ def backfill_cycle(
     if memory.queue == signature and memory.valid_from <= now < memory.valid_until:
         return
     idle: dict[int, int] = {}
-    fits_later = [False] * (len(queue) + 1)
-    """Whether a job at or after each position fits the idle CPUs of its nodes, reservations ignored: once none
-    does, the rest of the cycle can only plan reservations nobody after can use (starts only remove CPUs)."""
+    last_fit = -1
+    """The last position whose job fits the idle CPUs of its nodes, reservations ignored: after it, the cycle
+    can only plan reservations nobody after can use (starts only remove CPUs)."""
     for position in range(len(queue) - 1, -1, -1):
         job = queue[position]
         nodes = job.nodes & up_nodes
         if nodes not in idle:
             idle[nodes] = sum(map(free.__getitem__, bits(nodes)))
-        fits_later[position] = fits_later[position + 1] or job.cpus <= idle[nodes]
-    if not fits_later[0]:
+        if job.cpus <= idle[nodes]:
+            last_fit = position
+            break
+    if last_fit < 0:
         return
     cache = memory.will_run
     validity = Validity(now)
@@ -408,7 +410,7 @@ def backfill_cycle(
     tested = 0
     started_keys: set[str] = set()
     for position, job in enumerate(queue):
-        if tested >= params.max_job_test or not fits_later[position]:
+        if tested >= params.max_job_test or position > last_fit:
             break
         if job.key in started_keys:
             continue  # a job queued in several partitions started from an earlier entry
