@@ -238,9 +238,7 @@ def _will_run(
     members = bits(nodes)
     total = sum(map(free.__getitem__, members))
     if total >= cpus:
-        allocation = select_cpus(cpus, nodes, free, weights=weights)
-        assert allocation is not None
-        return None, allocation
+        return None, _select(cpus, nodes, members, free, weights)
     removed: list[Running] = []
     ordered = running
     window = WILL_RUN_WINDOW
@@ -284,10 +282,27 @@ def _will_run(
             for job in removed:
                 for node, count in job.allocation.items():
                     future[node] += count
-            allocation = select_cpus(cpus, nodes, future, weights=weights)
-            assert allocation is not None
-            return last, allocation
+            return last, _select(cpus, nodes, members, future, weights)
     return None
+
+
+_SELECTIONS: dict[tuple[int, int, tuple[int, ...], tuple[int, ...] | None], Allocation] = {}
+"""select_cpus results by (CPUs, nodes, their idle CPUs, weights): it reads nothing else, and the same states
+recur from cycle to cycle. The allocations are shared: nobody changes one."""
+
+
+def _select(cpus: int, nodes: int, members: list[int], free: Sequence[int],
+            weights: Sequence[int] | None) -> Allocation:
+    """select_cpus on nodes whose idle CPUs suffice in all (so it cannot fail), remembered."""
+    key = (cpus, nodes, tuple(map(free.__getitem__, members)), None if weights is None else tuple(weights))
+    allocation = _SELECTIONS.get(key)
+    if allocation is None:
+        allocation = select_cpus(cpus, nodes, free, weights=weights)
+        assert allocation is not None
+        if len(_SELECTIONS) >= 65536:
+            _SELECTIONS.clear()
+        _SELECTIONS[key] = allocation
+    return allocation
 
 
 def _guess_end(job: Running, now: float, params: BackfillParameters, validity: Validity | None) -> float:
@@ -481,4 +496,4 @@ def _end(job: Running) -> float:
 
 def node_bitmap(allocation: Allocation) -> int:
     """The nodes of an allocation as a bitmap."""
-    return sum(1 << node for node in allocation)  # distinct keys: the sum is their union
+    return sum(map((1).__lshift__, allocation))  # distinct keys: the sum is their union
