@@ -74,9 +74,11 @@ def _slurm_replay(args: argparse.Namespace) -> int:
           f"outputs in {output}/", file=sys.stderr)
     if args.simulate:
         from clustersim.slurm.compare import compare_files, report
+        from clustersim.slurm.validation import replay_options
 
         simulate_replay(output / "jobs.csv", conf, result.ctld_start, output / "simulated",
-                        clock_origin=result.origin)
+                        clock_origin=result.origin,
+                        epilog_delay=replay_options(output / "replay.json")["epilog_delay"])
         print(report(compare_files(output / "jobs.csv", output / "simulated" / "jobs.csv")))
     return EXIT_UNFINISHED if result.unfinished else EXIT_OK
 
