@@ -1,12 +1,13 @@
-"""Validate the `slurm` policy against a real Slurm 22.05 on loopback: the numbers of docs/slurm.md.
+"""Validate the `slurm` policy against a real Slurm 22.05 on loopback: the validation report of docs/slurm.md.
 
-For each scenario (a cluster: one node of 16 CPUs or four nodes of 4 CPUs; a priority plugin: basic or
-multifactor; a trace: burst, spaced, or a slice of the KTH-SP2 SWF trace scaled to the cluster) it replays the
-trace into real Slurm (twice with --runs 2, for the run-to-run spread), simulates the jobs Slurm observed with
-the `slurm` policy from the same slurm.conf, and compares. Outputs go to --output/<scenario>/.
+A scenario is a cluster (one node of 16 CPUs or four nodes of 4 CPUs), a scheduler (sched/backfill or
+sched/builtin), a priority plugin (basic or multifactor) and a trace of 40 jobs (burst, spaced, or a slice of
+the KTH-SP2 SWF trace scaled to the cluster), replayed at an acceleration K. `--record` replays scenarios into
+real Slurm twice each and keeps each run's whole-second record in --data (tests/data/slurm_validation/); then
+every recorded scenario is simulated (each real run in turn) and judged against the other real run.
 
-    python benchmarks/slurm_validation.py --output /tmp/slurm-validation            # every scenario, K=10
-    python benchmarks/slurm_validation.py --scenarios four-basic-burst --speedups 1 5 10 20 50
+    python benchmarks/slurm_validation.py --figure docs/slurm-validation.png     # the recorded scenarios
+    python benchmarks/slurm_validation.py --record four-backfill-basic-burst@10 one-fifo-basic-swf@60
 """
 
 from __future__ import annotations
