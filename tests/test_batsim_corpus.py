@@ -23,8 +23,10 @@ from batsim_reference import BUILT_IN, case_info, cases, compare, run_case
 def grouping(instant: float) -> str:
     return (
         f"SimGrid's wake-up order: at t={instant:g} Batsim delivered simultaneous job ends together or out of "
-        "start order, which clustersim's Batsim rounds (each end alone, in start order) do not reproduce; the "
-        "schedules diverge from then"
+        "start order (its server calls the scheduler only once its mailbox is empty, and each job ends the few "
+        "nanoseconds of inter-actor messages after its instant that it started after its own: "
+        "docs/batsim-protocol.md), which clustersim's Batsim rounds (each end alone, in start order) do not "
+        "reproduce; the schedules diverge from then"
     )
 
 
