@@ -354,7 +354,14 @@ def test_kubectl_get_describe_create_delete(served, tmp_path: Path) -> None:  # 
     manifest = tmp_path / "pod.yaml"
     manifest.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: made, annotations: {clustersim.io/duration: 9s}}\n"
                         "spec: {containers: [{name: c, image: x, resources: {requests: {cpu: 100m}}}]}\n")
-    assert "created" in run("create", "-f", str(manifest), "--validate=false")
+    assert "created" in run("create", "-f", str(manifest))  # validated by the server (fieldValidation=Strict)
+    typo = tmp_path / "typo.yaml"
+    typo.write_text(manifest.read_text().replace("made", "typo").replace("image:", "imagee:"))
+    refused = subprocess.run([kubectl, "--kubeconfig", str(session.kubeconfig), "create", "-f", str(typo)],
+                             capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 1
+    assert ('Error from server (BadRequest): error when creating "' + str(typo) + '": Pod in version "v1" cannot be '
+            'handled as a Pod: strict decoding error: unknown field "spec.containers[0].imagee"') in refused.stderr
     paged = run("get", "pods", "--chunk-size=2", "--no-headers")  # three pages of Table rows
     assert sorted(line.split()[0] for line in paged.splitlines()) == ["made", "pod-0", "pod-1", "pod-2", "pod-3"]
     assert "deleted" in run("delete", "pod", "made")

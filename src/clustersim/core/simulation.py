@@ -168,6 +168,9 @@ class Simulation:
     def _run(self) -> RunSummary:
         try:
             self.execution.drive(self._loop)
+            for job in list(self.state.pending.values()):  # never started: the outputs list them too
+                self._emit(JobOutcome(job, FinalState.PENDING, None, None, IntervalSet(),
+                                      self._metadata.get(job.key, "")))
         finally:
             try:
                 self.process.end(self.view)

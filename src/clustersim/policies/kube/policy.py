@@ -9,7 +9,6 @@ placements over all nodes at once and is used whenever the configuration allows 
 
 from __future__ import annotations
 
-import itertools
 import random
 from collections.abc import Iterator, Mapping, Sequence
 from types import MappingProxyType
@@ -24,7 +23,7 @@ from clustersim.platform.kube_labels import node_labels, node_taints
 from clustersim.policies.base import Policy
 from clustersim.policies.kube.filters import DEFAULT_FILTERS
 from clustersim.policies.kube.framework import FilterPlugin, NodeInfo, PodInfo, ScorePlugin
-from clustersim.policies.kube.queue import SchedulingQueue
+from clustersim.policies.kube.queue import QueuedPod, SchedulingQueue
 from clustersim.policies.kube.scores import BalancedAllocation, NodeResourcesFit
 from clustersim.policies.registry import register_policy
 from clustersim.workload.pods import Taint, pod_spec
@@ -67,6 +66,8 @@ class KubePolicy(Policy):
         initial_backoff: float | str = 1.0,
         max_backoff: float | str = 10.0,
         pop_from_backoff: bool | str = True,
+        drain: bool | str = False,
+        lag: int | str = 0,
     ):
         self.scheduler_name = scheduler_name
         self.filters: tuple[FilterPlugin, ...] = DEFAULT_FILTERS
@@ -81,8 +82,13 @@ class KubePolicy(Policy):
         nodes that did not change since they were last scored are not scored again."""
         self._rng = random.Random(int(seed)) if seed not in (None, "") else None
         self.queue = SchedulingQueue(float(initial_backoff), float(max_backoff))
-        self.pop_from_backoff = pop_from_backoff not in (False, "false", "False", "0", 0)
+        self.pop_from_backoff = _flag(pop_from_backoff)
         """kube-scheduler v1.33+ (SchedulerPopFromBackoffQ): an idle scheduler takes pods still backing off."""
+        self.lag = int(lag)
+        self.drain = _flag(drain)
+        """True: every queued pod is tried before time moves on (a scheduler infinitely faster than the cluster).
+        False: time moves on as soon as no pod left in the queue fits any node, as the facade moves it for the
+        real scheduler; the rest stay queued, ahead of the pods that failed meanwhile (see `_cycle`)."""
         self._nodes: list[NodeInfo] = []
         self.vectorized = True
         """False keeps to the plugins, node by node (the reference the vectorized path is tested against)."""
@@ -154,25 +160,60 @@ class KubePolicy(Policy):
     def _cycle(self, now: float, view: ClusterView) -> Iterator[Decision]:
         """Schedule active pods one by one, then (the active queue being empty, scheduling taking no simulated
         time) the backoff queue's if `pop_from_backoff`; a pod identical to one that just failed fails without a
-        search."""
+        search.
+
+        Unless `drain`, the pass stops once no pod left in it fits any node: the facade moves simulated time on
+        then (every pod that fits is bound or reported), while kube-scheduler is still going through pods that
+        fit nowhere. Those stay in its active queue with their older queueing times, so at the next cluster
+        event the scheduler resumes where it was, before the pods that failed in between."""
         queue, reasons = self.queue, self.reasons
         failed: dict[tuple[object, ...], str] = {}
         pending = view.pending
-        active = queue.pop_all()
-        for queued in itertools.chain(active, queue.pop_backoff() if self.pop_from_backoff else ()):
+        pods = queue.pop_all()
+        if self.pop_from_backoff:
+            pods += queue.pop_backoff()
+        pace = None if self.drain else _Pace(self, pods, view)
+        for index, queued in enumerate(pods):
             pod = queued.pod
             if pod.key not in pending:  # deleted (or started by someone else): it leaves the queue
                 continue
+            if pace is not None and not pace.any_fits(index):
+                lag = index + self.lag
+                for late in pods[index:lag]:
+                    if late.pod.key in pending:
+                        reasons[late.pod.key] = failed.get(late.pod.signature) or self.place(late.pod, view)[1]
+                        queue.unschedulable(late, now)
+                queue.requeue(pods[lag:])
+                return
             reason = failed.get(pod.signature)
             if reason is None:
                 node, reason = self.place(pod, view)
                 if node is not None:
                     reasons.pop(pod.key, None)
+                    if pace is not None:
+                        pace.placed()
                     yield StartJob(pod.key, IntervalSet.range(node.unit, node.unit + 1))
                     continue
                 failed[pod.signature] = reason
+                if pace is not None:
+                    pace.known[pod.signature] = False
             reasons[pod.key] = reason
             queue.unschedulable(queued, now)
+
+    def fits(self, pod: PodInfo, view: ClusterView) -> bool:
+        """The pod passes every filter on some node now (no side effect: the rotating start stays)."""
+        columns = self._columns
+        found = None if columns is None else columns.filter(pod, view, 0, 1)
+        if found is not None:
+            return len(found[0]) > 0
+        shared, free_units = view.shared, view.free
+        filters = [plugin for plugin in self.filters if plugin.applies(pod)]
+        for node in self._nodes:
+            node.free = shared.free(node.index)
+            node.available = shared.pods(node.index) > 0 or node.unit in free_units
+            if all(plugin.filter(pod, node) is None for plugin in filters):
+                return True
+        return False
 
     def place(self, pod: PodInfo, view: ClusterView) -> tuple[NodeInfo | None, str]:
         """The best feasible node for a pod, or None and kube-scheduler's `0/N nodes are available` message."""
@@ -250,6 +291,54 @@ class KubePolicy(Policy):
                         best = node
         assert best is not None
         return best
+
+
+class _Pace:
+    """Whether a pass must go on from a given pod: some pod from there on was never tried, or fits some node.
+    Placements only take room within a pass, so a pod shape that fits nowhere stays so, and one that fits is
+    checked again after each placement only."""
+
+    def __init__(self, policy: KubePolicy, pods: list[QueuedPod], view: ClusterView):
+        self.policy, self.view = policy, view
+        self.left: dict[tuple[object, ...], int] = {}
+        """Pods of each shape (signature) not yet tried in the pass."""
+        self.example: dict[tuple[object, ...], PodInfo] = {}
+        for queued in pods:
+            signature = queued.pod.signature
+            self.left[signature] = self.left.get(signature, 0) + 1
+            self.example.setdefault(signature, queued.pod)
+        self.known: dict[tuple[object, ...], bool] = {}
+        self.last_new = max((i for i, queued in enumerate(pods) if not queued.attempts), default=-1)
+        """The last pod never tried: the facade holds time until the scheduler has reported every pod once."""
+        self._tried = 0
+        self._pods = pods
+
+    def any_fits(self, index: int) -> bool:
+        """Some pod from `index` on (not yet tried) fits a node now, or was never tried."""
+        if index <= self.last_new:
+            return True
+        left, known = self.left, self.known
+        for queued in self._pods[self._tried:index]:
+            signature = queued.pod.signature
+            left[signature] -= 1
+            if not left[signature]:
+                del left[signature]
+        self._tried = index
+        for signature in left:
+            fits = known.get(signature)
+            if fits is None:
+                fits = known[signature] = self.policy.fits(self.example[signature], self.view)
+            if fits:
+                return True
+        return False
+
+    def placed(self) -> None:
+        """A pod took room: shapes that fitted must be checked again."""
+        self.known = {signature: fits for signature, fits in self.known.items() if not fits}
+
+
+def _flag(value: bool | str) -> bool:
+    return value not in (False, "false", "False", "0", 0)
 
 
 def _unavailable(total: int, reasons: dict[str, int]) -> str:

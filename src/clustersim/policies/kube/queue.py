@@ -63,6 +63,10 @@ class SchedulingQueue:
         active.sort(key=_ORDER)
         return active
 
+    def requeue(self, pods: list[QueuedPod]) -> None:
+        """Pods a pass did not reach: active again, with their queueing times (ahead of later failures)."""
+        self._active.extend(pods)
+
     def __len__(self) -> int:
         return len(self._active)
 
