@@ -21,7 +21,7 @@ from clustersim.core.state import ClusterView
 from clustersim.intervals import IntervalSet
 from clustersim.platform.kube_labels import node_labels, node_taints
 from clustersim.policies.base import Policy
-from clustersim.policies.kube.filters import DEFAULT_FILTERS
+from clustersim.policies.kube.filters import DEFAULT_FILTERS, waits_for_pods
 from clustersim.policies.kube.framework import FilterPlugin, NodeInfo, PodInfo, ScorePlugin
 from clustersim.policies.kube.queue import QueuedPod, SchedulingQueue
 from clustersim.policies.kube.scores import BalancedAllocation, NodeResourcesFit
@@ -67,7 +67,6 @@ class KubePolicy(Policy):
         max_backoff: float | str = 10.0,
         pop_from_backoff: bool | str = True,
         drain: bool | str = False,
-        lag: int | str = 0,
     ):
         self.scheduler_name = scheduler_name
         self.filters: tuple[FilterPlugin, ...] = DEFAULT_FILTERS
@@ -84,7 +83,6 @@ class KubePolicy(Policy):
         self.queue = SchedulingQueue(float(initial_backoff), float(max_backoff))
         self.pop_from_backoff = _flag(pop_from_backoff)
         """kube-scheduler v1.33+ (SchedulerPopFromBackoffQ): an idle scheduler takes pods still backing off."""
-        self.lag = int(lag)
         self.drain = _flag(drain)
         """True: every queued pod is tried before time moves on (a scheduler infinitely faster than the cluster).
         False: time moves on as soon as no pod left in the queue fits any node, as the facade moves it for the
@@ -96,6 +94,7 @@ class KubePolicy(Policy):
         self._start_index = 0
         self._seq = 0
         self._calls: set[float] = set()
+        self._node_changed = False
         self.reasons: dict[str, str] = {}
         """The last failure message of each pod still unschedulable, as kube-scheduler reports it."""
 
@@ -120,6 +119,7 @@ class KubePolicy(Policy):
             if node.node.name == name:
                 node.labels, node.taints = MappingProxyType(dict(labels)), taints
                 self._build_columns()
+                self._node_changed = True
                 return
 
     def decide(self, now: float, events: Sequence[Event], view: ClusterView) -> Iterator[Decision]:
@@ -141,7 +141,9 @@ class KubePolicy(Policy):
                 changed = True
             elif isinstance(event, RequestedCall):
                 self._calls.discard(event.time)
-        wake = queue.cluster_changed(now) if changed else None
+        node_changed, self._node_changed = self._node_changed, False
+        moving = changed or node_changed or queue.flush_due(now)
+        wake = queue.cluster_changed(now, changed, node_changed) if moving else None
         later = queue.backoff_over(now)
         if self.pop_from_backoff and (len(queue) or wake is not None or later is not None):
             yield from self._cycle(now, view)  # pops every backing-off pod: no later call is needed
@@ -178,12 +180,7 @@ class KubePolicy(Policy):
             if pod.key not in pending:  # deleted (or started by someone else): it leaves the queue
                 continue
             if pace is not None and not pace.any_fits(index):
-                lag = index + self.lag
-                for late in pods[index:lag]:
-                    if late.pod.key in pending:
-                        reasons[late.pod.key] = failed.get(late.pod.signature) or self.place(late.pod, view)[1]
-                        queue.unschedulable(late, now)
-                queue.requeue(pods[lag:])
+                queue.requeue(pods[index:])
                 return
             reason = failed.get(pod.signature)
             if reason is None:
@@ -198,7 +195,7 @@ class KubePolicy(Policy):
                 if pace is not None:
                     pace.known[pod.signature] = False
             reasons[pod.key] = reason
-            queue.unschedulable(queued, now)
+            queue.unschedulable(queued, now, waits_for_pods(reason))
 
     def fits(self, pod: PodInfo, view: ClusterView) -> bool:
         """The pod passes every filter on some node now (no side effect: the rotating start stays)."""
