@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import datetime
 import json
 import shutil
 import subprocess
@@ -176,6 +177,18 @@ def test_deleting_a_running_pod_frees_its_node_before_the_answer(served) -> None
     v1.create_namespaced_pod_binding("pod-1", "default", other, _preload_content=False)
     assert v1.read_namespaced_pod("pod-1", "default").spec.node_name == "node0"
     assert "pod-0" not in [p.metadata.name for p in v1.list_namespaced_pod("default").items]
+
+
+def test_a_bound_pod_runs_with_container_statuses_in_simulated_time(served) -> None:  # type: ignore[no-untyped-def]
+    """`kubectl describe` and clients read `containerStatuses`: a running container started at simulated t=0."""
+    _, v1 = served
+    body = client.V1Binding(metadata=client.V1ObjectMeta(name="pod-2"), target=client.V1ObjectReference(name="node1"))
+    v1.create_namespaced_pod_binding("pod-2", "default", body, _preload_content=False)
+    pod = v1.read_namespaced_pod("pod-2", "default")
+    simulated = datetime.datetime(2000, 1, 1, tzinfo=datetime.UTC)
+    assert pod.status.phase == "Running" and pod.status.start_time == simulated
+    (container,) = pod.status.container_statuses
+    assert container.state.running.started_at == simulated and container.ready and container.started
 
 
 def test_a_pod_created_without_a_duration_is_refused_with_422(served) -> None:  # type: ignore[no-untyped-def]

@@ -19,7 +19,7 @@ from pathlib import Path
 from clustersim.kubernetes.objects import quantity
 from clustersim.platform.model import Node, Platform
 from clustersim.workload.job import Job
-from clustersim.workload.pods import PodSpec, make_pod
+from clustersim.workload.pods import PodSpec, make_pod, pod_spec
 from clustersim.workload.profiles import Delay
 
 MIB = 2**20
@@ -30,13 +30,16 @@ NODE_MEMORY = 32 * 1024 * MIB
 
 
 def saturated_pods(count: int, seed: int = 1, group: int = 50, gap: float = 10.0) -> list[Job]:
-    """`count` pods named pod-0, pod-1... (same seed, same pods)."""
+    """`count` pods named pod-0, pod-1... or pod-00, pod-01... (as many digits as the last; same seed, same pods).
+    The padding keeps the names' order the pods' order, which decides among pods that arrive at once."""
     draw = random.Random(seed)
     pods = []
+    width = len(str(count - 1))
     for i in range(count):
         request = {"cpu": draw.choice(CPUS), "memory": draw.choice(MEMORIES)}
         duration = float(draw.randint(60, 600))
-        pods.append(make_pod(PodSpec(name=f"pod-{i}"), request, duration, (i // group) * gap, job_id=str(i)))
+        pods.append(make_pod(PodSpec(name=f"pod-{i:0{width}d}"), request, duration, (i // group) * gap,
+                             job_id=f"{i:0{width}d}"))
     return pods
 
 
@@ -63,7 +66,7 @@ def pods_yaml(pods: Sequence[Job]) -> str:
         request, profile = pod.request or {}, pod.profile
         assert isinstance(profile, Delay)
         out.append(
-            f"---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: pod-{pod.id}\n  annotations: "
+            f"---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: {pod_spec(pod).name}\n  annotations: "
             f'{{clustersim.io/duration: "{profile.seconds:g}s", clustersim.io/arrival: "{pod.submit_time:g}s"}}\n'
             f"spec:\n  containers:\n  - {{name: main, image: clustersim/delay, resources: {{requests: "
             f'{{cpu: "{quantity("cpu", request["cpu"])}", memory: "{request["memory"] // MIB}Mi"}}}}}}\n')

@@ -91,6 +91,10 @@ class SchedulingQueue:
         queued.waits_for_pods = waits_for_pods
         self._unschedulable.append(queued)
 
+    def parked(self) -> list[QueuedPod]:
+        """The unschedulable pods, in the order they were parked."""
+        return list(self._unschedulable)
+
     def flush_due(self, now: float) -> bool:
         """Some pod has been unschedulable for `max_unschedulable` seconds (they are parked in time order)."""
         return bool(self._unschedulable) and now - self._unschedulable[0].parked >= self.max_unschedulable
