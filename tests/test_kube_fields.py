@@ -35,6 +35,8 @@ def test_unknown_fields_are_named_with_their_path_and_maps_are_free() -> None:
     assert unknown_fields(node, "v1", "Node") == []
     assert unknown_fields({"spec": {"holderIdentity": "x", "holder": 1}}, "coordination.k8s.io/v1", "Lease") == [
         "spec.holder"]
+    patch = {"spec": {"$setElementOrder/containers": [{"name": "c"}], "containers": [{"name": "c", "$patch": "x"}]}}
+    assert unknown_fields(patch, "v1", "Pod") == []  # strategic-merge directives are not fields
 
 
 def test_the_three_modes_as_kube_apiserver() -> None:

@@ -357,6 +357,9 @@ def test_kubectl_get_describe_create_delete(served, tmp_path: Path) -> None:  # 
     nodes = run("get", "nodes")
     assert "node0" in nodes and "Ready" in nodes and "OS-IMAGE" not in nodes
     assert "CONTAINER-RUNTIME" in run("get", "nodes", "-o", "wide")
+    assert "cordoned" in run("cordon", "node0")
+    assert "node0   Ready,SchedulingDisabled" in run("get", "nodes")
+    assert "uncordoned" in run("uncordon", "node0")
     v1.create_namespaced_pod_binding("pod-0", "default", client.V1Binding(
         metadata=client.V1ObjectMeta(name="pod-0"), target=client.V1ObjectReference(name="node1")),
         _preload_content=False)

@@ -170,8 +170,9 @@ class Api:
             self.routes.get((method, shape)) if shape in ("collection", "object") else None)
         if handler is None:
             return 405, status(405, "MethodNotAllowed", f"{method} is not supported on {path}")
+        json_patch = method == "PATCH" and isinstance(body.get("items"), list) and len(body) == 1
         if "fieldValidation" in query and method in ("POST", "PUT", "PATCH") and key != "bindings" \
-                and shape != "binding":
+                and shape != "binding" and not json_patch:
             try:
                 unknown = check_fields(body, resource.group_version, resource.kind, query["fieldValidation"])
             except (ValueError, StrictDecodingError) as error:

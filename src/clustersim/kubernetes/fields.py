@@ -48,6 +48,8 @@ def _walk(value: object, type_name: str, path: str, types: Mapping[str, Mapping[
     if fields is None or not isinstance(value, Mapping):
         return
     for name, child in value.items():
+        if str(name).startswith("$"):  # a strategic-merge-patch directive ($patch, $setElementOrder/...)
+            continue
         where = f"{path}.{name}" if path else str(name)
         shape = fields.get(name)
         if shape is None:
