@@ -52,7 +52,9 @@ class KubePolicy(Policy):
     or any if empty; default: any), `strategy` (LeastAllocated, MostAllocated, RequestedToCapacityRatio),
     `fit_weight`, `balanced_weight`, `percentage_of_nodes_to_score` (0 adaptive, 100 all), `seed` (ties
     broken at random with this seed instead of by lowest node id), `initial_backoff`, `max_backoff`,
-    `pop_from_backoff` (default true, as kube-scheduler v1.33+; false for v1.26's queue).
+    `pop_from_backoff` (default true, as kube-scheduler v1.33+; false for v1.26's queue), `drain` (default false:
+    a pass stops once no queued pod fits, as the facade paces the real scheduler; true: every queued pod is tried
+    at every event).
     """
 
     def __init__(
