@@ -38,7 +38,7 @@ def starts(collector: Collector) -> dict[str, float | None]:
 
 def run(platform: Platform, pods: list[Job], policy: KubePolicy) -> Collector:
     collector = Collector()
-    simulate(platform, Workload.from_jobs(pods), policy, extra_sinks=[collector])
+    simulate(platform, Workload.from_jobs(pods), policy, extra_sinks=[collector], report_pending=True)
     return collector
 
 

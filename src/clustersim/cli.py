@@ -223,8 +223,7 @@ def _run(args: argparse.Namespace) -> int:
     m = result.metrics
     _say(
         args,
-        f"{m.nb_jobs} jobs ({m.nb_success} succeeded, {m.nb_killed} killed, {m.nb_rejected} rejected"
-        f"{f', {m.nb_pending} never started' if m.nb_pending else ''}) on "
+        f"{m.nb_jobs} jobs ({m.nb_success} succeeded, {m.nb_killed} killed, {m.nb_rejected} rejected) on "
         f"{platform.nb_resources} {platform.unit.value}s under "
         f"{repr(args.policy) if external is None else f'the scheduler at {args.external}'}: "
         f"makespan {m.makespan:.0f} s, "

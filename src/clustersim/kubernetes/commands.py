@@ -111,7 +111,7 @@ def _run(args: argparse.Namespace) -> int:
         process = JobController(process, pods.held)
     args.output.mkdir(parents=True, exist_ok=True)
     result = simulate(platform, pods.workload, process, args.output,
-                      extra_sinks=[PodsCsvWriter(args.output / "pods.csv", platform)])
+                      extra_sinks=[PodsCsvWriter(args.output / "pods.csv", platform)], report_pending=True)
     m = result.metrics
     if not args.quiet:
         print(f"{m.nb_jobs} pods{_pending(m)}: makespan {m.makespan:g} s, mean wait {m.mean('waiting'):.6g} s; "

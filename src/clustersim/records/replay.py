@@ -64,8 +64,7 @@ class Outcomes:
         self.rows: dict[str, list[object]] = {}
 
     def record(self, outcome: JobOutcome) -> None:
-        if outcome.start is None or outcome.finish is None:  # never started (rejected in the recorded schedule)
-            return
+        assert outcome.start is not None and outcome.finish is not None
         self.rows[outcome.job.id] = [outcome.start, outcome.finish - outcome.start, outcome.state.name]
 
     def close(self) -> None:
