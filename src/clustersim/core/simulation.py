@@ -139,12 +139,15 @@ class Simulation:
         execution: ExecutionModel | None = None,
         events: Sequence[AvailabilityChange] = (),
         delivery: Delivery = Delivery.INSTANT,
+        report_pending: bool = False,
     ):
         """`nodes` enables power management (switching nodes off and on); `meter` accounts for energy;
         `execution` says how jobs execute (default: the fast model, where a job's end is known at its start);
         `events` are machines becoming unavailable and available again (Batsim's external events); `delivery` is
-        how an instant's events reach the decision process."""
+        how an instant's events reach the decision process; `report_pending` sends the sinks an outcome in state
+        PENDING for each job never started, once the run is over (Kubernetes lists such pods: Pending)."""
         self.delivery = delivery
+        self.report_pending = report_pending
         self.platform = platform
         self.execution: ExecutionModel = execution if execution is not None else FastExecution(platform)
         self.events = events
@@ -192,6 +195,10 @@ class Simulation:
     def _run(self) -> RunSummary:
         try:
             self.execution.drive(self._loop)
+            if self.report_pending:  # never started: the outputs list them too
+                for job in list(self.state.pending.values()):
+                    self._emit(JobOutcome(job, FinalState.PENDING, None, None, IntervalSet(),
+                                          self._metadata.get(job.key, "")))
         finally:
             try:
                 self.process.end(self.view)
