@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from enum import IntEnum
+from itertools import repeat
+from operator import sub
 from types import MappingProxyType
 
 from clustersim.intervals import IntervalSet
@@ -108,7 +110,7 @@ class NodeTracker:
         if self._one_unit_per_node:  # whole ranges at C speed, in the same order as one node at a time
             for lo, hi in resources.intervals:
                 nodes = range(lo, hi + 1)
-                idle_seconds = sum(map(now.__sub__, map(idle.pop, nodes)), idle_seconds)
+                idle_seconds = sum(map(sub, repeat(now), map(idle.pop, nodes)), idle_seconds)
                 computing.update(dict.fromkeys(nodes, now))
                 states[lo : hi + 1] = [NodeState.COMPUTING] * len(nodes)
                 busy[lo : hi + 1] = [1] * len(nodes)
@@ -135,7 +137,7 @@ class NodeTracker:
         if self._one_unit_per_node:
             for lo, hi in resources.intervals:
                 nodes = range(lo, hi + 1)
-                computing_seconds = sum(map(now.__sub__, map(computing.pop, nodes)), computing_seconds)
+                computing_seconds = sum(map(sub, repeat(now), map(computing.pop, nodes)), computing_seconds)
                 idle.update(dict.fromkeys(nodes, now))
                 states[lo : hi + 1] = [NodeState.IDLE] * len(nodes)
                 busy[lo : hi + 1] = [0] * len(nodes)

@@ -4,8 +4,8 @@ The queue is in submit order (or another `order`). Jobs start from the head whil
 that does not fit (the head) gets one reservation: at the earliest time enough resources are free according
 to the running jobs' walltimes, on the lowest ids free then. Any later job starts now if it fits now and
 cannot delay that reservation: it ends (by its walltime) no later than the reservation starts, or it uses
-only resources the reservation does not need. The reservation is recomputed at every call, from the current
-running jobs, so it moves earlier whenever a job ends before its walltime.
+only resources the reservation does not need. The reservation is recomputed after every job end, from the
+current running jobs, so it moves earlier whenever a job ends before its walltime.
 """
 
 from __future__ import annotations
