@@ -46,11 +46,6 @@ def drift(instant: float) -> str:
     )
 
 
-FUTURE_DECISIONS = (
-    "decisions timestamped after now (batsched submitter's first reply, now=10) are delivered in the earlier "
-    "rounds, which do not count Batsim's inter-actor messages: at t=15 Batsim delivered the submissions before "
-    "job w0!1's end, clustersim the end first (docs/batsim-protocol.md)"
-)
 DIFFERENT: dict[str, str] = {
     "profiles_010_ph_conservative_bf": grouping(183),
     "ties_034_conservative_bf": grouping(5),
@@ -74,7 +69,6 @@ DIFFERENT: dict[str, str] = {
     "ties_051_filler": grouping(6),
     "profiles_012_pht_easy_bf": messages(90),
     "profiles_017_pht_fcfs": messages(3),
-    "dynamic_003_submitter": FUTURE_DECISIONS,
 }
 """Cases that still differ from Batsim's outputs, with the reason."""
 
