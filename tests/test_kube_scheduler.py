@@ -160,3 +160,4 @@ def test_a_node_cordoned_through_the_api_reaches_the_scheduler_and_the_settle_lo
     assert {r["node"] for r in rows} == {"node0"}
     assert summary(rows) == (680.0, (170 + 340 + 510) / 4)
     assert time.monotonic() - started < 40  # not held until the deadlock timeout (60 s) at an instant
+
