@@ -1,4 +1,5 @@
-"""Every case of the Batsim reference corpus (../shared/reference/batsim: ties, profiles, dynamic, network), run by
+"""Every case of the Batsim reference corpus (../shared/reference/batsim: ties, profiles, dynamic; the network family
+is in test_batsim_network_corpus.py, run with the simgrid platform model), run by
 clustersim and compared with what the real Batsim 4.2 + batsched 1.4 wrote (tests/batsim_reference.py): per job
 starting_time, finish_time, allocated_resources, final_state, and schedule.csv column by column.
 
@@ -32,11 +33,6 @@ CONSERVATIVE = (
     "batsched conservative_bf plans its reservations and hosts differently from clustersim's conservative "
     "(its time-slice first fit is not reproduced)"
 )
-NETWORK = (
-    "needs the platform model, issue 14: with its SimGrid model (run in its own process) execution times match, "
-    "but Batsim's own control messages cross the master host's links, so its starts lag by milliseconds"
-)
-
 DIFFERENT: dict[str, str] = {
     "ties_000_easy_bf": grouping(8),
     "ties_001_fcfs": grouping(1),
@@ -98,7 +94,7 @@ DIFFERENT: dict[str, str] = {
 def _params(family: str) -> list[object]:
     params: list[object] = []
     for case in cases(family):
-        reason = NETWORK if family == "network" else DIFFERENT.get(case.name)
+        reason = DIFFERENT.get(case.name)
         marks = [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
         params.append(pytest.param(case, id=case.name, marks=marks))
     return params
@@ -118,7 +114,7 @@ def _run(case: Path, out: Path) -> list[str]:
     return compare(case, out)
 
 
-@pytest.mark.parametrize("case", _params("ties") + _params("profiles") + _params("dynamic") + _params("network"))
+@pytest.mark.parametrize("case", _params("ties") + _params("profiles") + _params("dynamic"))
 def test_batsim_reference_case_gives_batsims_values(case: Path, tmp_path: Path) -> None:
     differences = _run(case, tmp_path)
     assert not differences, f"{len(differences)} difference(s) with Batsim, first: " + "; ".join(differences[:5])

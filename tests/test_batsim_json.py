@@ -151,7 +151,7 @@ def test_unknown_profile_lists_the_defined_ones(tmp_path: Path) -> None:
 def test_unsupported_profile_type_lists_the_supported_ones(tmp_path: Path) -> None:
     error = error_of(tmp_path, workload([job()], {"p1": {"type": "smpi", "trace": "x"}}))
     assert error.field == "profiles.p1.type"
-    assert "unsupported profile type 'smpi'; supported: composed, delay, parallel" in str(error)
+    assert "unsupported profile type 'smpi'; supported: composed, data_staging, delay, parallel" in str(error)
 
 
 def test_unused_profiles_of_unsupported_types_are_tolerated(tmp_path: Path) -> None:

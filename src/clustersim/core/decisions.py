@@ -76,9 +76,25 @@ class SwitchOff:
 
 @dataclass(slots=True)
 class SwitchOn:
-    """Wake sleeping nodes; their units become free once the switch-on transition is over."""
+    """Wake sleeping nodes; their units become free once the switch-on transition is over.
+
+    `pstate` is the computation power state they wake into (Batsim's SET_RESOURCE_STATE names it); None: the one
+    they computed in before they slept."""
 
     nodes: tuple[int, ...]
+    pstate: int | None = None
 
 
-Decision = StartJob | RejectJob | KillJob | CallMeLater | SetJobMetadata | SwitchOff | SwitchOn | SubmitJob
+@dataclass(slots=True)
+class SetPState:
+    """Put nodes that are on (idle or computing) in another computation power state now (DVFS): their speed and
+    watts become that state's, and the jobs running there go on at the new speed (Batsim's SET_RESOURCE_STATE
+    to a computation pstate)."""
+
+    nodes: tuple[int, ...]
+    pstate: int
+
+
+Decision = (
+    StartJob | RejectJob | KillJob | CallMeLater | SetJobMetadata | SwitchOff | SwitchOn | SetPState | SubmitJob
+)

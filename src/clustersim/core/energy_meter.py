@@ -74,15 +74,13 @@ class EnergyMeter:
     def __init__(self, platform: Platform, tracker: NodeTracker, output_dir: Path | None = None, prefix: str = ""):
         self.models = power_models(platform)
         self.tracker = tracker
-        unit_full, unit_idle, unit_dynamic = [], [], []
-        for node, model in zip(platform.nodes, self.models, strict=True):
-            units = tracker.nb_units[node.id]
-            unit_full += [model.full_watts / units] * units
-            unit_idle += [model.idle_watts / units] * units
-            unit_dynamic += [(model.full_watts - model.idle_watts) / units] * units
-        self._full = _prefix(unit_full)
-        self._idle = _prefix(unit_idle)
-        self._dynamic = _prefix(unit_dynamic)
+        self._pstate = [model.compute_pstate for model in self.models]
+        """Each node's computation power state (DVFS changes it; a sleeping node wakes up in it)."""
+        self._watts = [(model.idle_watts, model.full_watts) for model in self.models]
+        """Each node's (idle, full) watts in its computation power state."""
+        self._dvfs: dict[int, list[tuple[float, float, float]]] = {}
+        """Node -> its computation state changes (time, change of full watts, of idle watts), per unit."""
+        self._prefix_sums()
         self._static = sum(m.idle_watts for m in self.models)
         self._dynamic_power = 0.0
         self.energy = 0.0
@@ -105,6 +103,18 @@ class EnergyMeter:
             self._energy_file = trace("consumed_energy.csv", CONSUMED_ENERGY_COLUMNS)
             self._pstates_file = trace("pstate_changes.csv", PSTATE_CHANGES_COLUMNS)
             self._pstate_rows(0.0, range(len(self.models)), self._compute_pstate)
+
+    def _prefix_sums(self) -> None:
+        """Per-unit watts (full, idle, dynamic) as prefix sums, so an allocation's sum costs one lookup."""
+        unit_full, unit_idle, unit_dynamic = [], [], []
+        for node, (idle, full) in enumerate(self._watts):
+            units = self.tracker.nb_units[node]
+            unit_full += [full / units] * units
+            unit_idle += [idle / units] * units
+            unit_dynamic += [(full - idle) / units] * units
+        self._full = _prefix(unit_full)
+        self._idle = _prefix(unit_idle)
+        self._dynamic = _prefix(unit_dynamic)
 
     # -- integration ---------------------------------------------------------------------------------------
 
@@ -144,12 +154,62 @@ class EnergyMeter:
             self._dynamic_power -= self._sum(self._dynamic, resources)
             if abs(self._dynamic_power) < 1e-9:
                 self._dynamic_power = 0.0  # no busy unit left: drop floating-point residue
-        return (now - start) * self._sum(self._full if computes else self._idle, resources)
+        energy = (now - start) * self._sum(self._full if computes else self._idle, resources)
+        if self._dvfs:
+            energy -= self._dvfs_correction(start, resources, computes)
+        return energy
+
+    def _dvfs_correction(self, start: float, resources: IntervalSet, computes: bool) -> float:
+        """What a job charged at its nodes' current watts since `start` was not charged: before each later change
+        of computation state, its nodes drew the watts of the earlier one."""
+        correction = 0.0
+        for node, units in self.tracker.split(resources):
+            for time, full_change, idle_change in reversed(self._dvfs.get(node, ())):
+                if time <= start:
+                    break
+                correction += units * (full_change if computes else idle_change) * (time - start)
+        return correction
+
+    def pstate_changed(self, now: float, nodes: Sequence[int], pstate: int, computing_units: Sequence[int]) -> None:
+        """Nodes that are on switch to another computation power state now (DVFS, as Batsim's SET_RESOURCE_STATE):
+        their idle and full watts become that state's. `computing_units` are each node's units running a job
+        that computes. Counted and traced as Batsim does: one grouped switch, a switch per machine, a
+        consumed_energy row before and after, pstate_changes rows in transition (-1) then in the new state."""
+        self.nb_grouped_switches += 1
+        self.nb_machine_switches += len(nodes)
+        self._entry(now, "p")
+        self._pstate_rows(now, nodes, lambda node: SWITCHING_ON_PSTATE)
+        for node, busy in zip(nodes, computing_units, strict=True):
+            old_idle, old_full = self._watts[node]
+            idle, full = self._set_pstate(node, pstate)
+            units = self.tracker.nb_units[node]
+            self._static += idle - old_idle
+            self._dynamic_power += busy / units * (full - idle - (old_full - old_idle))
+            self._dvfs.setdefault(node, []).append((now, (full - old_full) / units, (idle - old_idle) / units))
+        self._prefix_sums()
+        self._entry(now, "p")
+        self._pstate_rows(now, nodes, lambda node: pstate)
+        self.states_changed(now)
+
+    def _set_pstate(self, node: int, pstate: int) -> tuple[float, float]:
+        """A node's computation power state and (idle, full) watts become those of `pstate`."""
+        state = self.models[node].computation(pstate)
+        assert state is not None, "the core checked that the node computes in this power state"
+        self._watts[node] = (state.idle_watts, state.full_watts)
+        self._pstate[node] = pstate
+        return self._watts[node]
+
+    def waking_into(self, nodes: Sequence[int], pstate: int) -> None:
+        """Nodes ending their switch-on transition wake into this computation power state (before
+        `switches_done`): no job runs there, so only their idle watts change, from when they are on."""
+        for node in nodes:
+            self._set_pstate(node, pstate)
+        self._prefix_sums()
 
     def _base_watts(self, node: int, state: NodeState) -> float:
         model = self.models[node]
         if state in (NodeState.IDLE, NodeState.COMPUTING):
-            return model.idle_watts
+            return self._watts[node][0]
         sleep = model.sleep
         assert sleep is not None, "only nodes that can sleep leave the computing states"
         if state is NodeState.SLEEPING:
@@ -179,7 +239,7 @@ class EnergyMeter:
         self._pstate_rows(now, nodes, self._compute_pstate if on else self._sleep_pstate)
 
     def _compute_pstate(self, node: int) -> int:
-        return self.models[node].compute_pstate
+        return self._pstate[node]
 
     def _sleep_pstate(self, node: int) -> int:
         sleep = self.models[node].sleep

@@ -43,7 +43,7 @@ def execution_model(
         return SimgridExecution(platform, platform_file)
     if workload.communicates:
         warnings.warn(
-            f"{workload.source}: the fast platform model ignores the communication of the jobs' profiles "
+            f"{workload.source}: the fast platform model ignores the communication and I/O of the jobs' profiles "
             "(use --platform-model simgrid with a SimGrid platform to simulate it)",
             CommunicationIgnored,
             stacklevel=2,

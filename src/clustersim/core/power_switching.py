@@ -1,14 +1,17 @@
-"""Switching nodes off and on: validated power decisions, transitions in simulated time, energy hooks.
+"""Switching nodes off and on, and between computation power states: validated power decisions, transitions in
+simulated time, energy hooks.
 
 The core owns this state change like any other: a node switching off leaves the free units at once; a node
 switching on joins them when its transition is over (a NODE_SWITCHED event), and the decision process is told.
+A change of computation power state (DVFS) is immediate: the node's speed and watts change at once.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
 
-from clustersim.core.decisions import Decision, SwitchOff, SwitchOn
+from clustersim.core.decisions import Decision, SetPState, SwitchOff, SwitchOn
 from clustersim.core.energy_meter import EnergyMeter
 from clustersim.core.engine import EventClass
 from clustersim.core.events import NodesSwitched
@@ -16,6 +19,7 @@ from clustersim.core.nodes import NodeState
 from clustersim.core.state import ClusterState
 from clustersim.errors import DecisionError
 from clustersim.platform.power_model import SleepState
+from clustersim.workload.profiles import needs_speed
 
 
 class Clock(Protocol):
@@ -30,10 +34,20 @@ class Clock(Protocol):
 class PowerSwitcher:
     """Applies SwitchOff/SwitchOn decisions to the cluster state and completes their transitions."""
 
-    def __init__(self, state: ClusterState, queue: Clock, meter: EnergyMeter | None):
+    def __init__(
+        self,
+        state: ClusterState,
+        queue: Clock,
+        meter: EnergyMeter | None,
+        speeds_changed: Callable[[dict[int, float], int], None] | None = None,
+    ):
+        """`speeds_changed(unit speeds, pstate)` is told when waking nodes compute at another speed."""
         self._state = state
         self._queue = queue
         self._meter = meter
+        self._speeds_changed = speeds_changed
+        self._waking_into: dict[int, tuple[int, float]] = {}
+        """Node -> the computation power state it wakes into and its speed (a SwitchOn that names one)."""
 
     def _sleep_state(self, decision: Decision, node: int) -> SleepState:
         nodes = self._state.nodes
@@ -65,6 +79,9 @@ class PowerSwitcher:
         if len(set(switched)) != len(switched):
             raise DecisionError(d, "a node is listed twice")
         transitions = [sleep.switch_on if on else sleep.switch_off for sleep in sleep_states]
+        if isinstance(d, SwitchOn) and d.pstate is not None:
+            for node in switched:
+                self._waking_into[node] = (d.pstate, self._computation_speed(d, node, d.pstate))
         now = self._queue.now
         if self._meter is not None and switched:
             self._meter.switches_requested(now, switched, on)
@@ -87,6 +104,8 @@ class PowerSwitcher:
         assert nodes is not None
         now = self._queue.now
         state = NodeState.IDLE if on else NodeState.SLEEPING
+        if on:
+            self._wake_into(switched)
         if self._meter is not None:
             self._meter.switches_done(now, switched, on)
         for node in switched:
@@ -98,3 +117,60 @@ class PowerSwitcher:
         if self._meter is not None:
             self._meter.states_changed(now)
         return NodesSwitched(switched, on)
+
+    def set_pstate(self, d: SetPState) -> dict[int, float]:
+        """Check a change of computation power state and account for its energy; returns the new speed of each
+        unit of the nodes (the core gives it to the execution model, which re-times their jobs)."""
+        nodes = self._state.nodes
+        if nodes is None:
+            raise DecisionError(d, "power management is off for this run (no node states are kept)")
+        platform = self._state.platform
+        if len(set(d.nodes)) != len(d.nodes):
+            raise DecisionError(d, "a node is listed twice")
+        speeds: dict[int, float] = {}
+        for node in d.nodes:
+            if not 0 <= node < len(platform.nodes):
+                raise DecisionError(d, f"there is no node {node}")
+            state = self._computation_speed(d, node, d.pstate)
+            if nodes.state(node) not in (NodeState.IDLE, NodeState.COMPUTING):
+                raise DecisionError(d, f"node {node} is {nodes.state(node).label}; only nodes that are on (idle or "
+                                       "computing) change computation power state")
+            for unit in platform.units_of(node):
+                speeds[unit] = state
+        if self._meter is not None:
+            computing = dict.fromkeys(d.nodes, 0)
+            for running in self._state.running.values():
+                if needs_speed(running.job.profile):
+                    for node, count in nodes.split(running.resources):
+                        if node in computing:
+                            computing[node] += count
+            self._meter.pstate_changed(self._queue.now, d.nodes, d.pstate, [computing[n] for n in d.nodes])
+        return speeds
+
+    def _computation_speed(self, d: Decision, node: int, pstate: int) -> float:
+        """The speed of a node's computation power state; refused when it has no such state."""
+        platform = self._state.platform
+        power = platform.nodes[node].power
+        state = power.computation(pstate) if power is not None else None
+        if state is None:
+            known = ", ".join(str(n) for n, _ in power.computation_states) if power is not None else ""
+            raise DecisionError(d, f"node {node} ('{platform.nodes[node].name}') has no computation power state "
+                                   f"{pstate} (its computation power states: {known or 'none declared'})")
+        return state.speed
+
+    def _wake_into(self, nodes: tuple[int, ...]) -> None:
+        """Nodes done switching on that were asked for a computation power state take it now."""
+        by_pstate: dict[int, list[int]] = {}
+        speeds: dict[int, dict[int, float]] = {}
+        platform = self._state.platform
+        for node in nodes:
+            waking = self._waking_into.pop(node, None)
+            if waking is not None:
+                pstate, speed = waking
+                by_pstate.setdefault(pstate, []).append(node)
+                speeds.setdefault(pstate, {}).update(dict.fromkeys(platform.units_of(node), speed))
+        for pstate, group in by_pstate.items():
+            if self._meter is not None:
+                self._meter.waking_into(group, pstate)
+            if self._speeds_changed is not None:
+                self._speeds_changed(speeds[pstate], pstate)

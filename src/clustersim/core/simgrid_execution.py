@@ -9,6 +9,9 @@ The core's event loop runs inside a SimGrid actor (`drive`). `advance` waits in 
 core's next event or for the first job end, whichever comes first: the core owns time and learns job ends
 from SimGrid. `cancel` kills a job's actor, which cancels its activity.
 
+A change of computation power state (DVFS) sets the hosts' SimGrid pstate, as Batsim does: SimGrid re-times
+the activities running there.
+
 SimGrid has one engine per process, so a process runs one SimGrid simulation (the CLI runs one).
 """
 
@@ -18,17 +21,25 @@ import importlib.machinery
 import importlib.util
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, NamedTuple
 
 from clustersim._io.system import apt_install
 from clustersim.core.state import RunningJob
 from clustersim.errors import ClusterSimError, InputError
 from clustersim.platform.model import Platform, Unit
-from clustersim.workload.profiles import Composed, Delay, Parallel, ParallelHomogeneous, Profile
+from clustersim.workload.profiles import (
+    Composed,
+    DataStaging,
+    Delay,
+    Parallel,
+    ParallelHomogeneous,
+    Profile,
+    StorageTransfer,
+)
 
 DEBIAN_PACKAGE = "python3-simgrid"
 DEBIAN_DIR = Path("/usr/lib/python3/dist-packages")
@@ -130,8 +141,39 @@ def task_matrices(profile: ParallelHomogeneous | Parallel, nb_hosts: int) -> tup
     return list(profile.flops), list(profile.comm)
 
 
-Step = float | tuple[list[float], list[float]]
-"""One step of a job: seconds of sleep (`delay`), or a parallel task's computation vector and matrix."""
+class Task(NamedTuple):
+    """A parallel task: its computation vector and row-major matrix over its hosts, which are the job's own
+    (`own_hosts`) followed by the storage hosts named in `storage`."""
+
+    flops: list[float]
+    comm: list[float]
+    storage: tuple[str, ...] = ()
+    own_hosts: bool = True
+
+
+def io_task(profile: StorageTransfer | DataStaging, nb_hosts: int) -> Task:
+    """Batsim 4.2's I/O tasks, no computation. `parallel_homogeneous_pfs`: the job's hosts and the storage host
+    last; each host reads `bytes_to_read` from it (row of the storage host) and writes `bytes_to_write` to it
+    (its column). `data_staging`: only the two storage hosts, `nb_bytes` from the first to the second. No bytes:
+    no matrix (no latency)."""
+    if isinstance(profile, DataStaging):
+        comm = [0.0, profile.nb_bytes, 0.0, 0.0] if profile.nb_bytes > 0 else []
+        return Task([0.0, 0.0], comm, (profile.source, profile.target), own_hosts=False)
+    size = nb_hosts + 1
+    storage = size - 1
+    comm = []
+    if profile.read_bytes > 0 or profile.write_bytes > 0:
+        for row in range(size):
+            for col in range(size):
+                if row == col or (row != storage and col != storage):
+                    comm.append(0.0)
+                else:
+                    comm.append(profile.write_bytes if col == storage else profile.read_bytes)
+    return Task([0.0] * size, comm, (profile.storage,))
+
+
+Step = float | Task
+"""One step of a job: seconds of sleep (`delay`), or a parallel task."""
 
 
 def job_steps(profile: Profile, nb_hosts: int) -> list[Step]:
@@ -141,7 +183,9 @@ def job_steps(profile: Profile, nb_hosts: int) -> list[Step]:
         return once * profile.repeat
     if isinstance(profile, Delay):
         return [float(profile.seconds)]
-    return [task_matrices(profile, nb_hosts)]
+    if isinstance(profile, StorageTransfer | DataStaging):
+        return [io_task(profile, nb_hosts)]
+    return [Task(*task_matrices(profile, nb_hosts))]
 
 
 class SimgridExecution:
@@ -169,6 +213,7 @@ class SimgridExecution:
             raise InputError(str(platform_file), f"SimGrid does not know the host(s) {', '.join(missing[:5])}")
         self._hosts: list[Any] = [by_name[platform.node_of(unit).name] for unit in range(platform.nb_resources)]
         compute = {node.name for node in platform.nodes}
+        self._storage: dict[str, Any] = {name: by_name[name] for name in platform.storage_hosts if name in by_name}
         others = [host for host in self._engine.all_hosts if host.name not in compute]
         self._home: Any = others[0] if others else self._hosts[0]
         self._wake: Any = simgrid.Semaphore(0)
@@ -199,18 +244,36 @@ class SimgridExecution:
     def start(self, running: RunningJob) -> None:
         key = running.job.key
         hosts = [self._hosts[unit] for unit in running.resources]
-        steps = job_steps(running.job.profile, len(hosts))
-        self._actors[key] = self._sg.Actor.create(f"job {key}", hosts[0], self._execute, key, hosts, steps)
+        tasks: list[float | tuple[list[Any], list[float], list[float]]] = []
+        for step in job_steps(running.job.profile, len(hosts)):
+            if isinstance(step, float):
+                tasks.append(step)
+            else:
+                storage = [self._storage_host(label) for label in step.storage]
+                tasks.append(((hosts if step.own_hosts else []) + storage, step.flops, step.comm))
+        self._actors[key] = self._sg.Actor.create(f"job {key}", hosts[0], self._execute, key, tasks)
         return None
 
-    def _execute(self, key: str, hosts: list[Any], steps: list[Step]) -> None:
+    def _storage_host(self, label: str) -> Any:
+        """The storage host an I/O profile names; with a single storage host, that one whatever the label (as
+        Batsim uses its only storage host when the scheduler gives no storage mapping)."""
+        host = self._storage.get(label)
+        if host is None and len(self._storage) == 1:
+            (host,) = self._storage.values()
+        if host is None:
+            known = ", ".join(self._storage) or "none (hosts with the property role=storage)"
+            raise ClusterSimError(f"an I/O profile names the storage host '{label}'; the platform's storage hosts: "
+                                  f"{known}")
+        return host
+
+    def _execute(self, key: str, tasks: list[float | tuple[list[Any], list[float], list[float]]]) -> None:
         """A job's actor: run each step, then tell the core it ended."""
         this_actor = self._sg.this_actor
-        for step in steps:
-            if isinstance(step, float):
-                this_actor.sleep_for(step)
+        for task in tasks:
+            if isinstance(task, float):
+                this_actor.sleep_for(task)
             else:
-                this_actor.parallel_execute(hosts, *step)
+                this_actor.parallel_execute(*task)
         self._actors.pop(key, None)
         self._ended.append((self._engine.clock, key))
         self._released += 1
@@ -236,3 +299,10 @@ class SimgridExecution:
         actor = self._actors.pop(key, None)
         if actor is not None:
             actor.kill()
+
+    def change_speeds(
+        self, now: float, speeds: Mapping[int, float], pstate: int, running: Mapping[str, RunningJob]
+    ) -> Sequence[tuple[str, float]]:
+        for unit in speeds:
+            self._hosts[unit].pstate = pstate
+        return ()

@@ -33,6 +33,7 @@ from clustersim.core.decisions import (
     KillJob,
     RejectJob,
     SetJobMetadata,
+    SetPState,
     StartJob,
     SubmitJob,
     SwitchOff,
@@ -148,7 +149,7 @@ class Simulation:
         self._jobs: Iterator[Job] = iter(workload.jobs)
         self._lookahead: Job | None = None
         self._summary = RunSummary()
-        self._power = PowerSwitcher(self.state, self._queue, meter)
+        self._power = PowerSwitcher(self.state, self._queue, meter, self._speeds_changed)
         self._appliers: dict[type, Callable[[Decision], None]] = {
             StartJob: self._start,  # type: ignore[dict-item]
             RejectJob: self._reject,  # type: ignore[dict-item]
@@ -158,6 +159,7 @@ class Simulation:
             SubmitJob: self._submit_job,  # type: ignore[dict-item]
             SwitchOff: self._power.switch_off,  # type: ignore[dict-item]
             SwitchOn: self._power.switch_on,  # type: ignore[dict-item]
+            SetPState: self._set_pstate,  # type: ignore[dict-item]
         }
 
     def run(self) -> RunSummary:
@@ -465,18 +467,40 @@ class Simulation:
         job, now = running.job, running.start
         runtime = self.execution.start(running)
         walltime = job.walltime
-        if runtime is None:
-            if walltime is None:  # no end event until the model reports one
-                self._executions[job.key] = _Execution(running, float("inf"), FinalState.COMPLETED_SUCCESSFULLY)
-                return
-            execution = _Execution(running, now + walltime, FinalState.COMPLETED_WALLTIME_REACHED)
-        elif walltime is not None and (runtime > walltime or (runtime == walltime and type(job.profile) is Delay)):
-            # Batsim sleeps a delay job until its walltime when the delay is not shorter, then kills it
-            execution = _Execution(running, now + walltime, FinalState.COMPLETED_WALLTIME_REACHED)
-        else:
-            execution = _Execution(running, now + runtime, FinalState.COMPLETED_SUCCESSFULLY)
+        if runtime is not None:
+            self._schedule_end(running, runtime, now + runtime)
+            return
+        if walltime is None:  # no end event until the model reports one
+            self._executions[job.key] = _Execution(running, float("inf"), FinalState.COMPLETED_SUCCESSFULLY)
+            return
+        execution = _Execution(running, now + walltime, FinalState.COMPLETED_WALLTIME_REACHED)
         self._executions[job.key] = execution
         self._queue.push(execution.end, EventClass.JOB_END, execution)
+
+    def _schedule_end(self, running: RunningJob, runtime: float, end: float) -> None:
+        """A job's execution ends at `end` (`runtime` after its start), or at its walltime if that comes first."""
+        job = running.job
+        walltime = job.walltime
+        if walltime is not None and (runtime > walltime or (runtime == walltime and type(job.profile) is Delay)):
+            # Batsim sleeps a delay job until its walltime when the delay is not shorter, then kills it
+            execution = _Execution(running, running.start + walltime, FinalState.COMPLETED_WALLTIME_REACHED)
+        else:
+            execution = _Execution(running, end, FinalState.COMPLETED_SUCCESSFULLY)
+        self._executions[job.key] = execution
+        self._queue.push(execution.end, EventClass.JOB_END, execution)
+
+    def _set_pstate(self, d: SetPState) -> None:
+        """Nodes change computation power state (DVFS): the execution model re-times the jobs running there."""
+        self._speeds_changed(self._power.set_pstate(d), d.pstate)
+
+    def _speeds_changed(self, speeds: dict[int, float], pstate: int) -> None:
+        """Units compute at other speeds from now on: the execution model re-times the jobs running there."""
+        for key, end in self.execution.change_speeds(self._queue.now, speeds, pstate, self.state.running):
+            execution = self._executions[key]
+            if execution.cancelled:  # killed at this instant
+                continue
+            execution.cancelled = True
+            self._schedule_end(execution.running, end - execution.running.start, end)
 
     def _reject(self, d: RejectJob) -> None:
         job = self._pending_job(d, d.job_key)

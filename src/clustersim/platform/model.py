@@ -43,13 +43,22 @@ class Node:
 class Platform:
     """An immutable cluster description with its allocation units numbered 0..R-1."""
 
-    def __init__(self, nodes: list[Node] | tuple[Node, ...], unit: Unit = Unit.HOST, name: str = "platform"):
+    def __init__(
+        self,
+        nodes: list[Node] | tuple[Node, ...],
+        unit: Unit = Unit.HOST,
+        name: str = "platform",
+        storage_hosts: tuple[str, ...] = (),
+    ):
+        """`storage_hosts` name the hosts with Batsim's role `storage`: not compute nodes, but I/O profiles
+        (`parallel_homogeneous_pfs`, `data_staging`) read and write there."""
         if not nodes:
             raise ValueError("a platform needs at least one node")
         units = len(nodes) if unit is Unit.HOST else sum(n.cores for n in nodes)
         if len(nodes) > MAX_NODES or units > MAX_UNITS:  # readers refuse earlier, naming the field
             raise InputError(name, f"more than {MAX_NODES} nodes or {MAX_UNITS} {unit.value}s (docs/limits.md)")
         self.nodes: tuple[Node, ...] = tuple(nodes)
+        self.storage_hosts = storage_hosts
         self.unit = unit
         self.name = name
         if unit is Unit.HOST:

@@ -38,19 +38,40 @@ class SleepState:
 
 
 @dataclass(frozen=True, slots=True)
+class ComputationState:
+    """A power state a node computes in (DVFS): its speed and its watts idle and at full load."""
+
+    speed: float
+    idle_watts: float
+    full_watts: float
+
+
+@dataclass(frozen=True, slots=True)
 class PowerModel:
-    """Watts of a node: computing (idle to full load) and, when it can sleep, its sleep states (first = used)."""
+    """Watts of a node: computing (idle to full load) and, when it can sleep, its sleep states (first = used).
+
+    `idle_watts` and `full_watts` are those of the state it starts in (`compute_pstate`); `computation_states`
+    lists every power state it may compute in (number, state), which SET_RESOURCE_STATE switches between.
+    """
 
     idle_watts: float
     full_watts: float
     sleep_states: tuple[SleepState, ...] = ()
     compute_pstate: int = 0
-    """The power state number it computes in (the SimGrid host's `pstate`)."""
+    """The power state number it computes in at the start (the SimGrid host's `pstate`)."""
+    computation_states: tuple[tuple[int, ComputationState], ...] = ()
 
     @property
     def sleep(self) -> SleepState | None:
         """The sleep state power policies use (the first declared)."""
         return self.sleep_states[0] if self.sleep_states else None
+
+    def computation(self, pstate: int) -> ComputationState | None:
+        """The computation power state of that number (None: not one; a cluster file's node has only its own)."""
+        for number, state in self.computation_states:
+            if number == pstate:
+                return state
+        return None
 
 
 def from_batsim_properties(
@@ -80,7 +101,12 @@ def from_batsim_properties(
     transitional = {i for triple in _triples(properties.get("sleep_pstates"), source, host) for i in triple}
     computing = next((i for i, s in enumerate(speeds) if s == speed and i not in transitional), 0)
     idle, full = wattages[computing]
-    return PowerModel(idle, full, sleep_states, computing)
+    sleeping = {state.pstate for state in sleep_states}
+    computation = tuple(
+        (i, ComputationState(speeds[i], *wattages[i]))
+        for i in range(len(speeds)) if i not in transitional and i not in sleeping
+    )
+    return PowerModel(idle, full, sleep_states, computing, computation)
 
 
 def _triples(text: str | None, source: str, host: str) -> list[tuple[int, int, int]]:

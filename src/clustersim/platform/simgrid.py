@@ -113,7 +113,8 @@ def _platform(hosts: list[_Host], source: str, order: str, name: str) -> Platfor
         nodes.append(
             Node(index, host.name, host.cores, host.speed, host.memory, properties=host.properties, power=power)
         )
-    return Platform(nodes, Unit.HOST, name=name)
+    storage = tuple(h.name for h in hosts if "storage" in _roles(h.properties))
+    return Platform(nodes, Unit.HOST, name=name, storage_hosts=storage)
 
 
 def _roles(properties: dict[str, str]) -> set[str]:

@@ -28,7 +28,16 @@ from clustersim._io.documents import load_document
 from clustersim._io.fields import Checker, child, describe, item, listing
 from clustersim._io.textfile import StrPath
 from clustersim.workload.job import Job, id_order
-from clustersim.workload.profiles import Composed, Delay, Parallel, ParallelHomogeneous, Profile, communicates
+from clustersim.workload.profiles import (
+    Composed,
+    DataStaging,
+    Delay,
+    Parallel,
+    ParallelHomogeneous,
+    Profile,
+    StorageTransfer,
+    communicates,
+)
 from clustersim.workload.stream import Workload
 
 # The keys each profile type interprets; other keys are extra data.
@@ -38,6 +47,8 @@ PROFILE_KEYS: dict[str, tuple[str, ...]] = {
     "parallel_homogeneous_total": ("cpu", "com"),
     "parallel": ("cpu", "com"),
     "composed": ("seq", "repeat"),
+    "parallel_homogeneous_pfs": ("bytes_to_read", "bytes_to_write", "storage"),
+    "data_staging": ("nb_bytes", "from", "to"),
 }
 PROFILE_ALIASES = {
     "msg_par_hg": "parallel_homogeneous",
@@ -203,6 +214,18 @@ class _Profiles:
             profile = ParallelHomogeneous(flops, comm)
         elif kind == "parallel":
             profile = self._parallel(spec, field)
+        elif kind == "parallel_homogeneous_pfs":
+            profile = StorageTransfer(
+                check.number(spec.get("bytes_to_read", 0), child(field, "bytes_to_read"), 0),
+                check.number(spec.get("bytes_to_write", 0), child(field, "bytes_to_write"), 0),
+                check.string(spec.get("storage", "pfs"), child(field, "storage")),
+            )
+        elif kind == "data_staging":
+            profile = DataStaging(
+                check.number(check.required(spec, "nb_bytes", field), child(field, "nb_bytes"), 0),
+                check.string(check.required(spec, "from", field), child(field, "from")),
+                check.string(check.required(spec, "to", field), child(field, "to")),
+            )
         else:
             profile = self._composed(name, spec, field, res, stack)
         if kind == "parallel_homogeneous_total" or (

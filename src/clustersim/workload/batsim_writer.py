@@ -20,7 +20,15 @@ from typing import TextIO
 
 from clustersim.errors import InputError
 from clustersim.workload.job import Job
-from clustersim.workload.profiles import Composed, Delay, Parallel, ParallelHomogeneous, Profile
+from clustersim.workload.profiles import (
+    Composed,
+    DataStaging,
+    Delay,
+    Parallel,
+    ParallelHomogeneous,
+    Profile,
+    StorageTransfer,
+)
 from clustersim.workload.stream import Workload
 from clustersim.workload.swf import delay_name
 
@@ -112,6 +120,12 @@ def profile_entry(profile: Profile, part_name: Callable[[Profile], str]) -> dict
         comm = profile.comm or (0.0,) * (tasks * tasks)
         return {"type": "parallel", "cpu": [json_number(f) for f in profile.flops],
                 "com": [json_number(float(b)) for b in comm]}
+    if isinstance(profile, StorageTransfer):
+        return {"type": "parallel_homogeneous_pfs", "bytes_to_read": json_number(profile.read_bytes),
+                "bytes_to_write": json_number(profile.write_bytes), "storage": profile.storage}
+    if isinstance(profile, DataStaging):
+        return {"type": "data_staging", "nb_bytes": json_number(profile.nb_bytes), "from": profile.source,
+                "to": profile.target}
     return {"type": "composed", "repeat": profile.repeat, "seq": [part_name(part) for part in profile.sequence]}
 
 
@@ -168,4 +182,8 @@ def default_profile_name(profile: Profile) -> str:
         return "parallel_homogeneous"
     if isinstance(profile, Parallel):
         return "parallel"
+    if isinstance(profile, StorageTransfer):
+        return "parallel_homogeneous_pfs"
+    if isinstance(profile, DataStaging):
+        return "data_staging"
     return "composed"

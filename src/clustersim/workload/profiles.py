@@ -61,12 +61,39 @@ class Composed:
         return once * self.repeat
 
 
-Profile = Delay | ParallelHomogeneous | Parallel | Composed
+@dataclass(frozen=True, slots=True)
+class StorageTransfer:
+    """Each allocated host reads `read_bytes` from a storage host and writes `write_bytes` to it, computing nothing
+    (Batsim `parallel_homogeneous_pfs`). `storage` names the storage host. Only a network model times it: the
+    fast model gives it no time."""
+
+    read_bytes: float
+    write_bytes: float
+    storage: str = "pfs"
+
+    def runtime(self, nb_resources: int, min_speed: float) -> float:
+        return 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class DataStaging:
+    """`nb_bytes` move from the storage host `source` to the storage host `target` (Batsim `data_staging`); the
+    job's own hosts take no part. Only a network model times it: the fast model gives it no time."""
+
+    nb_bytes: float
+    source: str
+    target: str
+
+    def runtime(self, nb_resources: int, min_speed: float) -> float:
+        return 0.0
+
+
+Profile = Delay | ParallelHomogeneous | Parallel | Composed | StorageTransfer | DataStaging
 
 
 def needs_speed(profile: Profile) -> bool:
-    """Whether the runtime depends on the speed of the allocated units (it does unless pure delays)."""
-    if isinstance(profile, Delay):
+    """Whether the runtime depends on the speed of the allocated units (it does unless pure delays or I/O)."""
+    if isinstance(profile, Delay | StorageTransfer | DataStaging):
         return False
     if isinstance(profile, Composed):
         return any(needs_speed(p) for p in profile.sequence)
@@ -74,9 +101,14 @@ def needs_speed(profile: Profile) -> bool:
 
 
 def communicates(profile: Profile) -> bool:
-    """Whether executing the profile sends bytes between hosts (only a network model can time that)."""
+    """Whether executing the profile sends bytes between hosts, storage hosts included (only a network model can
+    time that)."""
     if isinstance(profile, ParallelHomogeneous):
         return profile.comm_bytes > 0
+    if isinstance(profile, StorageTransfer):
+        return profile.read_bytes > 0 or profile.write_bytes > 0
+    if isinstance(profile, DataStaging):
+        return profile.nb_bytes > 0
     if isinstance(profile, Parallel):
         return any(profile.comm)
     if isinstance(profile, Composed):

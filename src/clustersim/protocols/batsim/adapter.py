@@ -29,6 +29,7 @@ from clustersim.core.decisions import (
     KillJob,
     RejectJob,
     SetJobMetadata,
+    SetPState,
     StartJob,
     SubmitJob,
     SwitchOff,
@@ -373,12 +374,13 @@ class ExternalScheduler:
         )
 
     def _set_resource_state(self, event: m.WireEvent, now: float) -> Iterable[Decision]:
-        """Switch machines into a sleep power state or back to computing.
+        """Switch machines into a sleep power state, back to computing, or to another computation power state.
 
         A sleep state (from the host's `sleep_pstates`; "1" for nodes of a cluster file) switches idle nodes
-        off and any other state switches sleeping nodes on; the change is acknowledged (RESOURCE_STATE_CHANGED)
-        when the transition is over. Without energy (`--energy`, Batsim's -E) the request is refused, as Batsim
-        refuses it.
+        off and any other state switches sleeping nodes on, into that computation state; the change is
+        acknowledged (RESOURCE_STATE_CHANGED) when the transition is over. Nodes that are on and asked for a
+        computation power state of their host (DVFS) change speed and power at once, acknowledged at once, as in
+        Batsim. Without energy (`--energy`, Batsim's -E) the request is refused, as Batsim refuses it.
         """
         resources = event.resources("resources")
         state = event.string("state")
@@ -407,10 +409,15 @@ class ExternalScheduler:
         for node in to_switch_off + to_switch_on:
             self._requested_states[node] = state
         decisions: list[Decision] = []
+        on = (NodeState.IDLE, NodeState.COMPUTING)
+        dvfs = [n for n in wake if nodes.state(n) in on and _computation_states(view, n)]
+        if dvfs:
+            decisions.append(SetPState(tuple(dvfs), int(state)))
         if to_switch_off:
             decisions.append(SwitchOff(tuple(to_switch_off)))
-        if to_switch_on:
-            decisions.append(SwitchOn(tuple(to_switch_on)))
+        if to_switch_on:  # into the computation state asked for, when the hosts declare theirs
+            named = all(_computation_states(view, n) for n in to_switch_on)
+            decisions.append(SwitchOn(tuple(to_switch_on), int(state) if named else None))
         return decisions
 
     def _nodes_switched(self, event: NodesSwitched, now: float) -> None:
@@ -509,6 +516,12 @@ class ExternalScheduler:
     def nb_messages(self) -> int:
         """Messages exchanged so far (each request with its answer counts once)."""
         return self.connection.nb_exchanges if self.connection is not None else 0
+
+
+def _computation_states(view: ClusterView, node: int) -> bool:
+    """Whether a node's host declares its computation power states (a Batsim XML host with wattage_per_state)."""
+    power = view.platform.nodes[node].power
+    return power is not None and bool(power.computation_states)
 
 
 def _sleep_pstates(view: ClusterView, node: int) -> set[str]:
