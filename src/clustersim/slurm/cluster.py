@@ -8,7 +8,7 @@ The cluster's slurm.conf is derived from the model's: its scheduling settings, n
 partitions are kept; the plumbing is replaced (loopback addresses and free ports, `auth/none` and `cred/none`
 instead of munge, `proctrack/pgid`, `task/none`, no accounting, `SlurmdParameters=config_overrides` so declared
 CPUs need not exist, a large `MinJobAge` so finished jobs stay visible), and timeouts are scaled by K (Slurm
-caps them at 65535 s).
+caps them at 65535 s). GPUs (`Gres=gpu:N`) are empty files named by a generated gres.conf (`AutoDetect=off`).
 
 Every process of the cluster carries a random token in its environment (daemons, job steps, payloads), so
 `stop` kills exactly those, by PID, even when slurmd has detached the job steps into sessions of their own.
@@ -133,13 +133,16 @@ def loopback_conf(
         f"SlurmdDebug={debug}",
     ]
     lines += [f"{key}={min(MAX_TIMEOUT, round(value * scale))}" for key, value in TIMEOUTS.items()]
+    if any(node.gpus for node in conf.nodes) and "grestypes" not in conf.settings:
+        lines.append("GresTypes=gpu")
     for key, value in conf.settings.items():
         if key not in PLUMBING:
             lines.append(f"{conf.original_keys.get(key, key)}={value}")
     for node, port in zip(conf.nodes, slurmd_ports, strict=True):
         lines.append(
             f"NodeName={node.name} NodeHostname=localhost NodeAddr=127.0.0.1 Port={port} "
-            f"CPUs={node.cpus} RealMemory={node.real_memory} Weight={node.weight} State=UNKNOWN"
+            f"CPUs={node.cpus} RealMemory={node.real_memory} Weight={node.weight} "
+            + (f"Gres=gpu:{node.gpus} " if node.gpus else "") + "State=UNKNOWN"
         )
     for part in conf.partitions:
         words = [
@@ -150,6 +153,8 @@ def loopback_conf(
         ]
         if part.default_time is not None:
             words.append(f"DefaultTime={format_minutes(part.default_time)}")
+        if part.max_nodes is not None:
+            words.append(f"MaxNodes={part.max_nodes}")
         lines.append(" ".join(words))
     return "\n".join(lines) + "\n"
 
@@ -204,6 +209,7 @@ class LoopbackCluster:
         ports = free_ports(1 + len(self.conf.nodes))
         text = loopback_conf(self.conf, self.workdir, ports, self.speedup, self.debug)
         self.conf_path.write_text(text, encoding="utf-8")
+        self._write_gres_conf()
         script = self.workdir / "daemons.sh"
         conf = self.conf_path
         lines = ["#!/bin/sh", f"slurmctld -D -i -f {conf} >{self.workdir / 'log' / 'slurmctld.out'} 2>&1 &",
@@ -214,7 +220,8 @@ class LoopbackCluster:
         lines += ['echo "ready"', "while read line; do date +%s.%N; done"]
         script.write_text("\n".join(lines) + "\n", encoding="utf-8")
         script.chmod(0o755)
-        env = dict(os.environ, TZ="UTC", **{TOKEN_VARIABLE: self.token})
+        # SLURM_CONF: the daemons look for gres.conf next to it (-f alone leaves them at /etc/slurm).
+        env = dict(os.environ, TZ="UTC", SLURM_CONF=str(conf), **{TOKEN_VARIABLE: self.token})
         rate = f"{self.speedup:g}"
         self._wrapper = subprocess.Popen(
             ["faketime", "-m", "-f", f"+0 x{rate}", str(script)],
@@ -227,6 +234,20 @@ class LoopbackCluster:
         except BaseException:
             self.stop()
             raise
+
+    def _write_gres_conf(self) -> None:
+        """gres.conf for the nodes' GPUs: one empty file per GPU stands for its device (slurmd logs that it is
+        not a device, and counts it: the jobs never touch it)."""
+        lines = ["AutoDetect=off"]
+        devices = self.workdir / "gpus"
+        for node in self.conf.nodes:
+            if node.gpus:
+                (devices / node.name).mkdir(parents=True, exist_ok=True)
+                for i in range(node.gpus):
+                    (devices / node.name / f"gpu{i}").touch()
+                lines.append(f"NodeName={node.name} Name=gpu File={devices / node.name}/gpu[0-{node.gpus - 1}]")
+        if len(lines) > 1:
+            (self.workdir / "gres.conf").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
     def _read_pids(self) -> None:
         assert self._wrapper is not None and self._wrapper.stdout is not None

@@ -23,7 +23,7 @@ def add_slurm_commands(commands: argparse._SubParsersAction[Any]) -> None:
         "record of the schedule as jobs.csv (the simulation's format) plus replay.json. Installs the Debian "
         "packages it needs when missing (as root). Exits 9 when Slurm cannot be installed or started.",
     )
-    replay.add_argument("workload", type=Path, help="SWF or Batsim JSON workload of delay jobs")
+    replay.add_argument("workload", type=Path, help="SWF, Batsim JSON or sbatch-options CSV workload of delay jobs")
     replay.add_argument("--conf", type=Path, required=True, help="slurm.conf: nodes, partitions, scheduling")
     replay.add_argument("--speedup", type=float, default=10.0, help="clock acceleration K (default: 10)")
     replay.add_argument("-o", "--output", type=Path, default=Path("slurm-replay"), help="output directory")

@@ -17,6 +17,7 @@ import csv
 import json
 import math
 import re
+import shlex
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -63,6 +64,8 @@ class SlurmRecord:
     partition: str
     cpus: dict[str, list[int]] = field(default_factory=dict)
     """node name -> CPU ids."""
+    array_job_id: int | None = None
+    array_task_id: int | None = None
 
 
 def parse_scontrol(text: str) -> list[SlurmRecord]:
@@ -96,8 +99,15 @@ def parse_scontrol(text: str) -> list[SlurmRecord]:
             end=_epoch(values.get("EndTime")),
             partition=values.get("Partition", ""),
             cpus=cpus,
+            array_job_id=_integer(values.get("ArrayJobId")),
+            array_task_id=_integer(values.get("ArrayTaskId")),
         ))
     return records
+
+
+def _integer(text: str | None) -> int | None:
+    """An id, or None (absent, or a pending array's task range such as `2-3%2`)."""
+    return int(text) if text is not None and text.isascii() and text.isdigit() else None
 
 
 def _epoch(text: str | None) -> int | None:
@@ -171,8 +181,17 @@ def replay(
         origin = math.ceil(sample.fake + lead) - ordered[0].submit_time
         names: dict[int, Job] = {}
         slurm_ids: dict[str, int] = {}
+        tasks: dict[tuple[int, int], Job] = {}
+        """(Slurm's array job id, task id) -> the task's job."""
         rejected: list[Job] = []
         for number, job in enumerate(ordered):
+            array = job.extra.get("array_job")
+            if array is not None and str(array) in slurm_ids:
+                tasks[slurm_ids[str(array)], int(job.id.rpartition("_")[2])] = job
+                continue  # submitted with the array's first task
+            if array is not None and any(str(j.extra.get("array_job")) == str(array) for j in rejected):
+                rejected.append(job)
+                continue
             if number % 20 == 0:
                 sample = cluster.clock()
             target = origin + job.submit_time + SUBMIT_OFFSET
@@ -180,26 +199,36 @@ def replay(
             if delay > 0:
                 time.sleep(delay)
             seconds = max(0.0, job_runtime(job) - overhead) / speedup
-            command = ["sbatch", "--parsable", "-J", job.id, "-n", str(job.nb_res), "-o", "/dev/null",
-                       "-e", "/dev/null", "-t", format_minutes(job.walltime), "--wrap", f"sleep {seconds:.3f}"]
-            if job.queue:
-                command[1:1] = ["-p", job.queue]  # as named: Slurm rejects a partition it does not have
-            dependency = slurm_dependency(job, slurm_ids)
-            if dependency:
-                command[1:1] = [f"--dependency={dependency}"]
+            command = ["sbatch", "--parsable", "-J", job.id, "-o", "/dev/null", "-e", "/dev/null",
+                       *sbatch_arguments(job, slurm_ids), "--wrap", f"sleep {seconds:.3f}"]
             output = cluster.run(*command, check=False).strip()
             if output.split(";")[0].isdigit():
-                names[int(output.split(";")[0])] = job
-                slurm_ids[job.id] = int(output.split(";")[0])
+                slurm_id = int(output.split(";")[0])
+                if array is None:
+                    names[slurm_id] = job
+                    slurm_ids[job.id] = slurm_id
+                else:
+                    slurm_ids[str(array)] = slurm_id
+                    tasks[slurm_id, int(job.id.rpartition("_")[2])] = job
             else:
                 rejected.append(job)
         deadline = time.time() + timeout
         while time.time() < deadline:
-            if not cluster.run("squeue", "-h", "-o", "%i").strip():
+            waiting = [line.split() for line in cluster.run("squeue", "-h", "-o", "%T %r").splitlines()]
+            if all(len(w) == 2 and w[0] == "PENDING" and w[1] in PENDING_FOREVER for w in waiting):
                 break
             time.sleep(0.2)
         records = parse_scontrol(cluster.run("scontrol", "show", "job", "-d", "-o"))
         precise_times = log_times(workdir / "log" / "slurmctld.log") if precise else None
+        for record in records:
+            if record.array_job_id is not None and record.array_task_id is not None:
+                task = tasks.get((record.array_job_id, record.array_task_id))
+                if task is not None:
+                    names[record.job_id] = task
+                if precise_times is not None and record.array_job_id in precise_times:
+                    submitted = precise_times[record.array_job_id].get("submit")  # the array's one submission
+                    if submitted is not None:
+                        precise_times.setdefault(record.job_id, {}).setdefault("submit", submitted)
         primary = cluster.controller_started()
         if primary is None:
             primary = cluster.started_at.fake if cluster.started_at else sample.fake
@@ -208,6 +237,27 @@ def replay(
     outcomes += [JobOutcome(job, FinalState.REJECTED, None, None, IntervalSet(), "rejected by sbatch")
                  for job in rejected]
     return ReplayResult(outcomes, speedup, origin, ctld_start, overhead, time.time() - started, slip, unfinished)
+
+
+PENDING_FOREVER = frozenset({"PartitionNodeLimit", "PartitionTimeLimit", "DependencyNeverSatisfied"})
+"""squeue reasons of jobs that will never start: the replay does not wait for them (they are `unfinished`)."""
+
+
+def sbatch_arguments(job: Job, slurm_ids: Mapping[str, int]) -> list[str]:
+    """The options that ask Slurm for what the job asks: an sbatch-options job's own options verbatim, else
+    `-n`, `-t` and `-p` (as named: Slurm rejects a partition it does not have); and `--dependency` with the
+    Slurm ids of the jobs it names."""
+    options = job.extra.get("sbatch")
+    if isinstance(options, str):
+        arguments = shlex.split(options)
+    else:
+        arguments = ["-n", str(job.nb_res), "-t", format_minutes(job.walltime)]
+        if job.queue:
+            arguments += ["-p", job.queue]
+    dependency = slurm_dependency(job, slurm_ids)
+    if dependency:
+        arguments.append(f"--dependency={dependency}")
+    return arguments
 
 
 def slurm_dependency(job: Job, slurm_ids: Mapping[str, int]) -> str:
@@ -249,8 +299,9 @@ def _calibrate(cluster: LoopbackCluster, count: int = 8) -> float:
 
 _LOG_EVENTS = (
     ("submit", re.compile(r"^\[([0-9T:.-]+)\] _slurm_rpc_submit_batch_job: JobId=(\d+) ")),
-    ("start", re.compile(r"^\[([0-9T:.-]+)\] (?:sched: Allocate|sched/backfill: _start_job: Started) JobId=(\d+) ")),
-    ("end", re.compile(r"^\[([0-9T:.-]+)\] _job_complete: JobId=(\d+) WEXITSTATUS")),
+    ("start", re.compile(r"^\[([0-9T:.-]+)\] (?:sched: Allocate|sched/backfill: _start_job: Started) "
+                         r"JobId=(?:\d+_\d+\()?(\d+)\)? ")),
+    ("end", re.compile(r"^\[([0-9T:.-]+)\] _job_complete: JobId=(?:\d+_\d+\()?(\d+)\)? WEXITSTATUS")),
 )
 
 
@@ -323,7 +374,7 @@ def _outcomes(
                     f"slurm_start={record.start - origin:g};slurm_end={record.end - origin:g}")
         if job.queue:
             metadata += f";requested_partitions={job.queue}"
-        for key in ("dependency", "preceding_job"):
+        for key in ("dependency", "preceding_job", "sbatch", "array_job"):
             if job.extra.get(key):
                 metadata += f";{key}={job.extra[key]}"
         outcomes.append(JobOutcome(observed, state, start, end, units, metadata))
@@ -360,7 +411,8 @@ def workload_from_replay(jobs_csv: Path | str, name: str = "w0") -> Workload:
                     Delay(float(row["execution_time"])), walltime=None if walltime < 0 else walltime,
                     workload=name, profile_name=row["profile"],
                     queue=meta.get("requested_partitions", meta.get("partition", "")),
-                    extra={key: meta[key] for key in ("dependency", "preceding_job") if meta.get(key)},
+                    extra={key: meta[key] for key in ("dependency", "preceding_job", "sbatch", "array_job")
+                           if meta.get(key)},
                 ))
             except (KeyError, ValueError) as error:
                 raise InputError(source, f"not a jobs.csv written by slurm-replay: {error}") from None

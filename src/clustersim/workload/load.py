@@ -10,6 +10,7 @@ from clustersim._io.formats import FileFormat, format_options, recognise
 from clustersim._io.textfile import StrPath
 from clustersim.plugins import Registry
 from clustersim.workload.batsim_json import read_batsim_workload
+from clustersim.workload.sbatch import COLUMNS, read_sbatch_csv
 from clustersim.workload.stream import Workload
 from clustersim.workload.swf import Processors, Walltime, read_swf
 
@@ -22,6 +23,11 @@ WORKLOAD_READERS.add("swf", FileFormat(
 WORKLOAD_READERS.add("batsim-json", FileFormat(
     "Batsim JSON workloads", '(.json: an object with a "jobs" list)', read_batsim_workload,
     sniff=lambda head: head.startswith(("{", "[")), suffixes=(".json",),
+))
+WORKLOAD_READERS.add("sbatch-csv", FileFormat(
+    "sbatch-options CSV workloads", "(a header line id,submit,duration,sbatch; one job per row)", read_sbatch_csv,
+    sniff=lambda head: set(COLUMNS) <= {cell.strip().lower() for cell in head.split("\n", 1)[0].split(",")},
+    suffixes=(),
 ))
 
 

@@ -27,7 +27,7 @@ import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from clustersim.policies.slurm.select import Allocation, bits, select_cpus
+from clustersim.policies.slurm.select import Allocation, Consumables, ShapedRequest, bits, select_cpus
 
 WILL_RUN_WINDOW = 30
 """cons_common's `time_window`: the first batch of running jobs removed ends within 30 s."""
@@ -44,6 +44,9 @@ class Running:
     nodes: int
     limit: float | None = None
     """Its time limit in seconds (None: unlimited), for the guess made when OverTimeLimit is UNLIMITED."""
+    memory: Allocation = field(default_factory=dict)
+    """MiB it holds per node (memory as a consumable resource)."""
+    gpus: Allocation = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -56,6 +59,8 @@ class Candidate:
     """The nodes of its partition (bitmap)."""
     time_limit: float
     """Seconds: min(job limit, partition MaxTime), whole minutes; a year when unlimited."""
+    request: ShapedRequest | None = None
+    """A request shaped by sbatch options or memory (None: `cpus` CPUs anywhere)."""
 
 
 class Validity:
@@ -183,6 +188,8 @@ def will_run(
     cache: WillRunCache | None = None,
     params: BackfillParameters | None = None,
     validity: Validity | None = None,
+    request: ShapedRequest | None = None,
+    other: Consumables | None = None,
 ) -> tuple[float, Allocation] | None:
     """When and where a job could start on `nodes`, by removing running jobs in batches of end times.
 
@@ -190,11 +197,14 @@ def will_run(
     wall-clock second of t=0: Slurm aligns the 30 s windows on epoch time. With a `cache`, a test already made
     on the same free CPUs and running jobs is not made again (only `now` may differ, and it only enters the
     result through the guess for a job past its limit). `params` gives the nodes' weights and the guess's
-    KillWait and OverTimeLimit. `validity` records how the result depends on now.
+    KillWait and OverTimeLimit. `validity` records how the result depends on now. A shaped `request` is tested
+    on the free CPUs and `other` resources (memory, GPUs) instead of `cpus`, without the cache.
     """
     params = params or BackfillParameters()
     key = (cpus, nodes)
-    if cache is not None and key in cache:
+    if request is not None:
+        found = _will_run_request(request, nodes, free, other, running, epoch)
+    elif cache is not None and key in cache:
         found = cache[key]
     else:
         found = _will_run(cpus, nodes, free, running, epoch, params.weights)
@@ -271,6 +281,53 @@ def _will_run(
     return None
 
 
+def _will_run_request(
+    request: ShapedRequest, nodes: int, free: Sequence[int], other: Consumables | None,
+    running: Sequence[Running], epoch: float,
+) -> tuple[Running | None, Allocation] | None:
+    """`_will_run` for a shaped request: the same batches of running jobs, tested with `request.select`."""
+    allocation = request.select(nodes, free, other)
+    if allocation is not None:
+        return None, allocation
+    future = list(free)
+    future_other = None if other is None else other.copy()
+    last: Running | None = None
+    for batch in _removal_batches(nodes, running, epoch):
+        for job in batch:
+            for node, count in job.allocation.items():
+                future[node] += count
+            if future_other is not None:
+                future_other.add(job.memory, job.gpus)
+            last = job
+        allocation = request.select(nodes, future, future_other)
+        if allocation is not None:
+            return last, allocation
+    return None
+
+
+def _removal_batches(nodes: int, running: Sequence[Running], epoch: float) -> Iterator[list[Running]]:
+    """The running jobs on `nodes` in the batches `_will_run` removes them: a batch ends after a job on `nodes`
+    when the next running job ends beyond the window (from the first end rounded up to 30 s), which then
+    doubles until it holds that job."""
+    window = WILL_RUN_WINDOW
+    batch_end = 0.0
+    batch: list[Running] = []
+    for i, job in enumerate(running):
+        if not job.nodes & nodes:
+            continue
+        if batch_end == 0.0:
+            batch_end = job.end + (WILL_RUN_WINDOW - math.fmod(job.end + epoch, WILL_RUN_WINDOW))
+        batch.append(job)
+        if i + 1 < len(running) and running[i + 1].end > batch_end + window:
+            yield batch
+            batch = []
+            window *= 2
+            while running[i + 1].end > batch_end + window:
+                window *= 2
+    if batch:
+        yield batch
+
+
 def _guess_end(job: Running, now: float, params: BackfillParameters, validity: Validity | None) -> float:
     """A job past its limit but not yet killed: when Slurm guesses it ends (`_guess_job_end`): KillWait and
     OverTimeLimit after its limit, or, with OverTimeLimit=UNLIMITED, its whole limit from now."""
@@ -328,13 +385,15 @@ def backfill_cycle(
     params: BackfillParameters,
     epoch: float = 0.0,
     memory: BackfillMemory | None = None,
+    other: Consumables | None = None,
 ) -> Iterator[tuple[Candidate, Allocation]]:
     """Test the queue (in priority order) and yield the jobs to start now with their CPUs.
 
     The caller starts each yielded job before resuming the generator; `free` and `running` are updated here,
     so later jobs see it, as the select plugin sees a job started by backfill. `epoch` is the wall-clock second
     of t=0: Slurm rounds to bf_resolution on epoch time. `memory` carries will-run tests and the last idle cycle
-    over to later cycles while no job starts or ends (a start here clears it).
+    over to later cycles while no job starts or ends (a start here clears it). `other` is the memory and GPUs free
+    per node (updated here as `free` is).
 
     Two kinds of cycles are known to start nothing without running them (their node space map dies with them):
     those in which no job fits the idle CPUs of its nodes, reservations ignored, and those that repeat an idle
@@ -394,7 +453,8 @@ def backfill_cycle(
             if not counted:
                 tested += 1
                 counted = True
-            result = will_run(job.cpus, avail, free, running, now, epoch, cache, params, validity)
+            result = will_run(job.cpus, avail, free, running, now, epoch, cache, params, validity, job.request,
+                              other)
             if result is None:
                 if later_start:
                     continue
@@ -405,6 +465,9 @@ def backfill_cycle(
                 for node, count in allocation.items():
                     free[node] -= count
                 started = Running(job.key, now + job.time_limit, allocation, _bitmap(allocation), job.time_limit)
+                if job.request is not None and other is not None:
+                    started.memory, started.gpus = job.request.holds(allocation)
+                    other.add(started.memory, started.gpus, -1)
                 running.insert(bisect.bisect_right(running, started.end, key=_end), started)
                 memory.clear()
                 started_keys.add(job.key)

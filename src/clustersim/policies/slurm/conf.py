@@ -3,13 +3,13 @@
 The reader accepts any slurm.conf: keys the model does not interpret are kept verbatim (the real daemons need
 them). What it interprets:
 
-- `NodeName=` lines (hostlists such as `n[1-4]`, `DEFAULT` lines): `CPUs`, `RealMemory`, `Weight`, `Port`,
-  `NodeAddr`, `NodeHostname`, `State`; the nodes are numbered in file order, as slurmctld numbers them;
-- `PartitionName=` lines: `Nodes` (hostlist or `ALL`), `Default`, `MaxTime`, `DefaultTime`, `PriorityJobFactor`,
-  `PriorityTier` (and the older `Priority`, which sets both), `State`;
-- global keys: `SchedulerType`, `SchedulerParameters`, `SelectType`, `SelectTypeParameters`, `PriorityType`,
-  `PriorityWeight*`, `PriorityMaxAge`, `PriorityFavorSmall`, `PriorityCalcPeriod`, `PriorityDecayHalfLife`,
-  `PriorityFlags`, `AccountingStorageType`, `EnforcePartLimits`.
+- `NodeName=` lines (hostlists such as `n[1-4]`, `DEFAULT` lines): `CPUs`, `RealMemory`, `Weight`, `Gres` (GPUs),
+  `Port`, `NodeAddr`, `NodeHostname`, `State`; the nodes are numbered in file order, as slurmctld numbers them;
+- `PartitionName=` lines: `Nodes` (hostlist or `ALL`), `Default`, `MaxTime`, `MaxNodes`, `DefaultTime`,
+  `PriorityJobFactor`, `PriorityTier` (and the older `Priority`, which sets both), `State`;
+- global keys: `SchedulerType`, `SchedulerParameters`, `SelectType`, `SelectTypeParameters`, `DefMemPerCPU`,
+  `PriorityType`, `PriorityWeight*`, `PriorityMaxAge`, `PriorityFavorSmall`, `PriorityCalcPeriod`,
+  `PriorityDecayHalfLife`, `PriorityFlags`, `AccountingStorageType`, `EnforcePartLimits`.
 
 Times use Slurm's formats (`minutes`, `minutes:seconds`, `hours:minutes:seconds`, `days-hours[:minutes[:seconds]]`,
 `INFINITE`/`UNLIMITED`) and are returned in seconds, None meaning unlimited.
@@ -25,35 +25,10 @@ from pathlib import Path
 from clustersim.errors import InputError
 from clustersim.limits import MAX_NODES, MAX_UNITS
 from clustersim.platform.model import Node, Platform, Unit
+from clustersim.workload.sbatch import parse_time
 
 _UNLIMITED = ("infinite", "unlimited", "-1")
 _HOSTLIST = re.compile(r"([^\[,]*)(?:\[([^\]]*)\])?([^,]*)")
-
-
-def parse_time(text: str, source: str = "slurm.conf") -> float | None:
-    """Slurm's time string in seconds (minutes when a single number); None for INFINITE/UNLIMITED."""
-    value = text.strip().lower()
-    if value in _UNLIMITED:
-        return None
-    days = 0
-    if "-" in value:
-        day_text, _, value = value.partition("-")
-        days = _int(day_text, text, source)
-        parts = [_int(p, text, source) for p in value.split(":")] if value else [0]
-        while len(parts) < 3:
-            parts.append(0)
-        hours, minutes, seconds = parts[:3]
-    else:
-        parts = [_int(p, text, source) for p in value.split(":")]
-        if len(parts) == 1:
-            hours, minutes, seconds = 0, parts[0], 0
-        elif len(parts) == 2:
-            hours, minutes, seconds = 0, parts[0], parts[1]
-        elif len(parts) == 3:
-            hours, minutes, seconds = parts
-        else:
-            raise InputError(source, f"'{text}' is not a Slurm time (such as 30, 1:00:00 or 7-0)")
-    return float(((days * 24 + hours) * 60 + minutes) * 60 + seconds)
 
 
 def format_minutes(seconds: float | None) -> str:
@@ -61,16 +36,6 @@ def format_minutes(seconds: float | None) -> str:
     if seconds is None:
         return "INFINITE"
     return str(max(1, -int(-seconds // 60)))
-
-
-def _int(text: str, whole: str, source: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise InputError(source, f"'{whole}' is not a Slurm time (such as 30, 1:00:00 or 7-0)") from None
-    if value < 0:
-        raise InputError(source, f"'{whole}' is a negative time")
-    return value
 
 
 def expand_hostlist(text: str, source: str = "slurm.conf") -> list[str]:
@@ -128,6 +93,8 @@ class NodeConf:
     real_memory: int = 1
     """MiB, as slurm.conf gives it."""
     weight: int = 1
+    gpus: int = 0
+    """`Gres=gpu:N` (or `gpu:TYPE:N`): GPUs of the node."""
     port: int | None = None
     addr: str | None = None
     hostname: str | None = None
@@ -146,6 +113,8 @@ class PartitionConf:
     priority_job_factor: int = 1
     priority_tier: int = 1
     up: bool = True
+    max_nodes: int | None = None
+    """MaxNodes: a job asking more nodes (`-N`) stays pending (PartitionNodeLimit); None: unlimited."""
 
 
 @dataclass(frozen=True)
@@ -326,6 +295,7 @@ def _nodes(lines: list[tuple[int, dict[str, str]]], source: str) -> list[NodeCon
                 cpus=cpus,
                 real_memory=_positive(values.get("realmemory", "1"), "RealMemory", source, number),
                 weight=_positive(values.get("weight", "1"), "Weight", source, number),
+                gpus=_gpus(values.get("gres", ""), source, number),
                 port=ports[i],
                 addr=addrs[i],
                 hostname=hostnames[i],
@@ -408,10 +378,31 @@ def _partitions(
             priority_job_factor=_non_negative(factor, "PriorityJobFactor", source, number),
             priority_tier=_non_negative(tier, "PriorityTier", source, number),
             up=values.get("state", "UP").upper() == "UP",
+            max_nodes=_max_nodes(values.get("maxnodes", "UNLIMITED"), source, number),
         ))
     if not partitions:
         partitions.append(PartitionConf("default", tuple(n.name for n in nodes), default=True))
     return partitions
+
+
+def _gpus(text: str, source: str, number: int) -> int:
+    """The GPUs a node's `Gres=` gives (`gpu:2`, `gpu:a100:2,gpu:v100:1`); other GRES are not counted."""
+    total = 0
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        fields = item.split(":")
+        if fields[0] != "gpu":
+            continue
+        count = fields[-1] if len(fields) > 1 else "1"
+        if not _digits(count) or len(fields) > 3:
+            raise InputError(source, f"'Gres={text}' is not a GRES list such as gpu:2 or gpu:a100:2", line=number)
+        total += int(count)
+    return total
+
+
+def _max_nodes(text: str, source: str, number: int) -> int | None:
+    if text.lower() in _UNLIMITED:
+        return None
+    return _positive(text, "MaxNodes", source, number, MAX_NODES)
 
 
 def _non_negative(text: str, key: str, source: str, number: int) -> int:

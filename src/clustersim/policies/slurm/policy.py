@@ -1,8 +1,10 @@
-"""A model of Slurm 22.05's scheduling (slurmctld with sched/backfill and select/cons_tres, CR_CPU).
+"""A model of Slurm 22.05's scheduling (slurmctld with sched/backfill, select/cons_tres or select/linear).
 
 Configured by a slurm.conf (`conf` option), the same file a real cluster reads; without one, the platform's
-nodes form one partition with Slurm's defaults. Jobs ask for CPUs (units of a Unit.CORE platform, numbered node
-by node) and may span nodes; `Job.queue` names the partition or a list of them (`a,b`; the default partition
+nodes form one partition with Slurm's defaults (cons_tres, CR_CPU). Jobs ask for CPUs (units of a Unit.CORE
+platform, numbered node by node) and may span nodes; jobs of the sbatch-options format (`Job.extra["sbatch"]`)
+also ask for memory, node counts, whole nodes and GPUs, and arrays' tasks are throttled (docs/slurm.md,
+"Requests beyond CPUs"); `Job.queue` names the partition or a list of them (`a,b`; the default partition
 when it names none; an unknown name is rejected, as Slurm rejects it), `Job.user` and `Job.group` are the user
 and account, `Job.extra["dependency"]` is `--dependency` (afterok/afterany; an SWF preceding job is afterany).
 
@@ -46,15 +48,16 @@ from clustersim.policies.registry import register_policy
 from clustersim.policies.slurm.backfill import BackfillMemory, BackfillParameters, Candidate, Running, backfill_cycle
 from clustersim.policies.slurm.conf import NodeConf, PartitionConf, SlurmConf, read_slurm_conf
 from clustersim.policies.slurm.priority import BasicPriority, JobFactors, MultifactorPriority, PriorityPlugin
-from clustersim.policies.slurm.select import Allocation, select_cpus
+from clustersim.policies.slurm.select import Allocation, Consumables, Shape, ShapedRequest, select_cpus
 from clustersim.workload.job import Job
+from clustersim.workload.sbatch import SbatchOptions, SbatchRequest, sbatch_options
 
 MODELLED = frozenset({
     "schedulertype", "schedulerparameters", "selecttype", "selecttypeparameters", "prioritytype",
     "priorityweightage", "priorityweightfairshare", "priorityweightjobsize", "priorityweightpartition",
     "priorityweightqos", "prioritymaxage", "priorityfavorsmall", "prioritycalcperiod", "prioritydecayhalflife",
     "priorityflags", "fairsharedampeningfactor", "accountingstoragetype", "enforcepartlimits", "killwait",
-    "overtimelimit",
+    "overtimelimit", "defmempercpu",
 })
 """Global slurm.conf keys the model reads."""
 NOT_SCHEDULING = frozenset({
@@ -77,10 +80,11 @@ SCHEDULER_OPTIONS = frozenset({
     "sched_interval", "batch_sched_delay", "default_queue_depth", "bf_interval", "bf_resolution", "bf_window",
     "bf_max_job_test", "bf_continue",
 })
-NODE_KEYS = frozenset({"nodename", "cpus", "realmemory", "weight", "port", "nodeaddr", "nodehostname", "state"})
+NODE_KEYS = frozenset({"nodename", "cpus", "realmemory", "weight", "port", "nodeaddr", "nodehostname", "state",
+                       "gres"})
 PARTITION_KEYS = frozenset({
     "partitionname", "nodes", "default", "maxtime", "defaulttime", "priorityjobfactor", "prioritytier",
-    "priority", "state",
+    "priority", "state", "maxnodes",
 })
 
 
@@ -88,6 +92,15 @@ class UnmodelledSlurmSettings(UserWarning):
     """A slurm.conf sets something the model does not model (it simulates as if it were not set)."""
 
 
+DEFAULT_SELECT = "select/linear"
+"""Slurm 22.05's SelectType when slurm.conf sets none (whole nodes; 23.02 made select/cons_tres the default)."""
+DEFAULT_SELECT_PARAMETERS = "CR_Core_Memory"
+"""cons_tres's SelectTypeParameters when slurm.conf sets none, as real Slurm 22.05 behaves: memory is consumed
+(without DefMemPerCPU a job takes all of its nodes' memory: one job per node)."""
+MEMORY_PARAMETERS = frozenset({"CR_CPU_MEMORY", "CR_CORE_MEMORY", "CR_MEMORY"})
+"""SelectTypeParameters that make memory a consumable resource."""
+SELECT_PARAMETERS = frozenset({"CR_CPU", "CR_CORE", "CR_CPU_MEMORY", "CR_CORE_MEMORY"})
+"""SelectTypeParameters the model simulates (cores as CPUs: one thread per core)."""
 YEAR = 365 * 86400.0
 PERIODIC_TIMEOUT = 30.0
 """slurmctld checks time limits every 30 s (slurmctld.h)."""
@@ -122,7 +135,20 @@ class _Job:
     priorities: dict[int, int] = field(default_factory=dict)
     """Priority per partition index (multifactor's partition factor differs between partitions)."""
     too_long: frozenset[int] = frozenset()
-    """Partitions whose MaxTime its limit exceeds: it waits there (EnforcePartLimits=NO)."""
+    """Partitions whose MaxTime its limit exceeds, or whose MaxNodes its `-N` exceeds: it waits there
+    (EnforcePartLimits=NO; PartitionTimeLimit, PartitionNodeLimit)."""
+    shape: Shape | None = None
+    """Its request beyond "cpus CPUs anywhere" (None: just that)."""
+    requests: dict[int, ShapedRequest] = field(default_factory=dict)
+    """The shaped request per partition index (MaxNodes differs between partitions)."""
+    memory: Allocation = field(default_factory=dict)
+    """MiB it holds per node once started (memory as a consumable resource)."""
+    gpus: Allocation = field(default_factory=dict)
+    """GPUs it holds per node once started."""
+    array: _Array | None = None
+    """The job array it is a task of (None: not an array task)."""
+    task: int = 0
+    """Its array task id (the order of an array's tasks in the queue)."""
     dependencies: list[tuple[str, str]] = field(default_factory=list)
     """Unmet (type, job id) dependencies: `afterany` or `afterok`."""
     never: bool = False
@@ -148,6 +174,18 @@ class _Job:
     @property
     def runnable(self) -> bool:
         return not self.dependencies and not self.never
+
+
+@dataclass(slots=True)
+class _Array:
+    """A job array (`--array=...%N`): its tasks share a job id and a priority; at most `throttle` run at once."""
+
+    job_id: int
+    priority: int
+    throttle: int | None
+    running: int = 0
+    tasks: list[str] = field(default_factory=list)
+    """Keys of its tasks: a dependency on the array waits for all of them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,6 +218,8 @@ class Slurm(Policy):
         self._pending: dict[str, _Job] = {}
         self._running: dict[str, _Job] = {}
         self._seq = 0
+        self._arrays: dict[str, _Array] = {}
+        """Job arrays by the key the workload gives them (`workload!id` of their row)."""
         self._ended: dict[str, FinalState] = {}
         """Final state of every job that ended (dependencies are tested against it)."""
         self._dependents: dict[str, list[_Job]] = {}
@@ -243,6 +283,24 @@ class Slurm(Policy):
         )
         self._backfill = conf.get("SchedulerType", "sched/backfill").lower() != "sched/builtin"
         weights = tuple(node.weight for node in conf.nodes)
+        select_type = conf.get("SelectType", DEFAULT_SELECT).lower()
+        default_params = "" if select_type == "select/linear" else DEFAULT_SELECT_PARAMETERS
+        words = {word.strip().upper() for word in conf.get("SelectTypeParameters", default_params).split(",")
+                 if word.strip()}
+        if select_type == "select/linear" and words & {"CR_CPU", "CR_CORE", "CR_CPU_MEMORY", "CR_CORE_MEMORY"}:
+            raise InputError(conf.source, f"SelectTypeParameters={conf.get('SelectTypeParameters')} with "
+                             f"SelectType={select_type}: slurmd refuses it (select/linear allocates whole nodes; "
+                             "set SelectType=select/cons_tres)", field="SelectTypeParameters")
+        memory = bool(words & MEMORY_PARAMETERS) and select_type != "select/linear"
+        self._real_memory = tuple(node.real_memory for node in conf.nodes) if memory else None
+        gpus = [node.gpus for node in conf.nodes]
+        self._other = Consumables(None if self._real_memory is None else list(self._real_memory),
+                                  gpus if any(gpus) else None)
+        """Memory free per node when a consumable resource (CR_CPU_Memory, CR_Core_Memory), and GPUs free."""
+        self._consumables = self._other.memory is not None or self._other.gpus is not None
+        self._sizes = tuple(node.cpus for node in conf.nodes)
+        self._linear = select_type == "select/linear"
+        self._def_mem_per_cpu = conf.integer("DefMemPerCPU", 0)
         self._bf = BackfillParameters(
             interval=float(_param(params, "bf_interval", 30, conf)),
             resolution=float(_param(params, "bf_resolution", 60, conf)),
@@ -314,20 +372,36 @@ class Slurm(Policy):
         too_long = frozenset(
             p.index for p in named if p.conf.max_time is not None and (limit is None or limit > p.conf.max_time)
         )
-        holding = tuple(p for p in named if job.nb_res <= p.cpus)
+        options = sbatch_options(job)
+        shape = self._shape(job, options)
+        if shape is not None and shape.nodes is not None:
+            too_long |= {p.index for p in named if p.conf.max_nodes is not None and shape.nodes > p.conf.max_nodes}
+        holding = tuple(p for p in named if self._fits_empty(job, shape, p))
         if not holding or job.nb_res <= 0 or (too_long and self._enforce_limits):
             return RejectJob(job.key)  # "Requested node configuration is not available" / a partition limit
         dependencies = self._dependencies(job)
         if dependencies is None:
             return RejectJob(job.key)  # "Job dependency problem"
-        self._seq += 1
+        array = self._arrays.get(f"{job.workload}!{job.extra['array_job']}") if "array_job" in job.extra else None
+        if array is None:
+            self._seq += 1
         factors = JobFactors(
-            cpus=job.nb_res, min_nodes=1, eligible=now, user=job.user, account=job.group or "root",
+            cpus=job.nb_res, min_nodes=(shape.nodes or 1) if shape is not None else 1, eligible=now, user=job.user,
+            account=job.group or "root",
             partition_factor=named[0].norm_priority,
             time_limit_minutes=None if limit is None else limit / 60, qos=str(job.extra.get("qos", "normal")),
         )
-        info = _Job(job, self._seq, now, job.nb_res, named[0], limit, factors, holding, too_long=too_long)
-        first_priority = self._plugin.initial(factors, now)
+        info = _Job(job, self._seq if array is None else array.job_id, now, job.nb_res, named[0], limit, factors,
+                    holding, too_long=too_long, shape=shape)
+        # The tasks of an array share the first one's job id and priority; they queue in task order.
+        first_priority = self._plugin.initial(factors, now) if array is None else array.priority
+        if "array_job" in job.extra and options is not None:
+            info.array = self._arrays.setdefault(
+                f"{job.workload}!{job.extra['array_job']}",
+                _Array(info.job_id, first_priority, options.throttle))
+            info.array.tasks.append(job.key)
+            suffix = job.id.rpartition("_")[2]
+            info.task = int(suffix) if suffix.isdigit() else 0
         info.priorities = {p.index: first_priority for p in named}
         if len(named) > 1:
             self._set_priorities(info, now)
@@ -338,6 +412,63 @@ class Slurm(Policy):
         self._entries = None
         self._ask_for_pass(now)
         return None
+
+    def _shape(self, job: Job, options: SbatchOptions | None) -> Shape | None:
+        """The job's request as select sees it (None: `nb_res` CPUs anywhere, memory not consumable).
+
+        An sbatch-options job brings its own; under select/linear every job takes whole nodes; with memory
+        consumable, a job naming no memory gets DefMemPerCPU per CPU, or without it all of each node's memory.
+        """
+        request = options.request if options is not None else SbatchRequest(job.nb_res)
+        if request.plain and not self._linear and self._real_memory is None:
+            return None
+        mem, per_cpu = request.mem, request.mem_per_cpu
+        if self._real_memory is not None and mem is None and per_cpu is None:
+            if self._def_mem_per_cpu:
+                per_cpu = self._def_mem_per_cpu
+            else:
+                mem = 0
+        return Shape(request.ntasks, request.cpus_per_task, request.nodes, request.ntasks_per_node,
+                     request.exclusive or self._linear, mem, per_cpu, request.gpus_per_node)
+
+    def _shaped(self, info: _Job, part: _Partition) -> ShapedRequest | None:
+        """The job's shaped request in a partition (made once; None for a plain job in a partition without
+        MaxNodes)."""
+        request = info.requests.get(part.index)
+        if request is None:
+            shape = info.shape if info.shape is not None else Shape(info.cpus)
+            if info.shape is None and part.conf.max_nodes is None:
+                return None
+            request = ShapedRequest(shape, self._sizes, self._real_memory, part.conf.max_nodes, self._bf.weights)
+            info.requests[part.index] = request
+        return request
+
+    def _fits_empty(self, job: Job, shape: Shape | None, part: _Partition) -> bool:
+        """Whether the job fits the partition's nodes when they are idle: Slurm rejects it at submission
+        otherwise (an explicit `-N` above MaxNodes waits instead: it is checked without MaxNodes)."""
+        if shape is None and part.conf.max_nodes is None:
+            return job.nb_res <= part.cpus
+        shape = shape if shape is not None else Shape(job.nb_res)
+        max_nodes = None if shape.nodes is not None else part.conf.max_nodes
+        request = ShapedRequest(shape, self._sizes, self._real_memory, max_nodes, self._bf.weights)
+        idle = Consumables(None if self._real_memory is None else list(self._real_memory),
+                           [node.gpus for node in self._conf.nodes] if self._conf is not None else None)
+        return request.select(part.nodes, self._sizes, idle) is not None
+
+    def _select(self, info: _Job, part: _Partition, avail: int) -> Allocation | None:
+        request = None if info.shape is None and part.conf.max_nodes is None else self._shaped(info, part)
+        if request is None:
+            return select_cpus(info.cpus, part.nodes & avail, self._free, weights=self._bf.weights)
+        return request.select(part.nodes & avail, self._free, self._other)
+
+    def _candidate(self, info: _Job, part: _Partition) -> Candidate:
+        """The job as the backfill pass tests it in `part` (made once per job and partition)."""
+        candidate = info.candidates.get(part.index)
+        if candidate is None:
+            candidate = Candidate(info.job.key, info.cpus, part.nodes if part.conf.up else 0, _bf_limit(info, part),
+                                  self._shaped(info, part))
+            info.candidates[part.index] = candidate
+        return candidate
 
     def _dependencies(self, job: Job) -> list[tuple[str, str]] | None:
         """The job's unmet dependencies as (type, job key); None when one names no job Slurm knows.
@@ -357,6 +488,8 @@ class Slurm(Policy):
         if preceding is not None:
             wanted.append(("afterany", f"{job.workload}!{preceding}", False))
         unmet: list[tuple[str, str]] = []
+        wanted = [(kind, task, strict) for kind, key, strict in wanted  # an array: all its tasks
+                  for task in (self._arrays[key].tasks if key in self._arrays else [key])]
         for kind, key, strict in wanted:
             state = self._ended.get(key)
             if state is not None:
@@ -391,10 +524,13 @@ class Slurm(Policy):
         if info is None:
             self._pending.pop(key, None)
             return
+        if info.array is not None:
+            info.array.running -= 1
         self._bf_memory.clear()
         for node, ids in info.cpu_ids.items():
             self._free_ids[node] = sorted(self._free_ids[node] + ids)
             self._free[node] += len(ids)
+        self._other.add(info.memory, info.gpus)
         if isinstance(self._plugin, MultifactorPriority) and self._plugin.accounting:
             elapsed = now - max(self._last_calc, info.start)
             self._plugin.fairshare.charge(info.factors.user, info.factors.account, info.cpus, elapsed)
@@ -420,21 +556,38 @@ class Slurm(Policy):
         """Runnable pending jobs in Slurm's order, one entry per partition (`build_job_queue`): partition tier,
         priority, submit time, job id. Kept until a job is submitted, starts or ends, or a priority changes."""
         if self._entries is None:
+            throttled = self._throttled()
             entries = [
                 (info, part)
-                for info in self._pending.values() if info.runnable
+                for info in self._pending.values() if info.runnable and info.job.key not in throttled
                 for part in info.partitions if part.index not in info.too_long
             ]
             entries.sort(key=lambda e: (-e[1].conf.priority_tier, -e[0].priorities[e[1].index], e[0].submit,
-                                        e[0].job_id))
+                                        e[0].job_id, e[0].task))
             self._entries = entries
-            self._candidates = [_candidate(info, part) for info, part in entries]
+            self._candidates = [self._candidate(info, part) for info, part in entries]
             self._by_candidate = {id(c): entry for c, entry in zip(self._candidates, entries, strict=True)}
         return self._entries
 
+    def _throttled(self) -> set[str]:
+        """Array tasks held by their array's `%` limit (reason JobArrayTaskLimit): all but the first
+        `throttle - running` runnable pending tasks of each array, so that no pass can start more."""
+        held: set[str] = set()
+        for array in self._arrays.values():
+            if array.throttle is None:
+                continue
+            free = array.throttle - array.running
+            for key in array.tasks:
+                info = self._pending.get(key)
+                if info is not None and info.runnable:
+                    if free > 0:
+                        free -= 1
+                    else:
+                        held.add(key)
+        return held
+
     def _main_pass(self, now: float, full: bool) -> Iterator[Decision]:
         """`_schedule`: start jobs in priority order; a job that does not fit closes its partition's nodes."""
-        free = self._free
         avail = self._up
         failed: set[int] = set()
         depth = 0
@@ -452,7 +605,7 @@ class Slurm(Policy):
             if part.index in failed or part.index in closed:
                 skipped = True  # Slurm sets the job's reason to Priority: an update
                 continue
-            allocation = select_cpus(info.cpus, part.nodes & avail, free, weights=self._bf.weights)
+            allocation = self._select(info, part, avail)
             if allocation is None:
                 failed.add(part.index)
                 avail &= ~part.nodes
@@ -469,26 +622,39 @@ class Slurm(Policy):
             self._stuck = True
 
     def _start(self, info: _Job, allocation: Allocation, now: float, part: _Partition) -> StartJob:
-        """Take the lowest free CPU ids of each allocated node (Slurm's CPU_IDs are lowest first)."""
+        """Take the lowest free CPU ids of each allocated node (Slurm's CPU_IDs are lowest first); a one-task job
+        with GPUs takes the highest (as real Slurm 22.05 does: docs/slurm.md, GPUs)."""
         self._bf_memory.clear()
         self._running_records = None
         units: list[int] = []
         cpu_ids: dict[int, list[int]] = {}
+        last = info.shape is not None and info.shape.gpus_per_node > 0 and info.shape.tasks == 1
+        reported = _asked(allocation, info.cpus) if sum(allocation.values()) > info.cpus else allocation
         for node, count in sorted(allocation.items()):
             ids = self._free_ids[node]
-            taken, self._free_ids[node] = ids[:count], ids[count:]
+            if last:
+                taken, self._free_ids[node] = ids[len(ids) - count:], ids[:len(ids) - count]
+            else:
+                taken, self._free_ids[node] = ids[:count], ids[count:]
             cpu_ids[node] = taken
             self._free[node] -= count
             offset = self._offsets[node]
-            units.extend(offset + cpu for cpu in taken)
+            units.extend(offset + cpu for cpu in taken[:reported[node]])
+        request = self._shaped(info, part)
+        if request is not None:
+            info.memory, info.gpus = request.holds(allocation)
+            self._other.add(info.memory, info.gpus, -1)
         del self._pending[info.job.key]
         self._entries = None
+        if info.array is not None:
+            info.array.running += 1
         info.partition = part
         info.start = now
         info.start_second = self._second(now) - self._epoch
         info.allocation = allocation
         info.cpu_ids = cpu_ids
-        info.running = Running(info.job.key, info.slurm_end, allocation, _bitmap(allocation), info.limit)
+        info.running = Running(info.job.key, info.slurm_end, allocation, _bitmap(allocation), info.limit,
+                               info.memory, info.gpus)
         over = self._bf.over_time_limit
         walltime = info.job.walltime
         if over is not None and info.limit is not None and (walltime is None or walltime > info.limit):
@@ -512,7 +678,7 @@ class Slurm(Policy):
         started = False
         second = self._second(now) - self._epoch  # backfill.c works in whole seconds (time_t)
         cycle = backfill_cycle(second, candidates, list(self._free), running, self._up, self._bf, self._epoch,
-                               self._bf_memory)
+                               self._bf_memory, self._other.copy() if self._consumables else None)
         for candidate, allocation in cycle:
             started = True
             info, part = by_candidate[id(candidate)]
@@ -635,19 +801,22 @@ def _minutes(seconds: float | None) -> float | None:
     return 60.0 * max(1, math.ceil(seconds / 60 - 1e-9))
 
 
-def _candidate(info: _Job, part: _Partition) -> Candidate:
-    """The job as the backfill pass tests it in `part` (made once per job and partition)."""
-    candidate = info.candidates.get(part.index)
-    if candidate is None:
-        candidate = Candidate(info.job.key, info.cpus, part.nodes if part.conf.up else 0, _bf_limit(info, part))
-        info.candidates[part.index] = candidate
-    return candidate
-
-
 def _bf_limit(info: _Job, part: _Partition) -> float:
     part_max = part.conf.max_time
     limits = [t for t in (info.limit, part_max) if t is not None]
     return min(limits) if limits else YEAR
+
+
+def _asked(allocation: Allocation, cpus: int) -> Allocation:
+    """The CPUs a job holding whole nodes reports (the core counts the CPUs it asked): on each node in order as
+    many as are left after one for each later node, so that every node it holds shows."""
+    asked: Allocation = {}
+    remaining = cpus
+    nodes = sorted(allocation)
+    for position, node in enumerate(nodes):
+        asked[node] = max(0, min(allocation[node], remaining - (len(nodes) - position - 1)))
+        remaining -= asked[node]
+    return asked
 
 
 def _bitmap(allocation: Allocation) -> int:
@@ -665,11 +834,11 @@ def unmodelled_settings(conf: SlurmConf) -> list[str]:
         if key not in MODELLED and key not in NOT_SCHEDULING
     ]
     out += [f"SchedulerParameters {name}" for name in conf.scheduler_parameters if name not in SCHEDULER_OPTIONS]
-    select = conf.get("SelectType", "select/cons_tres").lower()
-    if select not in ("select/cons_tres", "select/cons_res"):
+    select = conf.get("SelectType", DEFAULT_SELECT).lower()
+    if select not in ("select/cons_tres", "select/cons_res", "select/linear"):
         out.append(f"SelectType={select} (simulated as select/cons_tres)")
-    params = conf.get("SelectTypeParameters", "CR_CPU")
-    if any(word.strip().upper() not in ("CR_CPU", "CR_CORE") for word in params.split(",") if word.strip()):
+    params = conf.get("SelectTypeParameters", "" if select == "select/linear" else DEFAULT_SELECT_PARAMETERS)
+    if any(word.strip().upper() not in SELECT_PARAMETERS for word in params.split(",") if word.strip()):
         out.append(f"SelectTypeParameters={params} (simulated as CR_CPU)")
     modelled_flags = {"NO_FAIR_TREE", "SMALL_RELATIVE_TO_TIME"}
     out += [f"PriorityFlags {flag}" for flag in sorted(conf.priority_flags - modelled_flags)]
@@ -713,11 +882,13 @@ def _qos(text: str | Mapping[str, int]) -> dict[str, int]:
 
 
 def _default_conf(platform: Platform) -> SlurmConf:
-    """Slurm's defaults on the simulated platform: one partition with every node."""
+    """Slurm's defaults on the simulated platform: one partition with every node; select/cons_tres, CR_CPU (the
+    allocation of CPUs, not of whole nodes, that a platform's cores stand for)."""
     cores = [node.cores if platform.unit is Unit.CORE else 1 for node in platform.nodes]
     nodes = tuple(NodeConf(node.name, cpus=c) for node, c in zip(platform.nodes, cores, strict=True))
     partition = PartitionConf("default", tuple(n.name for n in nodes), default=True)
-    return SlurmConf("<defaults>", {}, nodes, (partition,))
+    return SlurmConf("<defaults>", {"selecttype": "select/cons_tres", "selecttypeparameters": "CR_CPU"}, nodes,
+                     (partition,))
 
 
 def _check_platform(conf: SlurmConf, platform: Platform) -> None:

@@ -11,11 +11,15 @@ only (`sbatch -n N`: one node at least, any number of nodes), without topology:
 4. a run that falls short is used up and the next best run completes the job.
 
 Node sets are Python ints used as bitmaps (bit i: node i), as Slurm uses bitstrings.
+
+Requests shaped by sbatch options (`-N`, `--ntasks-per-node`, `--cpus-per-task`, `--exclusive`, memory with
+CR_CPU_Memory) go through `ShapedRequest.select`, which counts tasks where `select_cpus` counts CPUs.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 Allocation = dict[int, int]
 """node index -> CPUs taken there."""
@@ -109,3 +113,122 @@ def select_cpus(
         runs[best] = []
         totals[best] = 0
     return allocation if remaining <= 0 else None
+
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """A request beyond "N CPUs anywhere" (sbatch `-N`, `--ntasks-per-node`, `-c`, `--exclusive`, memory, GPUs)."""
+
+    tasks: int
+    cpus_per_task: int = 1
+    nodes: int | None = None
+    """`-N`: exactly this many nodes, the tasks spread over them (None: as many nodes as the tasks need)."""
+    tasks_per_node: int | None = None
+    whole_nodes: bool = False
+    """`--exclusive` or select/linear: only idle nodes, and all their CPUs."""
+    mem_per_node: int | None = None
+    """MiB on each node (0: all of it); with memory consumable and neither given, the job takes all of it."""
+    mem_per_cpu: int | None = None
+    gpus_per_node: int = 0
+
+
+@dataclass(slots=True)
+class Consumables:
+    """What nodes have free besides CPUs: memory (MiB) and GPUs per node (None: not a consumable resource)."""
+
+    memory: list[int] | None = None
+    gpus: list[int] | None = None
+
+    def copy(self) -> Consumables:
+        return Consumables(None if self.memory is None else list(self.memory),
+                           None if self.gpus is None else list(self.gpus))
+
+    def add(self, memory: Allocation, gpus: Allocation, sign: int = 1) -> None:
+        """Give back (sign 1) or take (sign -1) what a job holds."""
+        if self.memory is not None:
+            for node, mib in memory.items():
+                self.memory[node] += sign * mib
+        if self.gpus is not None:
+            for node, count in gpus.items():
+                self.gpus[node] += sign * count
+
+
+@dataclass(frozen=True, slots=True)
+class ShapedRequest:
+    """A shaped request on a given cluster: what `select` needs besides the free resources."""
+
+    shape: Shape
+    sizes: tuple[int, ...]
+    """CPUs of each node."""
+    real_memory: tuple[int, ...] | None
+    """RealMemory of each node (MiB); None: memory is not a consumable resource (CR_CPU)."""
+    max_nodes: int | None = None
+    """The partition's MaxNodes, for a job that does not name its node count."""
+    weights: tuple[int, ...] | None = None
+
+    def select(self, allowed: int, free: Sequence[int], other: Consumables | None = None) -> Allocation | None:
+        """The CPUs per node the job gets on `allowed` nodes with `free` CPUs and `other` resources; None: no fit.
+
+        As cons_tres does: each node offers the tasks its free CPUs and memory hold (exactly `tasks_per_node`
+        or none) if it has the GPUs asked, the nodes are chosen as `select_cpus` chooses them (with tasks for
+        CPUs), and with `-N` the tasks go to the chosen nodes in order, each keeping one task for every node after.
+        """
+        shape = self.shape
+        memory = None if other is None or self.real_memory is None else other.memory
+        gpus = None if other is None else other.gpus
+        caps = [0] * len(free)
+        usable = 0
+        for node in bits(allowed):
+            cpus = free[node]
+            if shape.whole_nodes and cpus != self.sizes[node]:
+                continue
+            if shape.gpus_per_node and (gpus is None or gpus[node] < shape.gpus_per_node):
+                continue
+            tasks = cpus // shape.cpus_per_task
+            if memory is not None and self.real_memory is not None:
+                tasks = min(tasks, self._memory_tasks(memory[node], self.real_memory[node]))
+            if shape.tasks_per_node is not None:
+                tasks = shape.tasks_per_node if tasks >= shape.tasks_per_node else 0
+            if tasks > 0:
+                caps[node] = tasks
+                usable |= 1 << node
+        if shape.nodes is None:
+            picked = select_cpus(shape.tasks, usable, caps, self.max_nodes, self.weights)
+        else:
+            picked = self._spread(shape.nodes, usable, caps)
+        if picked is None:
+            return None
+        if shape.whole_nodes:
+            return {node: self.sizes[node] for node in picked}
+        return {node: tasks * shape.cpus_per_task for node, tasks in picked.items()}
+
+    def _spread(self, count: int, usable: int, caps: list[int]) -> Allocation | None:
+        slots = select_cpus(count, usable, [min(cap, 1) for cap in caps], count, self.weights)
+        if slots is None:
+            return None
+        picked: Allocation = {}
+        remaining = self.shape.tasks
+        chosen = sorted(slots)
+        for position, node in enumerate(chosen):
+            take = min(caps[node], remaining - (len(chosen) - position - 1))
+            picked[node] = take
+            remaining -= take
+        return picked if remaining == 0 else None
+
+    def _memory_tasks(self, free: int, real: int) -> int:
+        """How many tasks `free` MiB of a node of `real` MiB hold."""
+        shape = self.shape
+        if shape.mem_per_cpu:
+            return free // (shape.mem_per_cpu * shape.cpus_per_task)
+        need = real if not shape.mem_per_node else shape.mem_per_node
+        return shape.tasks if free >= need else 0
+
+    def holds(self, allocation: Allocation) -> tuple[Allocation, Allocation]:
+        """The memory (MiB; empty when not consumable) and the GPUs the job holds on each of its nodes."""
+        shape = self.shape
+        gpus = {node: shape.gpus_per_node for node in allocation} if shape.gpus_per_node else {}
+        if self.real_memory is None:
+            return {}, gpus
+        if shape.mem_per_cpu is not None:
+            return {node: shape.mem_per_cpu * cpus for node, cpus in allocation.items()}, gpus
+        return {node: shape.mem_per_node or self.real_memory[node] for node in allocation}, gpus

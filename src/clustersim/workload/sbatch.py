@@ -1,0 +1,341 @@
+"""Workloads of sbatch options: what users really ask Slurm for, one job per CSV row (docs/formats.md).
+
+SWF carries a processor count and a time; a Slurm user writes `sbatch -N 2 --ntasks-per-node=4 --mem=2G -p
+long -t 1:00:00`. A file in this format keeps those options verbatim, so the `slurm` policy simulates them and
+`slurm-replay` submits exactly them to a real Slurm:
+
+    id,submit,duration,sbatch
+    1,0,40,-n 2 -t 2
+    2,5,30,-N 2 --ntasks-per-node=2 --mem=500 -p long -t 1
+    3,6,10,-n 1 --dependency=afterok:1
+
+`id` is optional (row numbers then); `duration` is the seconds the job runs (it sleeps that long on a real
+cluster). A job array (`--array=0-3%2`) is one row: its tasks become jobs `ID_TASK` (Slurm's notation), each
+with `Job.extra["array_job"]` naming the row's id. The options are read as Slurm 22.05's sbatch reads them; an
+option not listed in SUPPORTED is refused (never silently dropped), with the file, line and option named.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import re
+import shlex
+from dataclasses import dataclass
+
+from clustersim._io.textfile import StrPath
+from clustersim.errors import InputError
+from clustersim.workload.job import Job
+from clustersim.workload.profiles import Delay
+from clustersim.workload.stream import Workload
+
+_UNLIMITED = ("infinite", "unlimited", "-1")
+COLUMNS = ("submit", "duration", "sbatch")
+"""The columns a file must have (`id` is optional)."""
+SUPPORTED = {
+    "-n": "ntasks", "--ntasks": "ntasks",
+    "-N": "nodes", "--nodes": "nodes",
+    "--ntasks-per-node": "ntasks_per_node",
+    "-c": "cpus_per_task", "--cpus-per-task": "cpus_per_task",
+    "--exclusive": "exclusive",
+    "--mem": "mem", "--mem-per-cpu": "mem_per_cpu",
+    "-p": "partition", "--partition": "partition",
+    "-t": "time", "--time": "time",
+    "-d": "dependency", "--dependency": "dependency",
+    "-a": "array", "--array": "array",
+    "-G": "gpus", "--gpus": "gpus", "--gpus-per-node": "gpus_per_node", "--gres": "gres",
+}
+"""sbatch options the format accepts (short and long spellings) -> the request field they set."""
+_SIZE = re.compile(r"(\d+)([KMGT]?)B?", re.IGNORECASE)
+_MIB = {"K": 1 / 1024, "M": 1, "": 1, "G": 1024, "T": 1024 * 1024}
+
+
+def parse_time(text: str, source: str = "slurm.conf", field: str | None = None, line: int | None = None
+               ) -> float | None:
+    """Slurm's time string in seconds (minutes when a single number); None for INFINITE/UNLIMITED.
+
+    Formats: `minutes`, `minutes:seconds`, `hours:minutes:seconds`, `days-hours[:minutes[:seconds]]`.
+    """
+    value = text.strip().lower()
+    if value in _UNLIMITED:
+        return None
+    days = 0
+    if "-" in value:
+        day_text, _, value = value.partition("-")
+        days = _time_int(day_text, text, source, field, line)
+        parts = [_time_int(p, text, source, field, line) for p in value.split(":")] if value else [0]
+        while len(parts) < 3:
+            parts.append(0)
+        hours, minutes, seconds = parts[:3]
+    else:
+        parts = [_time_int(p, text, source, field, line) for p in value.split(":")]
+        if len(parts) == 1:
+            hours, minutes, seconds = 0, parts[0], 0
+        elif len(parts) == 2:
+            hours, minutes, seconds = 0, parts[0], parts[1]
+        elif len(parts) == 3:
+            hours, minutes, seconds = parts
+        else:
+            raise InputError(source, f"'{text}' is not a Slurm time (such as 30, 1:00:00 or 7-0)", field=field,
+                             line=line)
+    return float(((days * 24 + hours) * 60 + minutes) * 60 + seconds)
+
+
+def _time_int(text: str, whole: str, source: str, field: str | None, line: int | None) -> int:
+    if not (text.isascii() and text.isdigit()):
+        raise InputError(source, f"'{whole}' is not a Slurm time (such as 30, 1:00:00 or 7-0)", field=field,
+                         line=line)
+    return int(text)
+
+
+@dataclass(frozen=True, slots=True)
+class SbatchRequest:
+    """The resources one sbatch submission asks for, as slurmctld derives them from the options."""
+
+    ntasks: int = 1
+    cpus_per_task: int = 1
+    nodes: int | None = None
+    """`-N`: exactly this many nodes (None: as many as the tasks need)."""
+    ntasks_per_node: int | None = None
+    exclusive: bool = False
+    mem: int | None = None
+    """`--mem`, MiB per node (0: all the memory of each node)."""
+    mem_per_cpu: int | None = None
+    """`--mem-per-cpu`, MiB."""
+    gpus_per_node: int = 0
+    """`--gres=gpu:N`, `--gpus-per-node=N`, or `--gpus=N` (then on one node: `nodes` is 1)."""
+
+    @property
+    def cpus(self) -> int:
+        """The CPUs the job asks for (an exclusive job gets its nodes' other CPUs too)."""
+        return self.ntasks * self.cpus_per_task
+
+    @property
+    def plain(self) -> bool:
+        """Only a number of CPUs (`-n N`): what an SWF record asks."""
+        return self == SbatchRequest(self.ntasks)
+
+
+@dataclass(frozen=True, slots=True)
+class SbatchOptions:
+    """One job's sbatch options: the request, the scheduling options, and the options as written."""
+
+    request: SbatchRequest
+    partition: str = ""
+    time_limit: float | None = None
+    dependency: str = ""
+    array: tuple[int, ...] = ()
+    """`--array`: the task ids (empty: not an array)."""
+    throttle: int | None = None
+    """`--array=...%N`: at most N tasks run at once."""
+    arguments: tuple[str, ...] = ()
+    """The options as written, `--dependency` left out (its job ids are the workload's, not Slurm's)."""
+
+
+def parse_sbatch(text: str, source: str = "sbatch", line: int | None = None) -> SbatchOptions:
+    """sbatch options as a user writes them (`-N 2 --mem=2G -p long`); errors name the option."""
+    if ";" in text:
+        raise InputError(source, f"';' in the sbatch options '{text}': give options only", line=line,
+                         field="sbatch")
+    try:
+        words = shlex.split(text)
+    except ValueError as error:
+        raise InputError(source, f"the sbatch options '{text}' do not parse: {error}", line=line,
+                         field="sbatch") from None
+    values: dict[str, str] = {}
+    kept: list[str] = []
+    i = 0
+    while i < len(words):
+        word = words[i]
+        name, eq, value = word.partition("=") if word.startswith("--") else (word[:2], "", word[2:])
+        key = SUPPORTED.get(name)
+        if key is None or not word.startswith("-"):
+            raise InputError(source, f"'{word}' is not an sbatch option the format supports; supported: "
+                             f"{', '.join(sorted(set(SUPPORTED)))}", line=line, field="sbatch")
+        given = [word]
+        if key == "exclusive":
+            if eq:
+                raise InputError(source, f"'{word}': only the plain --exclusive is modelled", line=line,
+                                 field="sbatch")
+            value = "yes"
+        elif not eq and not value:
+            if i + 1 >= len(words):
+                raise InputError(source, f"'{word}' needs a value", line=line, field="sbatch")
+            i += 1
+            value = words[i]
+            given.append(value)
+        if key in values:
+            raise InputError(source, f"'{name}' is given twice", line=line, field="sbatch")
+        values[key] = value
+        if key != "dependency":
+            kept.extend(given)
+        i += 1
+    request = _request(values, source, line)
+    time_limit = None
+    if "time" in values:
+        time_limit = parse_time(values["time"], source, field="sbatch --time", line=line)
+        if time_limit is not None and time_limit <= 0:
+            raise InputError(source, f"--time={values['time']} is not a positive time", line=line, field="sbatch")
+    tasks, throttle = _array(values["array"], source, line) if "array" in values else ((), None)
+    return SbatchOptions(request, values.get("partition", ""), time_limit, values.get("dependency", ""), tasks,
+                         throttle, tuple(kept))
+
+
+MAX_ARRAY_TASKS = 100_000
+
+
+def _array(text: str, source: str, line: int | None) -> tuple[tuple[int, ...], int | None]:
+    """`--array=0-15:4,20%2` -> the task ids (0 4 8 12 20) and the throttle (2), as sbatch reads them."""
+    spec, percent, limit = text.partition("%")
+    throttle = None
+    if percent:
+        if not (limit.isascii() and limit.isdigit()) or int(limit) <= 0:
+            raise InputError(source, f"--array={text}: '%{limit}' is not a positive task limit", line=line,
+                             field="sbatch")
+        throttle = int(limit)
+    tasks: set[int] = set()
+    for part in spec.split(","):
+        span, colon, step = part.partition(":")
+        first, dash, last = span.partition("-")
+        numbers = [first, last] if dash else [first]
+        if colon:
+            numbers.append(step)
+        if not all(n.isascii() and n.isdigit() and len(n) <= 9 for n in numbers) or (colon and int(step) == 0):
+            raise InputError(source, f"--array={text} is not a task list such as 0-15, 1,3,5, 0-15:4 or 0-7%2",
+                             line=line, field="sbatch")
+        stop = int(last) if dash else int(first)
+        if stop < int(first) or len(tasks) + (stop - int(first)) // int(step or 1) >= MAX_ARRAY_TASKS:
+            raise InputError(source, f"--array={text}: empty range or more than {MAX_ARRAY_TASKS} tasks", line=line,
+                             field="sbatch")
+        tasks.update(range(int(first), stop + 1, int(step or 1)))
+    return tuple(sorted(tasks)), throttle
+
+
+def _request(values: dict[str, str], source: str, line: int | None) -> SbatchRequest:
+    def count(key: str, option: str) -> int | None:
+        text = values.get(key)
+        if text is None:
+            return None
+        if not (text.isascii() and text.isdigit()) or int(text) <= 0 or int(text) > 1_000_000:
+            raise InputError(source, f"{option}={text} is not a positive count", line=line, field="sbatch")
+        return int(text)
+
+    ntasks = count("ntasks", "--ntasks")
+    nodes = count("nodes", "--nodes")
+    per_node = count("ntasks_per_node", "--ntasks-per-node")
+    cpus_per_task = count("cpus_per_task", "--cpus-per-task") or 1
+    if ntasks is None:
+        ntasks = (nodes or 1) * (per_node or 1)
+    if nodes is not None and per_node is not None and ntasks != nodes * per_node:
+        raise InputError(source, f"--ntasks={ntasks} with --nodes={nodes} and --ntasks-per-node={per_node} "
+                         "is not modelled (give two of them)", line=line, field="sbatch")
+    if nodes is not None and ntasks < nodes:
+        raise InputError(source, f"--ntasks={ntasks} is fewer than --nodes={nodes}", line=line, field="sbatch")
+    gpus = _gpus(values, nodes, source, line)
+    if gpus and "gpus" in values:
+        nodes = 1  # the model places a job's --gpus on one node (docs/slurm.md)
+    mem = _mebibytes(values, "mem", source, line)
+    mem_per_cpu = _mebibytes(values, "mem_per_cpu", source, line)
+    if mem is not None and mem_per_cpu is not None:
+        raise InputError(source, "--mem and --mem-per-cpu are mutually exclusive (sbatch refuses both)", line=line,
+                         field="sbatch")
+    return SbatchRequest(ntasks, cpus_per_task, nodes, per_node, "exclusive" in values, mem, mem_per_cpu, gpus)
+
+
+def _gpus(values: dict[str, str], nodes: int | None, source: str, line: int | None) -> int:
+    """GPUs per node from `--gres=gpu[:TYPE]:N`, `--gpus-per-node=[TYPE:]N` or `--gpus=[TYPE:]N`."""
+    given = [key for key in ("gres", "gpus_per_node", "gpus") if key in values]
+    if len(given) > 1:
+        raise InputError(source, f"--{given[0].replace('_', '-')} with --{given[1].replace('_', '-')} is not "
+                         "modelled (give one)", line=line, field="sbatch")
+    if not given:
+        return 0
+    key = given[0]
+    text = values[key]
+    fields = text.split(":")
+    if key == "gres":
+        if fields[0] != "gpu" or len(fields) > 3:
+            raise InputError(source, f"--gres={text}: only gpu[:TYPE][:N] is modelled", line=line, field="sbatch")
+        fields = fields[1:] or ["1"]
+    count = fields[-1]
+    if len(fields) > 2 or not (count.isascii() and count.isdigit()) or not 0 < int(count) <= 1024:
+        raise InputError(source, f"--{key.replace('_', '-')}={text} is not a GPU count such as 2 or a100:2",
+                         line=line, field="sbatch")
+    if key == "gpus" and nodes not in (None, 1):
+        raise InputError(source, f"--gpus={text} with --nodes={nodes} is not modelled: give --gpus-per-node",
+                         line=line, field="sbatch")
+    return int(count)
+
+
+def _mebibytes(values: dict[str, str], key: str, source: str, line: int | None) -> int | None:
+    """A memory size as sbatch reads it: MiB by default, K/M/G/T suffixes (rounded up to whole MiB)."""
+    text = values.get(key)
+    if text is None:
+        return None
+    match = _SIZE.fullmatch(text)
+    if match is None or len(match.group(1)) > 12:
+        raise InputError(source, f"--{key.replace('_', '-')}={text} is not a size such as 500, 500M or 2G",
+                         line=line, field="sbatch")
+    return math.ceil(int(match.group(1)) * _MIB[match.group(2).upper()])
+
+
+def read_sbatch_csv(path: StrPath, name: str = "w0") -> Workload:
+    """Read a CSV of sbatch options per job (see the module docstring)."""
+    source = str(path)
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            rows = list(csv.reader(f))
+    except (OSError, UnicodeDecodeError, csv.Error) as error:
+        raise InputError(source, f"cannot read the file as CSV: {error}") from None
+    if not rows:
+        raise InputError(source, "empty file: expected a header line id,submit,duration,sbatch")
+    header = [cell.strip().lower() for cell in rows[0]]
+    missing = [column for column in COLUMNS if column not in header]
+    if missing:
+        raise InputError(source, f"the header has no column {', '.join(missing)}: expected id,submit,duration,sbatch",
+                         line=1)
+    where = {column: header.index(column) for column in (*COLUMNS, "id") if column in header}
+    jobs: list[Job] = []
+    seen: set[str] = set()
+    for number, row in enumerate(rows[1:], start=2):
+        if not any(cell.strip() for cell in row):
+            continue
+        if len(row) != len(header):
+            raise InputError(source, f"{len(row)} fields, expected {len(header)} as in the header", line=number)
+        job_id = row[where["id"]].strip() if "id" in where else str(number - 1)
+        if not job_id or job_id in seen:
+            raise InputError(source, f"job id '{job_id}' is empty or given twice", line=number, field="id")
+        seen.add(job_id)
+        submit = _number(row[where["submit"]], source, number, "submit")
+        duration = _number(row[where["duration"]], source, number, "duration")
+        options = parse_sbatch(row[where["sbatch"]], source, number)
+        extra: dict[str, object] = {"sbatch": shlex.join(options.arguments)}
+        if options.dependency:
+            extra["dependency"] = options.dependency
+        for task in options.array or (None,):
+            task_id = job_id if task is None else f"{job_id}_{task}"
+            task_extra = extra if task is None else {**extra, "array_job": job_id}
+            jobs.append(Job(task_id, submit, options.request.cpus, Delay(duration), walltime=options.time_limit,
+                            workload=name, profile_name=f"delay{duration:g}", queue=options.partition,
+                            extra=task_extra))
+    if not jobs:
+        raise InputError(source, "no job: expected one row per job after the header")
+    return Workload.from_jobs(jobs, name=name)
+
+
+def _number(text: str, source: str, line: int, field: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise InputError(source, f"'{text}' is not a number of seconds", line=line, field=field) from None
+    if not math.isfinite(value) or value < 0 or value > 1e12:
+        raise InputError(source, f"'{text}' is not a number of seconds from 0 to 1e12", line=line, field=field)
+    return value
+
+
+def sbatch_options(job: Job) -> SbatchOptions | None:
+    """The sbatch options a job of this format carries (None for a job of another format)."""
+    text = job.extra.get("sbatch")
+    if not isinstance(text, str):
+        return None
+    return parse_sbatch(text, job.key)

@@ -1,0 +1,102 @@
+"""The sbatch-options CSV workload format: options read as sbatch reads them, errors naming file, line and field."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from clustersim.errors import InputError
+from clustersim.slurm.replay import sbatch_arguments
+from clustersim.workload.load import load_workload, workload_format
+from clustersim.workload.sbatch import SbatchRequest, parse_sbatch
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def test_options_become_the_request_partition_limit_and_dependency() -> None:
+    options = parse_sbatch("-p q -N 2 --ntasks-per-node 2 -c2 --mem=1G -t 1:30 --dependency=afterok:3")
+    assert options.request == SbatchRequest(ntasks=4, cpus_per_task=2, nodes=2, ntasks_per_node=2, mem=1024)
+    assert options.request.cpus == 8
+    assert (options.partition, options.time_limit, options.dependency) == ("q", 90.0, "afterok:3")
+    assert options.arguments == ("-p", "q", "-N", "2", "--ntasks-per-node", "2", "-c2", "--mem=1G", "-t", "1:30")
+
+
+@pytest.mark.parametrize(("text", "request_"), [
+    ("", SbatchRequest()),
+    ("-N 3", SbatchRequest(ntasks=3, nodes=3)),  # one task per node, as sbatch counts them
+    ("-n 4 --exclusive", SbatchRequest(ntasks=4, exclusive=True)),
+    ("--mem-per-cpu=512K", SbatchRequest(mem_per_cpu=1)),  # whole MiB, rounded up
+    ("--mem=0", SbatchRequest(mem=0)),  # all of each node's memory
+    ("--gres=gpu:a100:2 -N 2", SbatchRequest(ntasks=2, nodes=2, gpus_per_node=2)),
+    ("--gpus=3 -n 2", SbatchRequest(ntasks=2, nodes=1, gpus_per_node=3)),  # the model's --gpus: one node
+])
+def test_requests_as_sbatch_derives_them(text: str, request_: SbatchRequest) -> None:
+    assert parse_sbatch(text).request == request_
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("--qos=high", "'--qos=high' is not an sbatch option the format supports"),
+    ("-n", "'-n' needs a value"),
+    ("-n 0", "--ntasks=0 is not a positive count"),
+    ("-n 2 -n 3", "'-n' is given twice"),
+    ("--mem=2X", "--mem=2X is not a size"),
+    ("--mem=1G --mem-per-cpu=100", "mutually exclusive"),
+    ("-N 3 -n 2", "fewer than --nodes=3"),
+    ("-t soon", "'soon' is not a Slurm time"),
+    ("-n 1; rm -rf /", "';' in the sbatch options"),
+    ("-J 'unclosed", "do not parse"),
+    ("--gpus=2 -N 2", "--gpus=2 with --nodes=2 is not modelled"),
+    ("--gres=mps:100", "only gpu[:TYPE][:N] is modelled"),
+    ("--gres=gpu:1 --gpus=1", "--gres with --gpus is not modelled"),
+    ("--array=3-1", "empty range"),
+    ("--array=0-3%0", "not a positive task limit"),
+])
+def test_bad_options_are_named(text: str, message: str) -> None:
+    with pytest.raises(InputError, match="field 'sbatch") as caught:
+        parse_sbatch(text, "jobs.csv", 7)
+    assert message in str(caught.value) and "jobs.csv, line 7" in str(caught.value)
+
+
+def test_an_array_row_becomes_one_job_per_task(tmp_path: Path) -> None:
+    path = tmp_path / "jobs.csv"
+    path.write_text("id,submit,duration,sbatch\n7,5,20,--array=0-6:3%2 -n 2\n", encoding="utf-8")
+    jobs = list(load_workload(path).jobs)
+    assert [job.id for job in jobs] == ["7_0", "7_3", "7_6"]
+    assert all(job.extra["array_job"] == "7" and job.nb_res == 2 and job.submit_time == 5 for job in jobs)
+    assert parse_sbatch("--array=1,4-5%3").array == (1, 4, 5) and parse_sbatch("--array=1,4-5%3").throttle == 3
+
+
+def test_the_example_is_recognised_and_read() -> None:
+    path = EXAMPLES / "requests.csv"
+    assert workload_format(path) == "sbatch-csv"
+    jobs = {job.id: job for job in load_workload(path).jobs}
+    assert len(jobs) == 11
+    first = jobs["1"]
+    assert (first.submit_time, first.nb_res, first.walltime, first.queue) == (0, 4, 120, "q")
+    assert first.extra["sbatch"] == "-p q -N 2 --ntasks-per-node=1 --cpus-per-task=2 -t 2"
+    assert jobs["11"].extra["dependency"] == "afterok:2" and jobs["11"].queue == ""
+
+
+def test_slurm_replay_submits_exactly_the_options_written() -> None:
+    jobs = {job.id: job for job in load_workload(EXAMPLES / "requests.csv").jobs}
+    assert sbatch_arguments(jobs["10"], {}) == ["-p", "q", "--mem-per-cpu=600", "-n", "2", "-t", "1"]
+    # The dependency names the workload's job 2: Slurm gets the id it gave that job.
+    assert sbatch_arguments(jobs["11"], {"2": 57}) == ["-n", "2", "-t", "1", "--dependency=afterok:57"]
+
+
+@pytest.mark.parametrize(("content", "where"), [
+    ("id,submit,sbatch\n1,0,-n 1\n", "line 1: the header has no column duration"),
+    ("id,submit,duration,sbatch\n1,0,10\n", "line 2: 3 fields, expected 4"),
+    ("id,submit,duration,sbatch\n1,0,10,-n 1\n1,5,10,-n 1\n", "line 3, field 'id'"),
+    ("id,submit,duration,sbatch\n1,soon,10,-n 1\n", "line 2, field 'submit'"),
+    ("id,submit,duration,sbatch\n1,0,-5,-n 1\n", "line 2, field 'duration'"),
+    ("id,submit,duration,sbatch\n1,0,5,--gres=mps:1\n", "line 2, field 'sbatch'"),
+    ("id,submit,duration,sbatch\n", "no job"),
+])
+def test_bad_files_name_the_line_and_field(tmp_path: Path, content: str, where: str) -> None:
+    path = tmp_path / "jobs.csv"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        load_workload(path, format="sbatch-csv")
+    assert str(caught.value).startswith(str(path)) and where in str(caught.value)

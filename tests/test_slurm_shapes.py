@@ -1,0 +1,171 @@
+"""Requests beyond "N CPUs" on hand-computed cases: memory as a consumable resource, node-shaped requests,
+--exclusive, select/linear, partition MaxNodes, GPUs and Slurm 22.05's defaults (each checked against real Slurm
+in tests/test_slurm_sbatch_replay.py; docs/slurm.md gives the scenarios' results)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from clustersim.core.events import FinalState
+from clustersim.errors import InputError
+from clustersim.policies.registry import create_policy
+from clustersim.policies.slurm.backfill import Running, will_run
+from clustersim.policies.slurm.conf import parse_slurm_conf, platform_from_conf
+from clustersim.policies.slurm.select import Consumables, Shape, ShapedRequest
+from clustersim.runner import simulate
+from clustersim.workload.job import Job
+from clustersim.workload.profiles import Delay
+from clustersim.workload.sbatch import parse_sbatch
+from clustersim.workload.stream import Workload
+from conftest import Collector
+from test_slurm_policy import run, starts
+
+MEMORY = ("SelectTypeParameters=CR_CPU_Memory\nDefMemPerCPU=100\nNodeName=n[1-2] CPUs=4 RealMemory=1000\n"
+          "PartitionName=p Nodes=n[1-2] Default=YES MaxNodes=1\nPartitionName=q Nodes=n[1-2]\n")
+
+
+def sbatch(job_id: int, submit: float, runtime: float, options: str) -> Job:
+    """A job of the sbatch-options format, as its reader makes it."""
+    parsed = parse_sbatch(options)
+    return Job(str(job_id), submit, parsed.request.cpus, Delay(runtime), walltime=parsed.time_limit,
+               queue=parsed.partition, extra={"sbatch": options})
+
+
+def units(result: object, job_id: str) -> str:
+    return str(result.outcomes[job_id].resources)  # type: ignore[attr-defined]
+
+
+def test_a_job_waits_for_memory_while_cpus_are_idle() -> None:
+    jobs = [sbatch(1, 0, 50, "-p q --mem=700 -t 1"), sbatch(2, 0, 50, "-p q --mem=700 -t 1"),
+            sbatch(3, 1, 10, "-p q --mem=400 -t 1")]
+    result = run(MEMORY, jobs)
+    # 1 on n1, 2 on n2 (n1 keeps 300 MiB): 3 waits with 6 idle CPUs until 1 ends.
+    assert starts(result) == {"1": 0, "2": 0, "3": 50}
+    assert units(result, "1") == "0" and units(result, "2") == "4"
+
+
+def test_mem_per_cpu_spreads_tasks_and_def_mem_per_cpu_fills_the_rest() -> None:
+    jobs = [sbatch(1, 0, 50, "-p q --mem-per-cpu=600 -n 2 -t 1"), sbatch(2, 0, 50, "-p q -n 4 -t 1"),
+            sbatch(3, 0, 50, "-p q -n 1 -t 1")]
+    result = run(MEMORY, jobs)
+    # 1: 600 MiB per task, one task per node. 2: 4 x 100 MiB on n1 would leave it 0 MiB: 3 CPUs on n1 are
+    # left with 400 MiB, so 2 takes n1's 3 CPUs and one of n2's. 3 (100 MiB) still fits n2 (300 MiB left).
+    assert units(result, "1") == "0 4"
+    assert units(result, "2") == "1-3 5"
+    assert starts(result) == {"1": 0, "2": 0, "3": 0}
+
+
+def test_more_memory_than_any_node_or_more_nodes_than_max_nodes_is_rejected() -> None:
+    jobs = [sbatch(1, 0, 10, "--mem=2000 -t 1"), sbatch(2, 0, 10, "-n 5 -t 1"),
+            sbatch(3, 0, 10, "--mem-per-cpu=600 -n 2 -t 1"), sbatch(4, 0, 10, "-p q -n 5 -t 1")]
+    result = run(MEMORY, jobs)
+    # 2 and 3 need two nodes where MaxNodes is 1; in q (no MaxNodes) 5 CPUs span the two nodes.
+    assert {k: o.state for k, o in result.outcomes.items()} == {
+        "1": FinalState.REJECTED, "2": FinalState.REJECTED, "3": FinalState.REJECTED,
+        "4": FinalState.COMPLETED_SUCCESSFULLY}
+
+
+def test_an_explicit_node_count_above_max_nodes_waits_forever() -> None:
+    result = run(MEMORY, [sbatch(1, 0, 10, "-N 2 -t 1"), sbatch(2, 5, 10, "-N 2 -p q -t 1")])
+    assert "1" not in result.outcomes  # pending with reason PartitionNodeLimit, as Slurm keeps it
+    assert starts(result) == {"2": 5}
+
+
+def test_node_shaped_requests() -> None:
+    jobs = [sbatch(1, 0, 50, "-p q -N 2 --ntasks-per-node=1 --cpus-per-task=2 -t 1"),
+            sbatch(2, 1, 50, "-p q -N 2 -n 3 -t 1"), sbatch(3, 2, 10, "-p q --exclusive -t 1")]
+    result = run(MEMORY, jobs)
+    assert units(result, "1") == "0-1 4-5"  # two CPUs on each node
+    assert units(result, "2") == "2-3 6"  # the first node keeps one task for the second
+    # An idle node once 2 ends at 51; the pass at 50 (1's end) makes the next one wait batch_sched_delay.
+    assert starts(result)["3"] == 53
+
+
+def test_select_linear_gives_whole_nodes() -> None:
+    conf = "SelectType=select/linear\nNodeName=n[1-3] CPUs=2\nPartitionName=p Nodes=n[1-3] Default=YES\n"
+    jobs = [sbatch(1, 0, 30, "-n 1 -t 1"), sbatch(2, 0, 30, "-n 3 -t 1"), sbatch(3, 1, 20, "-n 1 -t 1")]
+    result = run(conf, jobs)
+    assert starts(result) == {"1": 0, "2": 0, "3": 30}
+    assert units(result, "2") == "2-4"  # the CPUs it asked, on n2 and n3 (it holds all four)
+
+
+def test_slurm_22_05_allocates_whole_nodes_when_the_conf_names_no_select_type() -> None:
+    conf = parse_slurm_conf("NodeName=n[1-2] CPUs=2\nPartitionName=p Nodes=n[1-2] Default=YES\n")
+    collector = Collector()
+    jobs = [sbatch(1, 0, 30, "-n 1 -t 1"), sbatch(2, 0, 30, "-n 1 -t 1"), sbatch(3, 0, 30, "-n 1 -t 1")]
+    simulate(platform_from_conf(conf), Workload.from_jobs(jobs), create_policy("slurm", conf=conf),
+             extra_sinks=[collector])
+    assert {k: o.start for k, o in collector.outcomes.items()} == {"1": 0, "2": 0, "3": 30}  # one job per node
+
+
+def test_cons_tres_consumes_memory_when_the_conf_names_no_parameters() -> None:
+    # Slurm 22.05 behaves as with CR_Core_Memory: without DefMemPerCPU a job takes all of its node's memory.
+    conf = "SelectType=select/cons_tres\nNodeName=n[1-2] CPUs=2\nPartitionName=p Nodes=n[1-2] Default=YES\n"
+    parsed = parse_slurm_conf(conf)
+    collector = Collector()
+    jobs = [sbatch(1, 0, 30, "-n 1 -t 1"), sbatch(2, 0, 30, "-n 1 -t 1"), sbatch(3, 0, 30, "-n 1 -t 1")]
+    simulate(platform_from_conf(parsed), Workload.from_jobs(jobs), create_policy("slurm", conf=parsed),
+             extra_sinks=[collector])
+    assert {k: str(o.resources) for k, o in collector.outcomes.items()} == {"1": "0", "2": "2", "3": "0"}
+
+
+def test_select_linear_with_cpu_parameters_is_refused_as_slurmd_refuses_it() -> None:
+    conf = parse_slurm_conf("SelectType=select/linear\nSelectTypeParameters=CR_Core_Memory\nNodeName=n1 CPUs=2\n")
+    with pytest.raises(InputError, match="slurmd refuses it"):
+        simulate(platform_from_conf(conf), Workload.from_jobs([sbatch(1, 0, 5, "-t 1")]),
+                 create_policy("slurm", conf=conf))
+
+
+def test_will_run_waits_for_the_memory_of_running_jobs() -> None:
+    request = ShapedRequest(Shape(1, mem_per_node=600), (4,), (1000,))
+    running = [Running("a", 100.0, {0: 1}, 1, 60.0, {0: 500}), Running("b", 200.0, {0: 1}, 1, 60.0, {0: 300})]
+    # 200 MiB free now, 700 once a ends: the job can start at 100 on its CPU.
+    assert will_run(1, 1, [2], running, 0.0, request=request, other=Consumables([200])) == (100.0, {0: 1})
+    assert will_run(1, 1, [2], running, 0.0, request=request, other=Consumables([900])) == (0.0, {0: 1})
+
+
+GPUS = "NodeName=n[1-2] CPUs=4 Gres=gpu:2\nPartitionName=p Nodes=n[1-2] Default=YES\n"
+
+
+def test_gpus_are_consumed_per_node_and_a_one_task_gpu_job_takes_the_last_cpu() -> None:
+    jobs = [sbatch(1, 0, 30, "--gpus=1 -n 1 -t 1"), sbatch(2, 4, 30, "--gres=gpu:2 -n 2 -t 1"),
+            sbatch(3, 8, 20, "--gpus-per-node=1 -N 2 -t 1"), sbatch(4, 13, 10, "--gres=gpu:3 -n 1 -t 1")]
+    result = run(GPUS, jobs)
+    assert units(result, "1") == "3"  # n1's last CPU, as real Slurm picks it
+    assert units(result, "2") == "4-5"  # n2: n1 has one GPU left
+    assert starts(result)["3"] == 34  # a GPU on each node once 2 ends (at 34)
+    assert units(result, "3") == "0 4"
+    assert result.outcomes["4"].state is FinalState.REJECTED  # more GPUs than any node has
+
+
+def test_an_array_runs_at_most_its_throttle_and_a_dependency_waits_for_every_task() -> None:
+    conf = "NodeName=n[1-2] CPUs=2\nPartitionName=p Nodes=n[1-2] Default=YES\n"
+    tasks = [Job(f"1_{t}", 0, 1, Delay(20), walltime=60, extra={"sbatch": "--array=0-4%2 -t 1", "array_job": "1"})
+             for t in range(5)]
+    jobs = [*tasks, sbatch(2, 1, 15, "-n 1 -t 1"), sbatch(3, 2, 10, "-n 2 -t 1")]
+    jobs[-1].extra = {"sbatch": "-n 2 -t 1", "dependency": "afterok:1"}
+    result = run(conf, jobs)
+    # Two tasks at a time although CPUs are idle (job 2 takes a third one at the pass 3 s after the first);
+    # the passes serving job ends come batch_sched_delay (3 s) after the pass before them.
+    assert starts(result) == {"1_0": 0, "1_1": 0, "2": 3, "1_2": 21, "1_3": 21, "1_4": 41, "3": 63}
+
+
+def test_a_plain_shaped_request_plans_as_the_cpu_path_does() -> None:
+    """The shaped will-run test removes the same batches of running jobs as the CPU one (random cases)."""
+    rng = random.Random(7)
+    for _ in range(300):
+        sizes = tuple(rng.randint(1, 4) for _ in range(rng.randint(1, 5)))
+        free = [rng.randint(0, size) for size in sizes]
+        running = []
+        for k in range(rng.randint(0, 6)):
+            node = rng.randrange(len(sizes))
+            running.append(Running(str(k), float(rng.randint(1, 400)), {node: 1}, 1 << node))
+        running.sort(key=lambda job: job.end)
+        cpus = rng.randint(1, sum(sizes))
+        nodes = (1 << len(sizes)) - 1
+        request = ShapedRequest(Shape(cpus), sizes, None)
+        plain = will_run(cpus, nodes, free, running, 0.0)
+        shaped = will_run(cpus, nodes, free, running, 0.0, request=request, other=Consumables())
+        assert plain == shaped
