@@ -24,9 +24,11 @@ def canonical(s: IntervalSet) -> bool:
 @given(ids, ids | one_interval)
 def test_set_operations_match_python_sets(a: set[int], b: set[int]) -> None:
     x, y = IntervalSet.from_ids(a), IntervalSet.from_ids(b)
-    for result, expected in ((x | y, a | b), (y | x, a | b), (x - y, a - b), (y - x, b - a), (x & y, a & b)):
+    for result, expected in ((x | y, a | b), (y | x, a | b), (x - y, a - b), (y - x, b - a), (x & y, a & b),
+                             (y & x, a & b), (IntervalSet.from_mask(x.mask), a)):
         assert set(result) == expected
         assert canonical(result)
+    assert x.mask == sum(1 << i for i in a)
     assert x.issubset(y) == (a <= b)
     assert y.issubset(x) == (b <= a)
     assert all((i in x) == (i in a) for i in range(-1, 27))

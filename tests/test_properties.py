@@ -422,8 +422,9 @@ class ObservedConservative(Conservative):
 def test_conservative_never_starts_a_job_after_its_first_reservation(case: Case) -> None:
     """Reservations only ever move earlier, and a job starts no later than the first one it was given.
 
-    By design, an instantaneous job (start + walltime == start) gets no reservation: it starts whenever its units
-    are free (see `Conservative._place`).
+    A job that holds no reservation after any call either started in the call that placed it, or found no room
+    in the plan (its units held forever by a job without walltime, or a zero walltime on units all taken at that
+    instant: batsched's plan has no place for it either) and started at a later compression.
     """
     policy = ObservedConservative()
     r = run(case, policy)
@@ -432,8 +433,6 @@ def test_conservative_never_starts_a_job_after_its_first_reservation(case: Case)
             continue
         history = policy.reservations[o.job.key]
         if not history:
-            walltime = o.job.walltime
-            assert walltime is not None and o.start + walltime == o.start, f"{o.job.key} started unreserved"
             continue
         reserved = [start for _, start in history]
         assert reserved == sorted(reserved, reverse=True), f"{o.job.key}'s reservation moved later: {history}"

@@ -43,6 +43,28 @@ class IntervalSet:
         return new
 
     @classmethod
+    def from_mask(cls, mask: int) -> IntervalSet:
+        """The ids of the bits set in `mask` (bit i: id i), run by run."""
+        intervals: list[Interval] = []
+        size = 0
+        while mask:
+            lo = (mask & -mask).bit_length() - 1
+            shifted = mask >> lo
+            width = (shifted ^ (shifted + 1)).bit_length() - 1  # the run of ones starting at bit lo
+            intervals.append((lo, lo + width - 1))
+            size += width
+            mask ^= ((1 << width) - 1) << lo
+        return cls._trusted(intervals, size)
+
+    @property
+    def mask(self) -> int:
+        """The set as an integer bit mask (bit i: id i), for set algebra at C speed on many sets."""
+        mask = 0
+        for lo, hi in self._intervals:
+            mask |= ((1 << (hi - lo + 1)) - 1) << lo
+        return mask
+
+    @classmethod
     def from_ids(cls, ids: Iterable[int]) -> IntervalSet:
         return cls((i, i) for i in ids)
 
@@ -187,7 +209,42 @@ class IntervalSet:
         return IntervalSet._trusted(result, size)
 
     def __and__(self, other: IntervalSet) -> IntervalSet:
-        return self - (self - other)
+        """The intersection, by one merge of the two interval lists."""
+        a, b = self._intervals, other._intervals
+        if len(a) < len(b):
+            a, b = b, a
+        if len(b) == 1:
+            # One interval: the intervals of `a` it overlaps, found by bisection, clipped to it.
+            lo, hi = b[0]
+            i = bisect_left(a, lo, key=_HI)
+            j = bisect_right(a, hi, key=_LO)
+            if i >= j:
+                return _EMPTY
+            clipped = list(a[i:j])
+            if clipped[0][0] < lo:
+                clipped[0] = (lo, clipped[0][1])
+            if clipped[-1][1] > hi:
+                clipped[-1] = (clipped[-1][0], hi)
+            return IntervalSet._trusted(clipped, sum(y - x + 1 for x, y in clipped))
+        if not b:
+            return _EMPTY
+        result: list[Interval] = []
+        size = 0
+        i = j = 0
+        nb_a, nb_b = len(a), len(b)
+        while i < nb_a and j < nb_b:
+            a_lo, a_hi = a[i]
+            b_lo, b_hi = b[j]
+            lo = a_lo if a_lo > b_lo else b_lo
+            hi = a_hi if a_hi < b_hi else b_hi
+            if lo <= hi:
+                result.append((lo, hi))
+                size += hi - lo + 1
+            if a_hi < b_hi:
+                i += 1
+            else:
+                j += 1
+        return IntervalSet._trusted(result, size)
 
     def issubset(self, other: IntervalSet) -> bool:
         if len(self._intervals) == 1:
@@ -217,3 +274,6 @@ class IntervalSet:
 
     def max(self) -> int:
         return self._intervals[-1][1]
+
+
+_EMPTY = IntervalSet()

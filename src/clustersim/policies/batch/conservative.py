@@ -1,9 +1,22 @@
-"""Conservative backfilling: every queued job holds a reservation; no job may delay any earlier one.
+"""Conservative backfilling as batsched 1.4's `conservative_bf` does it (`src/algo/conservative_bf.cpp`).
 
-Reservations are made in queue order on a profile of free-unit counts built from the running jobs' walltimes
-and the reservations already held. A job starts when its reservation starts (on the lowest free ids). When a
-job ends, reservations are compressed: re-placed at their earliest start, in order of their previous start,
-which never makes any of them later. Instantaneous jobs get no reservation (see `_place`).
+Every queued job holds a place in a time-slice plan (`timeslices.TimeSlices`, batsched's `Schedule`), made by
+first fit on the lowest hosts free over the slices it spans. At each decision the plan's present moves to now;
+then:
+
+- if no job ended, the jobs just submitted are placed, in queue order, after everything already planned;
+- if a job ended (its place is freed), the plan is compressed: every queued job, in queue order, is taken out
+  and placed again by first fit, so it may move earlier or onto other hosts (never later: its old place is
+  still free when it is placed again).
+
+A job placed in the first slice starts now, on its planned hosts. The queue order is batsched's FCFS: by the
+instant the job was submitted, then by job id as a string (`w0!10` before `w0!9`), unless `order` says
+otherwise (ties then in that same order).
+
+Where batsched has no rule, clustersim decides: a job without a walltime (SWF requested time -1) is planned
+until the end of time, as batsched's `Schedule` plans it (batsched's conservative_bf rejects it); a job the
+plan cannot hold now (a zero walltime on hosts all taken) waits for the next compression; machines that are
+unavailable or asleep are left out of the plan, which is built again when they change.
 """
 
 from __future__ import annotations
@@ -11,140 +24,120 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Sequence
 
-from clustersim.core.decisions import CallMeLater, Decision, StartJob
-from clustersim.core.events import Event, JobCompleted, MachinesAvailable, MachinesUnavailable
+from clustersim.core.decisions import Decision, StartJob
+from clustersim.core.events import Event, JobSubmitted
 from clustersim.core.state import ClusterView
+from clustersim.errors import InputError
 from clustersim.intervals import IntervalSet
-from clustersim.policies.batch.availability import AvailabilityProfile
 from clustersim.policies.batch.parts import BACKFILLING, BatchPolicy, Hosts, QueueOrder, requested_time
+from clustersim.policies.batch.timeslices import TimeSlices
 from clustersim.policies.registry import register_policy
-from clustersim.workload.job import Job
 
-_REPLAN = (JobCompleted, MachinesUnavailable, MachinesAvailable)
-"""Events after which every reservation is placed again."""
+RJMS_DELAY = 5.0
+"""batsched's default `--rjms_delay`: it plans every job for its walltime plus 5 s (the time it allows the resource
+manager to kill a job), so a job holds its hosts 5 s after its walltime in the plan."""
 
 
 class ConservativeBackfilling:
-    """Conservative backfilling with compression whenever a job ends.
+    """batsched's conservative_bf on a plan kept between calls."""
 
-    The plan (the profile of running jobs and held reservations) is kept between calls and updated at each
-    start, end and new reservation, rather than built again from every running and queued job: the same
-    profile as a rebuild on every instant from now on, so the same decisions (tests/test_availability.py).
-    """
+    def __init__(self, rjms_delay: float = RJMS_DELAY) -> None:
+        self.rjms_delay = rjms_delay
+        """Seconds added to every walltime in the plan (batsched's `--rjms_delay`)."""
+        self._plan: TimeSlices | None = None
+        self._usable = IntervalSet()
+        """The units the plan is made of: all but unavailable (and, with power states, sleeping) ones."""
+        self._queue: list[str] = []
+        """Queued jobs' keys in batsched's order."""
+        self._running: dict[str, None] = {}
+        """The jobs this policy started that were running at its last call."""
+        self._released: dict[str, float] = {}
+        """When each queued job was submitted (batsched's release date: the instant it was told)."""
 
-    def __init__(self) -> None:
-        self.starts: dict[str, float] = {}
-        """Reserved start time of each pending job, by key."""
-        self._wake_up = math.inf
-        self._running = AvailabilityProfile(-math.inf, 0)
-        """The running jobs only: what compression re-places reservations on."""
-        self._ends: dict[str, tuple[float, int]] = {}
-        """Expected end and units (outside unavailable machines) of each running job in `_running`."""
-        self._unavailable: IntervalSet | None = None
-        self._plan = AvailabilityProfile(-math.inf, 0)
-        """`_running` with every reservation held."""
-        self._held: dict[str, tuple[float, float, int]] = {}
-        """The interval (start, end) and units each reserved job holds in `_plan`."""
+    @property
+    def starts(self) -> dict[str, float]:
+        """The planned start of each queued job."""
+        plan = self._plan
+        return {} if plan is None else {key: plan.start(key) for key in self._queue if key in plan}
 
     def schedule(
         self, now: float, events: Sequence[Event], view: ClusterView, order: QueueOrder, hosts: Hosts
     ) -> Iterator[Decision]:
-        starts, held, plan = self.starts, self._held, self._plan
+        plan, queue, released = self._plan, self._queue, self._released
         pending = view.pending
-        for key in [k for k in starts if k not in pending]:
-            del starts[key]  # rejected or started
-        started = self._follow_running(now, view)
-        queue = order.jobs(pending)
-        reserved = [job for job in queue if job.key in starts]
-        if any(isinstance(e, _REPLAN) for e in events):
-            # Compression: re-place every reservation in order of its previous start (ties: queue order).
-            # Each job's previous slot stays feasible (jobs placed before it only moved earlier, jobs after it
-            # are not placed yet), so no reservation ever moves later, unless machines became unavailable.
-            self._plan = plan = self._running.copy()
-            held.clear()
-            reserved.sort(key=lambda job: starts[job.key])
-            for job in reserved:
-                self._place(plan, job)
-        elif started is None:
-            self._plan = plan = self._running.copy()
-            held.clear()
-            for job in reserved:
-                self._hold(plan, max(starts[job.key], now), job)
+        submitted = [e.job for e in events if isinstance(e, JobSubmitted) and e.job.key in pending]
+        for job in submitted:
+            released[job.key] = now
+        # Jobs that ended since the last call (the core asks only while jobs are queued, so not from the events).
+        running = self._running
+        compress = len(running) != len(view.running)
+        if compress:
+            for key in [k for k in running if k not in view.running]:
+                del running[key]
+                if plan is not None:
+                    plan.remove(key)
+        usable = self._usable_units(view)
+        if plan is None or usable != self._usable:
+            plan = self._rebuild(now, usable, view)
+            compress = True
+        plan.update_first_slice(now)
+        if submitted:
+            submitted.sort(key=lambda job: job.key)
+            queue += [job.key for job in submitted]
+        if len(queue) != len(pending) or order.key is not None:
+            queue = self._sorted_queue(view, order)
+        if compress:
+            placing = list(queue)
         else:
-            # Nothing ended: the plan moves to now, gives back the units held by jobs that started or left
-            # and takes the started jobs' running intervals; a reservation already due is held from now.
-            plan.advance(now)
-            for key in [k for k in held if k not in starts]:
-                start, end, nb_res = held.pop(key)
-                plan.add(start, end, nb_res)
-            for end, units in started:
-                plan.add(now, end, -units)
-            for job in reserved:
-                start, end, nb_res = held[job.key]
-                if start < now:
-                    plan.add(start, end, nb_res)
-                    self._hold(plan, now, job)
-        for job in queue:
-            if job.key not in starts:
-                self._place(plan, job)
-        for job in queue:
-            # Unreserved (instantaneous) jobs start whenever their units are free. A reserved job they keep
-            # waiting is re-planned, at this same instant, when they end.
-            if starts.get(job.key, now) <= now and job.nb_res <= len(view.free):
-                yield StartJob(job.key, hosts(view.free, job.nb_res))
-        next_start = min(starts.values(), default=math.inf)
-        if now < next_start < math.inf and next_start != self._wake_up:
-            self._wake_up = next_start
-            yield CallMeLater(next_start)
+            if order.key is not None:
+                by = order.key
+                submitted.sort(key=lambda job: (by(job), job.key))
+            placing = [job.key for job in submitted]
+        started: set[str] = set()
+        for key in placing:
+            job = pending[key]
+            placement = plan.replace(key, job.nb_res, requested_time(job) + self.rjms_delay, hosts)
+            if placement is not None and placement.now:
+                started.add(key)
+                self._running[key] = None
+                yield StartJob(key, placement.hosts)
+        if started:
+            queue = [key for key in queue if key not in started]
+            for key in started:
+                del released[key]
+        self._queue = queue
 
-    def _follow_running(self, now: float, view: ClusterView) -> list[tuple[float, int]] | None:
-        """Bring the running jobs' profile to now. Returns the expected end and units of each job started
-        since the last call, or None when a job ended or the profile was built again (machines changed)."""
-        unavailable = view.unavailable  # never free in the plan: the machines may come back, no one knows when
-        running, ends, profile = view.running, self._ends, self._running
-        changed = unavailable != self._unavailable
-        if changed:
-            self._unavailable = unavailable
-            self._running = profile = AvailabilityProfile(now, view.platform.nb_resources - len(unavailable))
-            ends.clear()
+    def _usable_units(self, view: ClusterView) -> IntervalSet:
+        """The units the plan may use: every unit of an available machine, or with power states (nodes asleep or
+        switching are not usable) the free units and those of running jobs."""
+        if view.nodes is None:
+            usable = view.platform.all_resources
         else:
-            profile.advance(now)
-        new_keys = [k for k in running if k not in ends]
-        ended = [k for k in ends if k not in running] if len(ends) + len(new_keys) != len(running) else []
-        for key in ended:
-            end, units = ends.pop(key)
-            profile.add(now, end, units)
-        started: list[tuple[float, int]] = []
-        for key in new_keys:
-            job = running[key]
-            units = len(job.resources - unavailable)
-            ends[key] = (job.expected_end, units)
-            profile.add(now, job.expected_end, -units)
-            started.append((job.expected_end, units))
-        return None if changed or ended else started
+            usable = IntervalSet([i for running in view.running.values() for i in running.resources.intervals])
+            usable = usable | view.free
+        unavailable = view.unavailable
+        return usable - unavailable if unavailable else usable
 
-    def _place(self, plan: AvailabilityProfile, job: Job) -> None:
-        """Reserve the job's earliest slot, unless the job is instantaneous.
+    def _rebuild(self, now: float, usable: IntervalSet, view: ClusterView) -> TimeSlices:
+        """A new plan on `usable` units holding the running jobs until their walltimes (then compressed)."""
+        plan = TimeSlices(now, usable)
+        for key, running in view.running.items():
+            plan.place_running(key, running.resources & usable, running.expected_end)
+        self._plan, self._usable = plan, usable
+        return plan
 
-        A job whose walltime vanishes next to now or its start time (0, or so small that t + walltime == t)
-        would hold an empty interval: it ends the instant it starts, so it delays nobody and gets no
-        reservation; it starts whenever its units are free.
-        """
-        duration = requested_time(job)
-        start = plan.earliest(job.nb_res, duration)
-        now = plan.times[0]
-        if now + duration == now or (start != math.inf and start + duration == start):
-            self.starts.pop(job.key, None)
-            return
-        self.starts[job.key] = start
-        self._hold(plan, start, job)
-
-    def _hold(self, plan: AvailabilityProfile, start: float, job: Job) -> None:
-        """Take a job's units on its reserved interval."""
-        end = start + requested_time(job)
-        self._held[job.key] = (start, end, job.nb_res)
-        plan.add(start, end, -job.nb_res)
-
+    def _sorted_queue(self, view: ClusterView, order: QueueOrder) -> list[str]:
+        """The pending jobs in batsched's order (or by `order`'s key first)."""
+        released = self._released
+        pending = view.pending
+        for key in pending:
+            released.setdefault(key, view.now)
+        for key in [k for k in released if k not in pending]:
+            del released[key]
+        if order.key is None:
+            return sorted(pending, key=lambda k: (released[k], k))
+        by = order.key
+        return sorted(pending, key=lambda k: (by(pending[k]), released[k], k))
 
 
 BACKFILLING.add("conservative", ConservativeBackfilling)
@@ -152,7 +145,15 @@ BACKFILLING.add("conservative", ConservativeBackfilling)
 
 @register_policy("conservative")
 class Conservative(BatchPolicy):
-    """Conservative backfilling: every queued job holds a reservation (submit order unless `order` says)."""
+    """Conservative backfilling, as batsched's conservative_bf: every queued job holds a place in the plan."""
 
-    def __init__(self, order: str = "submit", hosts: str = "lowest"):
+    def __init__(self, order: str = "submit", hosts: str = "lowest", rjms_delay: float | str = RJMS_DELAY):
         super().__init__(order, "conservative", hosts)
+        try:
+            delay = float(rjms_delay)
+        except ValueError:
+            delay = math.nan
+        if not 0 <= delay < math.inf:
+            raise InputError("policy option rjms_delay", f"'{rjms_delay}' is not a number of seconds >= 0")
+        assert isinstance(self.backfilling, ConservativeBackfilling)
+        self.backfilling.rjms_delay = delay

@@ -1,0 +1,268 @@
+"""batsched's time-slice schedule (batsched 1.4, `src/schedule.cpp`): the plan conservative backfilling and
+batsched's energy variants are built on.
+
+The future is cut into slices `[begins[i], begins[i+1])` (the last one lasts forever), each with the set of hosts
+free all along it. A job is placed by first fit: the first slice, in time order, from whose beginning the job's
+`nb_res` hosts stay free for its walltime, where "free" is the intersection of the free sets of every slice the
+job spans; it takes the lowest hosts of that intersection (or what the host selection picks). A slice is cut at
+the end of each job placed, and two neighbouring slices merge again when no job starts or ends between them (the
+same jobs in both: batsched's rule). The first slice begins at the current time: it is moved forward at each
+decision, and it may last zero seconds when a job ends exactly now but its end has not been told yet; a job
+placed after it is then not "started in the first slice", as in batsched.
+
+batsched computes with exact rationals; this uses floats, the same numbers whenever times and walltimes are
+integers (all of the reference corpus and every SWF trace). Free hosts are kept as bit masks (`IntervalSet.mask`):
+the intersections over the slices a job spans, made for every queued job at every compression, then cost a few
+machine operations each.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import reduce
+from operator import and_
+
+from clustersim.intervals import IntervalSet
+
+Pick = Callable[[IntervalSet, int], IntervalSet]
+"""Which `count` hosts of the candidates a job takes (batsched: the lowest)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """Where a job was placed: from `start` on the hosts of `mask`; `now` is True when it starts in the first
+    slice."""
+
+    start: float
+    mask: int
+    now: bool
+
+    @property
+    def hosts(self) -> IntervalSet:
+        return IntervalSet.from_mask(self.mask)
+
+
+class TimeSlices:
+    """batsched's `Schedule`: the planned jobs (running or not) and the free hosts of every time slice."""
+
+    __slots__ = ("_edges", "_jobs", "begins", "counts", "free")
+
+    def __init__(self, now: float, hosts: IntervalSet):
+        self.begins: list[float] = [now]
+        self.free: list[int] = [hosts.mask]
+        """The free hosts of each slice, as bit masks."""
+        self.counts: list[int] = [len(hosts)]
+        self._edges: dict[float, int] = {}
+        """How many planned jobs start or end at each boundary between two slices (the first slice's beginning
+        is not one): the boundary goes when that count falls to zero."""
+        self._jobs: dict[str, tuple[float, float, int, int, bool]] = {}
+        """Each planned job's (start, end, hosts mask, number of hosts, started in the first slice)."""
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._jobs
+
+    def __len__(self) -> int:
+        return len(self._jobs)
+
+    def start(self, key: str) -> float:
+        """When a planned job starts (or started)."""
+        return self._jobs[key][0]
+
+    def slices(self) -> list[tuple[float, IntervalSet]]:
+        """Each slice's beginning and free hosts."""
+        return [(begin, IntervalSet.from_mask(free)) for begin, free in zip(self.begins, self.free, strict=True)]
+
+    def update_first_slice(self, now: float) -> None:
+        """The present moves to `now`: the first slice begins there (batsched's `update_first_slice`).
+
+        batsched requires `now` to be within the first slice; slices that ended before `now` (which a simulation
+        where jobs end by their walltime never leaves) are dropped rather than refused."""
+        begins = self.begins
+        while len(begins) > 1 and begins[1] < now:
+            self._edges.pop(begins[1], None)
+            del begins[0], self.free[0], self.counts[0]
+        begins[0] = now
+
+    def add(self, key: str, nb_res: int, walltime: float, pick: Pick = IntervalSet.lowest) -> Placement | None:
+        """Place a job by first fit (batsched's `add_job_first_fit`); None if it can never fit."""
+        fit = self._first_fit(nb_res, walltime)
+        if fit is None:
+            return None
+        i, k, start, end, candidates = fit
+        hosts = _picked(pick, candidates, nb_res)
+        self._take(key, i, k, start, end, hosts, nb_res)
+        return Placement(start, hosts, i == 0)
+
+    def replace(self, key: str, nb_res: int, walltime: float, pick: Pick = IntervalSet.lowest) -> Placement | None:
+        """Take a job out and place it again by first fit (batsched's compression step), or place it if it was not
+        planned.
+
+        The new place is computed first as if the job were out; when it is the old one (the usual case) nothing
+        changes, which saves taking the job out and back. The two give the same place: the boundaries taking the
+        job out would merge separate slices with equal free hosts, and a start there is tried on the earlier
+        slice first, with the same hosts and no more constraints.
+        """
+        job = self._jobs.get(key)
+        if job is None:
+            return self.add(key, nb_res, walltime, pick)
+        start, end, hosts, nb_own, first = job
+        begins, counts = self.begins, self.counts
+        i = 0 if first else bisect.bisect_right(begins, start) - 1
+        if i > 0:
+            k = bisect.bisect_left(begins, end, lo=i + 1)
+            if pick is IntervalSet.lowest and max(counts[:i]) < nb_res:
+                # No earlier slice has room enough even by count: the job stays, and keeps its hosts unless a
+                # lower one is now free all along its place.
+                below = (1 << (hosts.bit_length() - 1)) - 1
+                if not reduce(and_, self.free[i:k]) & below:
+                    return Placement(start, hosts, False)
+            counts[i:k] = [count + nb_own for count in counts[i:k]]
+            try:
+                fit = self._first_fit(nb_res, walltime, (i, k, hosts), i if pick is IntervalSet.lowest else None)
+                if fit is None and pick is IntervalSet.lowest:
+                    # Nothing fits before the own place, which still fits: the job stays there, on its hosts
+                    # unless a lower one is now free all along.
+                    below = (1 << (hosts.bit_length() - 1)) - 1
+                    if reduce(and_, self.free[i:k]) & below:
+                        fit = self._first_fit(nb_res, walltime, (i, k, hosts))
+            finally:
+                counts[i:k] = [count - nb_own for count in counts[i:k]]
+            if fit is None and pick is IntervalSet.lowest:
+                return Placement(start, hosts, False)
+            if fit is not None:
+                new_i, _, new_start, new_end, candidates = fit
+                if new_i == i and new_end == end:
+                    if pick is IntervalSet.lowest:
+                        # The candidates hold the old hosts: they stay the lowest unless a lower one is free.
+                        below = (1 << (hosts.bit_length() - 1)) - 1
+                        if not candidates & ~hosts & below:
+                            return Placement(start, hosts, False)
+                    elif _picked(pick, candidates, nb_res) == hosts:
+                        return Placement(start, hosts, False)
+                new_hosts = _picked(pick, candidates, nb_res)
+                # Take the job out, then the new place (a boundary there survives the removal, or the first fit
+                # would have found the earlier slice the removal merges it into).
+                self.remove(key)
+                if new_i:
+                    new_i = bisect.bisect_right(begins, new_start) - 1
+                new_k = bisect.bisect_left(begins, new_end, lo=new_i + 1)
+                self._take(key, new_i, new_k, new_start, new_end, new_hosts, nb_res)
+                return Placement(new_start, new_hosts, new_i == 0)
+        self.remove(key)
+        return self.add(key, nb_res, walltime, pick)
+
+    def _first_fit(
+        self, nb_res: int, walltime: float, own: tuple[int, int, int] | None = None, stop: int | None = None
+    ) -> tuple[int, int, float, float, int] | None:
+        """The first slice i from which `nb_res` hosts stay free for `walltime`, the end k of its span, the start,
+        end and the hosts free all along (a mask). `own` (slices i0..k0-1, hosts mask) are free too: the job
+        being placed again holds them. With `stop`, only slices before it are tried.
+
+        Counts are checked first: a slice of the span with too few free hosts rules out every start up to it, so
+        the scan jumps past it."""
+        begins, free, counts = self.begins, self.free, self.counts
+        own_from, own_to, own_hosts = own if own is not None else (0, 0, 0)
+        nb_slices = len(begins)
+        last = nb_slices if stop is None else stop
+        i = 0
+        while i < last:
+            if counts[i] < nb_res:
+                i += 1
+                continue
+            start = begins[i]
+            end = start + walltime
+            k = i + 1
+            while k < nb_slices and begins[k] < end and counts[k] >= nb_res:
+                k += 1
+            if k < nb_slices and begins[k] < end:
+                i = k + 1
+                continue
+            candidates = -1
+            for s in range(i, k):
+                candidates &= free[s] | own_hosts if own_from <= s < own_to else free[s]
+                if candidates.bit_count() < nb_res:
+                    break
+            else:
+                return i, k, start, end, candidates
+            i += 1
+        return None
+
+    def _take(self, key: str, i: int, k: int, start: float, end: float, hosts: int, nb_res: int) -> None:
+        """Take `hosts` on slices i..k-1, cutting slice k-1 at `end` first."""
+        begins, free, counts, edges = self.begins, self.free, self.counts, self._edges
+        if begins[k - 1] < end < (begins[k] if k < len(begins) else math.inf):
+            begins.insert(k, end)
+            free.insert(k, free[k - 1])
+            counts.insert(k, counts[k - 1])
+        if end != math.inf and end != start:
+            edges[end] = edges.get(end, 0) + 1
+        if i:
+            edges[start] = edges.get(start, 0) + 1
+        keep = ~hosts
+        for s in range(i, k):
+            free[s] &= keep
+            counts[s] -= nb_res
+        self._jobs[key] = (start, end, hosts, nb_res, i == 0)
+
+    def place_running(self, key: str, hosts: IntervalSet, end: float) -> None:
+        """Hold `hosts` from now until `end` for a job already running (when the plan is built again)."""
+        begins = self.begins
+        k = bisect.bisect_left(begins, end) if end > begins[0] else 1
+        self._take(key, 0, max(k, 1), begins[0], end, hosts.mask, len(hosts))
+
+    def remove(self, key: str) -> bool:
+        """Take a job out of the plan (batsched's `remove_job_if_exists`); False if it was not in it."""
+        job = self._jobs.pop(key, None)
+        if job is None:
+            return False
+        start, end, hosts, nb_res, first = job
+        begins, free, counts = self.begins, self.free, self.counts
+        i = 0 if first else bisect.bisect_right(begins, start) - 1
+        s = i
+        nb_slices = len(begins)
+        while s < nb_slices and (s == i or begins[s] < end):
+            free[s] |= hosts
+            counts[s] += nb_res
+            s += 1
+        # The boundaries this job made go when no other job starts or ends there: the end first (it is later).
+        if end != math.inf and end != start:
+            self._unmark(end, s if s < nb_slices and begins[s] == end else None)
+        if not first:
+            self._unmark(start, i)
+        return True
+
+    def _unmark(self, t: float, index: int | None) -> None:
+        edges = self._edges
+        left = edges.get(t, 0) - 1
+        if left > 0:
+            edges[t] = left
+            return
+        edges.pop(t, None)
+        if index is None:
+            index = bisect.bisect_right(self.begins, t) - 1
+        if index > 0 and self.begins[index] == t:
+            del self.begins[index], self.free[index], self.counts[index]
+
+
+def _picked(pick: Pick, candidates: int, count: int) -> int:
+    """The hosts `pick` takes among the candidates (masks)."""
+    if pick is IntervalSet.lowest:
+        return _lowest(candidates, count)
+    return pick(IntervalSet.from_mask(candidates), count).mask
+
+
+def _lowest(mask: int, count: int) -> int:
+    """The `count` lowest bits of `mask` (which has at least that many), run by run."""
+    taken = 0
+    while count:
+        lo = (mask & -mask).bit_length() - 1
+        shifted = mask >> lo
+        width = min((shifted ^ (shifted + 1)).bit_length() - 1, count)
+        run = ((1 << width) - 1) << lo
+        taken |= run
+        mask ^= run
+        count -= width
+    return taken

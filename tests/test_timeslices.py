@@ -1,0 +1,136 @@
+"""`TimeSlices` (policies/batch/timeslices.py) against a line-by-line model of batsched 1.4's `Schedule`
+(src/schedule.cpp: a list of slices each holding its jobs and free hosts, merged when two neighbours hold the same
+jobs).
+
+`TimeSlices` keeps no job list per slice (it counts the jobs starting or ending at each boundary) and places a
+job again without taking it out when its place does not change; random sequences of placements, removals,
+compressions and moves of the present must give the model's slices and the model's places.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from clustersim.intervals import IntervalSet
+from clustersim.policies.batch.timeslices import Placement, TimeSlices
+
+NB_HOSTS = 6
+HORIZON = 1e19
+"""batsched's last slice ends here."""
+
+
+@dataclass
+class Slice:
+    begin: float
+    end: float
+    free: IntervalSet
+    jobs: dict[str, IntervalSet] = field(default_factory=dict)
+
+
+class ScheduleModel:
+    """batsched's Schedule, as written in C++ (add_job_first_fit, remove_job_internal, update_first_slice)."""
+
+    def __init__(self, now: float):
+        self.slices = [Slice(now, HORIZON, IntervalSet.range(0, NB_HOSTS))]
+
+    def update_first_slice(self, now: float) -> None:
+        assert self.slices[0].begin <= now <= self.slices[0].end
+        self.slices[0].begin = now
+
+    def add(self, key: str, nb_res: int, walltime: float) -> Placement | None:
+        slices = self.slices
+        for i, first in enumerate(slices):
+            if len(first.free) < nb_res:
+                continue
+            available, total = first.free, first.end - first.begin
+            k = i
+            while total < walltime:
+                k += 1
+                if k == len(slices) or len(slices[k].free) < nb_res:
+                    break
+                available, total = available & slices[k].free, total + slices[k].end - slices[k].begin
+                if len(available) < nb_res:
+                    break
+            if total >= walltime and len(available) >= nb_res:
+                hosts = available.lowest(nb_res)
+                self._split(k, first.begin + walltime)
+                for s in slices[i:k + 1]:
+                    s.free, s.jobs[key] = s.free - hosts, hosts
+                return Placement(first.begin, hosts.mask, i == 0)
+        return None
+
+    def _split(self, k: int, date: float) -> None:
+        s = self.slices[k]
+        if s.begin < date < s.end:
+            self.slices.insert(k + 1, Slice(date, s.end, s.free, dict(s.jobs)))
+            s.end = date
+
+    def remove(self, key: str) -> None:
+        slices = self.slices
+        i = next((i for i, s in enumerate(slices) if key in s.jobs), None)
+        if i is None:
+            return
+        hosts = slices[i].jobs[key]
+        while i < len(slices) and key in slices[i].jobs:
+            del slices[i].jobs[key]
+            slices[i].free = slices[i].free | hosts
+            i = self._merge(i) + 1
+        if i < len(slices):
+            self._merge(i)
+
+    def _merge(self, i: int) -> int:
+        """Merge slice i into the one before when both hold the same jobs; returns the index of the result."""
+        slices = self.slices
+        if i > 0 and slices[i - 1].jobs.keys() == slices[i].jobs.keys():
+            assert slices[i - 1].free == slices[i].free
+            slices[i].begin = slices[i - 1].begin
+            del slices[i - 1]
+            return i - 1
+        return i
+
+
+def _same(plan: TimeSlices, model: ScheduleModel) -> None:
+    assert plan.slices() == [(s.begin, s.free) for s in model.slices]
+    assert plan.counts == [len(s.free) for s in model.slices]
+
+
+_operations = st.lists(
+    st.one_of(
+        st.tuples(st.just("add"), st.integers(1, NB_HOSTS), st.sampled_from([1.0, 2.0, 3.0, 5.0, 8.0])),
+        st.tuples(st.just("remove"), st.integers(0, 30), st.just(0.0)),
+        st.tuples(st.just("compress"), st.just(0), st.just(0.0)),
+        st.tuples(st.just("advance"), st.just(0), st.sampled_from([0.0, 0.5, 1.0])),
+    ),
+    max_size=40,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_operations)
+def test_time_slices_plan_as_batsched_schedule(operations: list[tuple[str, int, float]]) -> None:
+    """Same slices (begins, free hosts) and same places after every operation; compression re-places every
+    planned job in order, as conservative_bf does when a job ends."""
+    plan, model = TimeSlices(0.0, IntervalSet.range(0, NB_HOSTS)), ScheduleModel(0.0)
+    jobs: dict[str, tuple[int, float]] = {}
+    now = 0.0
+    for kind, size, value in operations:
+        if kind == "add":
+            key = f"j{len(jobs)}"
+            jobs[key] = (size, value)
+            assert plan.add(key, size, value) == model.add(key, size, value)
+        elif kind == "remove" and jobs:
+            key = list(jobs)[size % len(jobs)]
+            plan.remove(key)
+            model.remove(key)
+        elif kind == "compress":
+            for key, (nb_res, walltime) in jobs.items():
+                model.remove(key)
+                assert plan.replace(key, nb_res, walltime) == model.add(key, nb_res, walltime)
+        elif kind == "advance":
+            now = min(now + value, model.slices[0].end)
+            plan.update_first_slice(now)
+            model.update_first_slice(now)
+        _same(plan, model)
