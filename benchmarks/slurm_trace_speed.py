@@ -33,13 +33,14 @@ def conf_text(nodes: int, cpus: int) -> str:
             f"NodeName=n[1-{nodes}] CPUs={cpus}\nPartitionName=main Nodes=ALL Default=YES MaxTime=INFINITE\n")
 
 
-def run(trace: str, nodes: int, cpus: int, jobs: int | None, policy: str) -> dict[str, object]:
+def run(trace: str, nodes: int, cpus: int, jobs: int | None, policy: str,
+        options: dict[str, str] | None = None) -> dict[str, object]:
     conf = parse_slurm_conf(conf_text(nodes, cpus), source="slurm.conf")
     platform = platform_from_conf(conf)
     started = time.process_time()
     workload = read_swf(trace)
     selected = [job for job in itertools.islice(workload.jobs, jobs) if job.nb_res <= nodes * cpus]
-    process = create_policy("slurm", conf=conf) if policy == "slurm" else create_policy(policy)
+    process = create_policy("slurm", conf=conf, **(options or {})) if policy == "slurm" else create_policy(policy)
     with tempfile.TemporaryDirectory() as out:
         result = simulate(platform, Workload.from_jobs(selected), process, out)
         cpu = time.process_time() - started
@@ -56,9 +57,12 @@ def main() -> int:
     parser.add_argument("--cpus", type=int, default=1, help="CPUs per node")
     parser.add_argument("--jobs", type=int, default=None, help="only the first JOBS records")
     parser.add_argument("--compare", nargs="*", default=[], help="other policies to time on the same input")
+    parser.add_argument("--policy-option", action="append", default=[], metavar="KEY=VALUE",
+                        help="a slurm policy option (e.g. epilog_delay=0, to compare digests across versions)")
     args = parser.parse_args()
+    options = dict(item.partition("=")[::2] for item in args.policy_option)
     for policy in ["slurm", *args.compare]:
-        print(json.dumps(run(args.trace, args.nodes, args.cpus, args.jobs, policy)), flush=True)
+        print(json.dumps(run(args.trace, args.nodes, args.cpus, args.jobs, policy, options)), flush=True)
     return 0
 
 

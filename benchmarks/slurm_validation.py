@@ -1,20 +1,21 @@
-"""Validate the `slurm` policy against a real Slurm 22.05 on loopback: the numbers of docs/slurm.md.
+"""Validate the `slurm` policy against a real Slurm 22.05 on loopback: the validation report of docs/slurm.md.
 
-For each scenario (a cluster: one node of 16 CPUs or four nodes of 4 CPUs; a priority plugin: basic or
-multifactor; a trace: burst, spaced, or a slice of the KTH-SP2 SWF trace scaled to the cluster) it replays the
-trace into real Slurm (twice with --runs 2, for the run-to-run spread), simulates the jobs Slurm observed with
-the `slurm` policy from the same slurm.conf, and compares. Outputs go to --output/<scenario>/.
+A scenario is a cluster (one node of 16 CPUs or four nodes of 4 CPUs), a scheduler (sched/backfill or
+sched/builtin), a priority plugin (basic or multifactor) and a trace of 40 jobs (burst, spaced, or a slice of
+the KTH-SP2 SWF trace scaled to the cluster), replayed at an acceleration K. `--record` replays scenarios into
+real Slurm twice each and keeps each run's whole-second record in --data (tests/data/slurm_validation/); then
+every recorded scenario is simulated (each real run in turn) and judged against the other real run.
 
-    python benchmarks/slurm_validation.py --output /tmp/slurm-validation            # every scenario, K=10
-    python benchmarks/slurm_validation.py --scenarios four-basic-burst --speedups 1 5 10 20 50
+    python benchmarks/slurm_validation.py --figure docs/slurm-validation.png     # the recorded scenarios
+    python benchmarks/slurm_validation.py --record four-backfill-basic-burst@10 one-fifo-basic-swf@60
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import random
+import shutil
 import sys
 import time
 from collections.abc import Iterator
@@ -22,8 +23,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from clustersim.policies.slurm.conf import parse_slurm_conf
-from clustersim.slurm.compare import compare_files, plot, report, write_json
-from clustersim.slurm.replay import log_times, replay, simulate_replay, write_replay
+from clustersim.slurm.replay import replay, write_replay
+from clustersim.slurm.validation import Verdict, evaluate, scenario_directories, whole_second_records
 from clustersim.workload.job import Job
 from clustersim.workload.profiles import Delay
 from clustersim.workload.swf import read_swf
@@ -39,11 +40,13 @@ PRIORITIES = {
     "multifactor": "PriorityType=priority/multifactor\nPriorityWeightJobSize=1000\nPriorityFavorSmall=YES\n"
     "PriorityWeightPartition=100\nPriorityWeightAge=1000\n",
 }
-COMMON = "SchedulerType=sched/backfill\nSelectType=select/cons_tres\nSelectTypeParameters=CR_CPU\n"
+SCHEDULERS = {"backfill": "SchedulerType=sched/backfill\n", "fifo": "SchedulerType=sched/builtin\n"}
+COMMON = "SelectType=select/cons_tres\nSelectTypeParameters=CR_CPU\n"
 
 
-def conf_text(cluster: str, priority: str) -> str:
-    return f"# {cluster} cluster, priority/{priority}\n{COMMON}{PRIORITIES[priority]}{CLUSTERS[cluster]}"
+def conf_text(cluster: str, priority: str, scheduler: str = "backfill") -> str:
+    return (f"# {cluster} cluster, {SCHEDULERS[scheduler].split('=')[1].strip()}, priority/{priority}\n"
+            f"{SCHEDULERS[scheduler]}{COMMON}{PRIORITIES[priority]}{CLUSTERS[cluster]}")
 
 
 def _limit(runtime: float, rng: random.Random) -> float:
@@ -90,95 +93,55 @@ def swf_slice(cpus: int, count: int = 40, trace: str = "KTH-SP2-1996-2.1-cln.swf
     return jobs
 
 
-def scenarios() -> Iterator[tuple[str, str, str, str]]:
+def scenarios() -> Iterator[tuple[str, str, str, str, str]]:
     for cluster in CLUSTERS:
-        for priority in PRIORITIES:
-            for trace in ("burst", "spaced", "swf"):
-                yield f"{cluster}-{priority}-{trace}", cluster, priority, trace
+        for scheduler in SCHEDULERS:
+            for priority in PRIORITIES:
+                for trace in ("burst", "spaced", "swf"):
+                    yield f"{cluster}-{scheduler}-{priority}-{trace}", cluster, scheduler, priority, trace
 
 
 def trace_jobs(trace: str, cpus: int) -> list[Job]:
     return {"burst": burst, "spaced": spaced, "swf": swf_slice}[trace](cpus)
 
 
-def run(
-    name: str, cluster: str, priority: str, trace: str, speedup: float, runs: int, output: Path
-) -> dict[str, object]:
-    """Replay the scenario `runs` times into real Slurm, then simulate and compare (`evaluate`)."""
+DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "slurm_validation"
+
+
+def record(name: str, cluster: str, scheduler: str, priority: str, trace: str, speedup: float, runs: int,
+           output: Path, data: Path) -> None:
+    """Replay the scenario `runs` times into real Slurm (clusters and logs in output/), and keep each run's
+    whole-second record (what scontrol and sacct give) with its replay.json in data/<name>/x<K>/."""
     directory = output / name / f"x{speedup:g}"
-    directory.mkdir(parents=True, exist_ok=True)
-    text = conf_text(cluster, priority)
-    (directory / "slurm.conf").write_text(text)
-    conf = parse_slurm_conf(text, source=str(directory / "slurm.conf"))
+    kept = data / name / f"x{speedup:g}"
+    kept.mkdir(parents=True, exist_ok=True)
+    text = conf_text(cluster, priority, scheduler)
+    (kept / "slurm.conf").write_text(text)
+    conf = parse_slurm_conf(text, source=str(kept / "slurm.conf"))
     jobs = trace_jobs(trace, sum(n.cpus for n in conf.nodes))
     for number in range(1, runs + 1):
+        if (kept / f"real{number}.csv").exists():
+            continue
         result = replay(jobs, conf, directory / f"cluster{number}", speedup=speedup)
         write_replay(result, directory / f"real{number}")
-    return evaluate(directory, name, speedup)
+        whole_second_records(directory / f"real{number}" / "jobs.csv", kept / f"real{number}.csv")
+        shutil.copy(directory / f"real{number}" / "replay.json", kept / f"replay{number}.json")
+        print(f"{name} x{speedup:g} run {number}: {result.wall_seconds:.0f} s", flush=True)
 
 
-def evaluate(directory: Path, name: str, speedup: float) -> dict[str, object]:
-    """Simulate the first real run's jobs (as Slurm observed them) and compare with both real runs."""
-    conf = parse_slurm_conf((directory / "slurm.conf").read_text(), source=str(directory / "slurm.conf"))
-    first = json.loads((directory / "real1" / "replay.json").read_text())
-    started = time.perf_counter()
-    simulate_replay(directory / "real1" / "jobs.csv", conf, first["ctld_start"], directory / "simulated",
-                    clock_origin=first["origin_epoch"])
-    sim_seconds = time.perf_counter() - started
-    baseline = directory / "real2" / "jobs.csv" if (directory / "real2").exists() else None
-    deviations = compare_files(directory / "real1" / "jobs.csv", directory / "simulated" / "jobs.csv", baseline)
-    write_json(deviations, directory / "comparison.json")
-    plot(directory / "real1" / "jobs.csv", directory / "simulated" / "jobs.csv", directory / "starts.png", name)
-    text = report(deviations)
-    (directory / "comparison.md").write_text(text + "\n")
-    span = deviations["simulated vs real"].reference.makespan
-    summary = {
-        "scenario": name, "speedup": speedup, "jobs": deviations["simulated vs real"].jobs,
-        "real_wall_s": round(first["wall_seconds"], 1), "trace_span_s": span, "simulation_wall_s": sim_seconds,
-        "simulation_speedup": span / sim_seconds if sim_seconds else math.inf,
-        **{k: v.as_dict() for k, v in deviations.items()},
-    }
-    (directory / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
-    print(f"## {name} at x{speedup:g}\n\n{text}\n", flush=True)
-    return summary
+def evaluate_all(data: Path, output: Path) -> list[tuple[str, float, Verdict, float]]:
+    """Simulate each real run of every recorded scenario and judge it: (name, K, verdict, simulation seconds)."""
+    results = []
+    for directory in scenario_directories(data):
+        name, speedup = directory.parent.name, float(directory.name[1:])
+        for reference in (1, 2):
+            started = time.perf_counter()
+            verdict = evaluate(directory, output / name / directory.name / f"simulated{reference}", name, reference)
+            results.append((name, speedup, verdict, time.perf_counter() - started))
+    return results
 
 
-def refine_times(real_dir: Path, log: Path) -> int:
-    """Rewrite a replay's jobs.csv written in whole seconds with the millisecond times of slurmctld's log (what
-    `replay(precise=True)` now records directly); returns the number of jobs refined."""
-    import csv
-
-    times = log_times(log)
-    path = real_dir / "jobs.csv"
-    with open(path, newline="") as f:
-        reader = csv.DictReader(f)
-        fields = list(reader.fieldnames or [])
-        rows = list(reader)
-    origin = json.loads((real_dir / "replay.json").read_text())["origin_epoch"]
-    refined = 0
-    for row in rows:
-        meta = dict(item.partition("=")[::2] for item in row["metadata"].split(";") if "=" in item)
-        exact = times.get(int(meta.get("slurm_id", -1)), {})
-        if "times" in meta or not all(k in exact for k in ("submit", "start", "end")):
-            continue
-        submit, start, end = (round(exact[k] - origin, 3) for k in ("submit", "start", "end"))
-        if any(abs(math.floor(v) - float(row[c])) > 1 for v, c in
-               ((submit, "submission_time"), (start, "starting_time"), (end, "finish_time"))):
-            continue
-        row.update(submission_time=repr(submit), starting_time=repr(start), finish_time=repr(end),
-                   execution_time=repr(end - start), waiting_time=repr(start - submit),
-                   turnaround_time=repr(end - submit), stretch=repr((end - submit) / (end - start)),
-                   metadata=row["metadata"] + f";times=log;slurm_start={row['starting_time']};"
-                   f"slurm_end={row['finish_time']}")
-        refined += 1
-    with open(path, "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=fields, lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
-    return refined
-
-
-def figure(output: Path, path: Path) -> None:
+def figure(results: list[tuple[str, float, Verdict, float]], data: Path, output: Path, path: Path) -> None:
     """Real vs simulated start times of every scenario, one panel each (the docs' figure)."""
     import matplotlib
 
@@ -187,92 +150,75 @@ def figure(output: Path, path: Path) -> None:
 
     from clustersim.slurm.compare import read_schedule
 
-    directories = sorted(p.parents[1] for p in output.glob("*/x*/simulated/jobs.csv"))
-    columns = 3
-    rows = max(1, math.ceil(len(directories) / columns))
-    fig, axes = plt.subplots(rows, columns, figsize=(4 * columns, 3.6 * rows), squeeze=False)
-    for ax in axes.flat[len(directories):]:
+    columns = 5
+    rows = max(1, math.ceil(len(results) / columns))
+    fig, axes = plt.subplots(rows, columns, figsize=(3.2 * columns, 3.0 * rows), squeeze=False)
+    for ax in axes.flat[len(results):]:
         ax.axis("off")
-    for ax, directory in zip(axes.flat, directories, strict=False):
-        real = read_schedule(directory / "real1" / "jobs.csv")
-        sim = read_schedule(directory / "simulated" / "jobs.csv")
-        other = read_schedule(directory / "real2" / "jobs.csv") if (directory / "real2").exists() else {}
-        common = sorted(set(real) & set(sim))
+    for ax, (name, speedup, verdict, _) in zip(axes.flat, results, strict=False):
+        kept = data / name / f"x{speedup:g}"
+        ref = verdict.reference
+        real = read_schedule(kept / f"real{ref}.csv", whole_seconds=True)
+        sim = read_schedule(output / name / f"x{speedup:g}" / f"simulated{ref}" / "jobs.csv", whole_seconds=True)
+        other = read_schedule(kept / f"real{3 - ref}.csv", whole_seconds=True)
+        common = sorted(set(real) & set(sim) & set(other))
         top = max([real[j].start for j in common] + [sim[j].start for j in common] + [1.0])
         ax.plot([0, top], [0, top], color="grey", linewidth=0.7)
-        if other:
-            both = sorted(set(real) & set(other))
-            ax.scatter([real[j].start for j in both], [other[j].start for j in both], s=14, marker="x",
-                       color="tab:orange", label="real run 2")
+        ax.scatter([real[j].start for j in common], [other[j].start for j in common], s=14, marker="x",
+                   color="tab:orange", label="other real run")
         ax.scatter([real[j].start for j in common], [sim[j].start for j in common], s=9, color="tab:blue",
                    label="simulated")
-        ax.set_title(directory.parent.name, fontsize=9)
-        ax.set_xlabel("real run 1 start (s)", fontsize=8)
-        ax.set_ylabel("start (s)", fontsize=8)
-        ax.tick_params(labelsize=7)
-    axes.flat[0].legend(fontsize=7)
+        ax.set_title(f"{name} x{speedup:g} run {ref}{'' if verdict.met else ' (missed)'}", fontsize=7)
+        ax.tick_params(labelsize=6)
+    axes.flat[0].legend(fontsize=6)
+    fig.supxlabel("start in the real run simulated (s)", fontsize=8)
+    fig.supylabel("start (s)", fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    fig.savefig(path, dpi=90)
     plt.close(fig)
 
 
-def table(output: Path) -> str:
-    """The docs' deviation table from the summaries of a validation directory (`--table`)."""
+def table(results: list[tuple[str, float, Verdict, float]]) -> str:
+    """The docs' table: each distance of the simulation of a real run to that run, next to the other run's."""
     lines = [
-        "| scenario | jobs | real wall (s) | sim within 2 s | real 2 within 2 s | sim flips | real 2 flips "
-        "| sim max (s) | real 2 max (s) | makespan sim / real 2 | mean wait sim / real 2 | bounded sld sim / real 2 "
-        "| utilisation sim / real 2 |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| scenario | K | run | mean abs start diff (s): sim / other run | max (s): sim / other | flips: sim / other "
+        "| makespan diff (s): sim / other | target met | farther on |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
-    for path in sorted(output.glob("*/x*/summary.json")):
-        data = json.loads(path.read_text())
-        sim, real = data["simulated vs real"], data.get("real run 2 vs real", {})
-
-        def pct(d: dict[str, object], key: str) -> str:
-            rel = d.get("relative", {})
-            return f"{100 * rel[key]:+.2f}%" if isinstance(rel, dict) and key in rel else "-"
-
+    for name, speedup, verdict, _ in results:
+        sim, real = verdict.simulated, verdict.spread
         lines.append(
-            f"| {data['scenario']} x{data['speedup']:g} | {data['jobs']} | {data['real_wall_s']} "
-            f"| {100 * sim['within_2s']:.0f}% | {100 * real.get('within_2s', 0):.0f}% "
-            f"| {sim['order_flips']}/{sim['ordered_pairs']} | {real.get('order_flips', '-')} "
-            f"| {sim['start_difference_max_abs']:.1f} | {real.get('start_difference_max_abs', 0):.1f} | "
-            + " | ".join(f"{pct(sim, k)} / {pct(real, k)}" for k in
-                         ("makespan", "mean_wait", "mean_bounded_slowdown", "utilisation")) + " |"
+            f"| {name} | {speedup:g} | {verdict.reference} | {sim.mean_abs:.2f} / {real.mean_abs:.2f} "
+            f"| {sim.max_abs:.0f} / {real.max_abs:.0f} | {sim.order_flips} / {real.order_flips} "
+            f"| {sim.makespan_difference:+.0f} / {real.makespan_difference:+.0f} | {'yes' if verdict.met else 'no'} | "
+            f"{'; '.join(verdict.farther) or '-'} |"
         )
+    met = sum(v.met for _, _, v, _ in results)
+    share = 100 * met / max(1, len(results))
+    lines.append(f"\n{met} of {len(results)} (scenario, real run) pairs meet the target ({share:.0f}%).")
     return "\n".join(lines)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--output", type=Path, default=Path("slurm-validation"))
-    parser.add_argument("--scenarios", nargs="*", help="names such as four-basic-burst (default: all)")
-    parser.add_argument("--speedups", nargs="*", type=float, default=[10.0])
+    parser.add_argument("--data", type=Path, default=DATA, help="the recorded whole-second runs")
+    parser.add_argument("--output", type=Path, default=Path("slurm-validation"), help="clusters, simulations")
+    parser.add_argument("--record", nargs="*", metavar="SCENARIO@K",
+                        help="replay these (e.g. four-backfill-basic-burst@10) into real Slurm first")
     parser.add_argument("--runs", type=int, default=2, help="real runs per scenario (2 gives the spread)")
-    parser.add_argument("--table", action="store_true", help="only print the table of an existing --output")
     parser.add_argument("--figure", type=Path, help="draw real vs simulated starts of every scenario (PNG)")
-    parser.add_argument("--resimulate", action="store_true",
-                        help="simulate and compare again the real runs already in --output (no Slurm needed)")
     args = parser.parse_args()
-    if args.resimulate:
-        for path in sorted(args.output.glob("*/x*/real1/replay.json")):
-            directory = path.parents[1]
-            for number in (1, 2):
-                if (directory / f"real{number}").exists():
-                    refine_times(directory / f"real{number}", directory / f"cluster{number}" / "log" / "slurmctld.log")
-            evaluate(directory, directory.parent.name, float(directory.name[1:]))
+    known = {s[0]: s for s in scenarios()}
+    for item in args.record or []:
+        name, _, speedup = item.partition("@")
+        if name not in known or not speedup:
+            print(f"not SCENARIO@K: {item}; scenarios: {', '.join(known)}", file=sys.stderr)
+            return 2
+        record(*known[name], float(speedup), args.runs, args.output, args.data)
+    results = evaluate_all(args.data, args.output)
+    print(table(results))
     if args.figure is not None:
-        figure(args.output, args.figure)
-    if args.table or args.resimulate or args.figure is not None:
-        print(table(args.output))
-        return 0
-    chosen = [s for s in scenarios() if not args.scenarios or s[0] in args.scenarios]
-    if not chosen:
-        print(f"no such scenario; valid: {', '.join(s[0] for s in scenarios())}", file=sys.stderr)
-        return 2
-    for name, cluster, priority, trace in chosen:
-        for speedup in args.speedups:
-            run(name, cluster, priority, trace, speedup, args.runs, args.output)
+        figure(results, args.data, args.output, args.figure)
     return 0
 
 

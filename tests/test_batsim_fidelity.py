@@ -5,14 +5,17 @@ speeds, the stretch of a job that ran for no time, rejected rows, and Batsim's c
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
 
 from clustersim.cli import main
-from clustersim.core.events import FinalState
+from clustersim.core.decisions import Decision
+from clustersim.core.events import Event, FinalState, JobCompleted
 from clustersim.core.outcome import JobOutcome
 from clustersim.core.simulation import Delivery
+from clustersim.core.state import ClusterView
 from clustersim.intervals import IntervalSet
 from clustersim.platform.model import Node, Platform
 from clustersim.policies.registry import create_policy
@@ -44,6 +47,54 @@ ENDS_AT_ONE_INSTANT = [
 def test_batsim_rounds_deliver_each_job_end_alone_in_start_order() -> None:
     schedule = run(ENDS_AT_ONE_INSTANT, Delivery.BATSIM).schedule()
     assert schedule["4"] == (10, 11, "1")
+
+
+class _Recording:
+    """fcfs, remembering which job ends each call of an instant told it about."""
+
+    def __init__(self) -> None:
+        self.policy = create_policy("fcfs")
+        self.calls: list[tuple[float, list[str]]] = []
+
+    def begin(self, view: ClusterView) -> None:
+        self.policy.begin(view)
+
+    def decide(self, now: float, events: Sequence[Event], view: ClusterView) -> Iterator[Decision]:
+        self.calls.append((now, [e.job.id for e in events if isinstance(e, JobCompleted)]))
+        return self.policy.decide(now, events, view)
+
+    def end(self, view: ClusterView) -> None:
+        self.policy.end(view)
+
+
+def ends_told_at(jobs: list[Job], nb_hosts: int, instant: float) -> list[list[str]]:
+    process = _Recording()
+    simulate(hosts(nb_hosts), Workload.from_jobs(jobs), process, delivery=Delivery.BATSIM)
+    return [ends for now, ends in process.calls if now == instant and ends]
+
+
+# Time counted in Batsim's inter-actor messages (docs/batsim-protocol.md). At t=0 the server hears the
+# submitter's hello (message 1) and the scheduler's ready (2), then the submissions (3): the first decision
+# reaches it at 4, the second at 5, the third at 6, and each job ends that many messages after its end instant.
+# The submitter's next submissions come 3 - 1 = 2 messages after their instant (its drift). Job 9, submitted
+# last, keeps the submitter's goodbye (a message before the decisions') out of t=3.
+
+
+def test_batsim_delivery_gives_two_ends_one_call_when_the_second_was_posted_before_the_first_arrived() -> None:
+    # Jobs 1, 2 start at t=0 (messages 4, 5). At t=3 the submissions arrive at message 3 and jobs 4, 5 start at
+    # messages 4, 5. At t=10 job 2 (message 5, started first) arrives at 6; job 5's end, posted at 5, waits in the
+    # mailbox, so the server takes it before calling: both ends in one call.
+    jobs = [delay_job(1, 0, 1, 100), delay_job(2, 0, 1, 10), delay_job(4, 3, 1, 100), delay_job(5, 3, 1, 7),
+            delay_job(9, 50, 1, 1)]
+    assert ends_told_at(jobs, 4, 10) == [["2", "5"]]
+
+
+def test_batsim_delivery_can_tell_a_later_started_jobs_end_first() -> None:
+    # Jobs 1, 2, 3 start at t=0 (messages 4, 5, 6); job 4 at t=3 (message 4). At t=10 job 4's end (posted at 4)
+    # arrives at 5, before job 3's is posted (6): job 4's end is told first, alone.
+    jobs = [delay_job(1, 0, 1, 100), delay_job(2, 0, 1, 100), delay_job(3, 0, 1, 10), delay_job(4, 3, 1, 7),
+            delay_job(9, 50, 1, 1)]
+    assert ends_told_at(jobs, 4, 10) == [["4"], ["3"]]
 
 
 def test_instant_delivery_applies_every_end_before_the_one_decision() -> None:

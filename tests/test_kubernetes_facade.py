@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import datetime
 import json
 import shutil
 import subprocess
@@ -178,6 +179,18 @@ def test_deleting_a_running_pod_frees_its_node_before_the_answer(served) -> None
     assert "pod-0" not in [p.metadata.name for p in v1.list_namespaced_pod("default").items]
 
 
+def test_a_bound_pod_runs_with_container_statuses_in_simulated_time(served) -> None:  # type: ignore[no-untyped-def]
+    """`kubectl describe` and clients read `containerStatuses`: a running container started at simulated t=0."""
+    _, v1 = served
+    body = client.V1Binding(metadata=client.V1ObjectMeta(name="pod-2"), target=client.V1ObjectReference(name="node1"))
+    v1.create_namespaced_pod_binding("pod-2", "default", body, _preload_content=False)
+    pod = v1.read_namespaced_pod("pod-2", "default")
+    simulated = datetime.datetime(2000, 1, 1, tzinfo=datetime.UTC)
+    assert pod.status.phase == "Running" and pod.status.start_time == simulated
+    (container,) = pod.status.container_statuses
+    assert container.state.running.started_at == simulated and container.ready and container.started
+
+
 def test_a_pod_created_without_a_duration_is_refused_with_422(served) -> None:  # type: ignore[no-untyped-def]
     """A simulated pod must say how long it runs: without it, it would end as it starts (and a scheduler caching
     it would loop on a pod that is gone)."""
@@ -344,6 +357,9 @@ def test_kubectl_get_describe_create_delete(served, tmp_path: Path) -> None:  # 
     nodes = run("get", "nodes")
     assert "node0" in nodes and "Ready" in nodes and "OS-IMAGE" not in nodes
     assert "CONTAINER-RUNTIME" in run("get", "nodes", "-o", "wide")
+    assert "cordoned" in run("cordon", "node0")
+    assert "node0   Ready,SchedulingDisabled" in run("get", "nodes")
+    assert "uncordoned" in run("uncordon", "node0")
     v1.create_namespaced_pod_binding("pod-0", "default", client.V1Binding(
         metadata=client.V1ObjectMeta(name="pod-0"), target=client.V1ObjectReference(name="node1")),
         _preload_content=False)
@@ -354,7 +370,14 @@ def test_kubectl_get_describe_create_delete(served, tmp_path: Path) -> None:  # 
     manifest = tmp_path / "pod.yaml"
     manifest.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: made, annotations: {clustersim.io/duration: 9s}}\n"
                         "spec: {containers: [{name: c, image: x, resources: {requests: {cpu: 100m}}}]}\n")
-    assert "created" in run("create", "-f", str(manifest), "--validate=false")
+    assert "created" in run("create", "-f", str(manifest))  # validated by the server (fieldValidation=Strict)
+    typo = tmp_path / "typo.yaml"
+    typo.write_text(manifest.read_text().replace("made", "typo").replace("image:", "imagee:"))
+    refused = subprocess.run([kubectl, "--kubeconfig", str(session.kubeconfig), "create", "-f", str(typo)],
+                             capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 1
+    assert ('Error from server (BadRequest): error when creating "' + str(typo) + '": Pod in version "v1" cannot be '
+            'handled as a Pod: strict decoding error: unknown field "spec.containers[0].imagee"') in refused.stderr
     paged = run("get", "pods", "--chunk-size=2", "--no-headers")  # three pages of Table rows
     assert sorted(line.split()[0] for line in paged.splitlines()) == ["made", "pod-0", "pod-1", "pod-2", "pod-3"]
     assert "deleted" in run("delete", "pod", "made")

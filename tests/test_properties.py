@@ -27,12 +27,13 @@ from clustersim.core.decisions import Decision
 from clustersim.core.events import Event, FinalState, JobCompleted, JobSubmitted, NoMoreJobs, RequestedCall
 from clustersim.core.interface import DecisionProcess
 from clustersim.core.outcome import JobOutcome
-from clustersim.core.simulation import RunSummary, Simulation
+from clustersim.core.simulation import Delivery, RunSummary, Simulation
 from clustersim.core.state import ClusterView
 from clustersim.platform.model import Node, Platform, Unit
 from clustersim.policies.base import Policy
 from clustersim.policies.batch.conservative import Conservative
 from clustersim.policies.batch.easy import Easy, reserve
+from clustersim.policies.batch.parts import QueueOrder
 from clustersim.policies.registry import create_policy
 from clustersim.runner import simulate
 from clustersim.workload.job import Job, id_order
@@ -398,6 +399,27 @@ def test_easy_never_delays_the_head_reservation(case: Case) -> None:
         start = outcomes[key].start
         assert start is not None
         assert start <= reserved[0], f"{key} started at {start}, after its first reservation {history[0]}"
+
+
+class WalkedEasy(Easy):
+    """EASY in submit order, but walking the queue job by job: a queue order by a constant key is submit order,
+    and a keyed order is not indexed by shape (policies/batch/shapes.py)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.order = QueueOrder(lambda job: 0.0)
+
+
+@PROPERTY_SETTINGS
+@given(case=cases(), delivery=st.sampled_from(Delivery))
+def test_easy_by_shape_decides_as_the_walk_over_the_queue(case: Case, delivery: Delivery) -> None:
+    """The shape index is a faster scan, not another policy: both give the same decisions at the same calls."""
+    schedules = []
+    for policy in (Easy(), WalkedEasy()):
+        sink = Collect()
+        Simulation(case.platform, case.workload(), policy, [sink], delivery=delivery).run()
+        schedules.append([(o.job.key, o.state, o.start, o.finish, o.resources) for o in sink.outcomes])
+    assert schedules[0] == schedules[1]
 
 
 class ObservedConservative(Conservative):

@@ -36,7 +36,7 @@ def run(conf_text: str, jobs: list[Job], **options: object) -> Collector:
         if "SelectTypeParameters=" not in conf_text:
             conf_text = "SelectTypeParameters=CR_CPU\n" + conf_text
     conf = parse_slurm_conf(conf_text)
-    options = {"ctld_start": -600.0, "sched_latency": 0.0, **options}
+    options = {"ctld_start": -600.0, "sched_latency": 0.0, "epilog_delay": 0.0, **options}
     collector = Collector()
     policy = create_policy("slurm", conf=conf, **options)
     simulate(platform_from_conf(conf), Workload.from_jobs(jobs), policy, extra_sinks=[collector])

@@ -43,6 +43,7 @@ def simulate(
     execution: ExecutionModel | None = None,
     events: Sequence[AvailabilityChange] = (),
     delivery: Delivery = Delivery.INSTANT,
+    report_pending: bool = False,
 ) -> RunResult:
     """Simulate and, with an output directory, write `jobs.csv` and `schedule.csv` into it.
 
@@ -52,7 +53,8 @@ def simulate(
     keeps node power states (for power policies) without accounting for energy. `execution` is how jobs
     execute (default: the fast model). `events` make machines unavailable and available again; with them,
     schedule.csv also has Batsim's `time_unavailable`. `delivery` is how an instant's events
-    reach the decision process (clustersim.core.simulation.Delivery).
+    reach the decision process (clustersim.core.simulation.Delivery). `report_pending` lists jobs never started
+    in the outputs, state PENDING (as Kubernetes lists pods never scheduled).
 
     `schedule.csv` is written even when the run fails or is interrupted, with the jobs that ended until then (as
     many as jobs.csv holds), and extra_metrics.csv has a last column `partial` set to 1. Wall-clock
@@ -68,7 +70,7 @@ def simulate(
     nodes = NodeTracker(platform) if power and meter is None else None
     simulation = Simulation(
         platform, workload, process, sinks, nodes=nodes, meter=meter, execution=execution, events=events,
-        delivery=delivery,
+        delivery=delivery, report_pending=report_pending,
     )
     started = time.perf_counter()
     completed = False

@@ -251,10 +251,9 @@ class EnergyMeter:
         several at one instant."""
         if self._states_file is None:
             return
-        count = self.tracker.count
+        computing, idle, sleeping, switching_on, switching_off = self.tracker.by_state  # NodeState's order
         self._states_file.write(
-            f"{now:g},{count(NodeState.SLEEPING)},{count(NodeState.SWITCHING_ON)},"
-            f"{count(NodeState.SWITCHING_OFF)},{count(NodeState.IDLE)},{count(NodeState.COMPUTING)}\n"
+            f"{now:g},{len(sleeping)},{len(switching_on)},{len(switching_off)},{len(idle)},{len(computing)}\n"
         )
 
     # -- outputs -------------------------------------------------------------------------------------------

@@ -17,6 +17,8 @@ class FinalState(Enum):
     COMPLETED_WALLTIME_REACHED = "COMPLETED_WALLTIME_REACHED"
     COMPLETED_KILLED = "COMPLETED_KILLED"
     REJECTED = "REJECTED"
+    PENDING = "PENDING"
+    """Never started: still pending when nothing else could happen (not Batsim's; a Kubernetes pod's Pending)."""
 
 
 @dataclass(slots=True)

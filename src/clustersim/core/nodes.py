@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from enum import IntEnum
+from itertools import repeat
+from operator import sub
 from types import MappingProxyType
 
 from clustersim.intervals import IntervalSet
@@ -105,13 +107,13 @@ class NodeTracker:
         idle, computing = self.by_state[NodeState.IDLE], self.by_state[NodeState.COMPUTING]
         idle_seconds = 0.0
         moved_units = 0
-        if self._one_unit_per_node:
+        if self._one_unit_per_node:  # whole ranges at C speed, in the same order as one node at a time
             for lo, hi in resources.intervals:
-                for node in range(lo, hi + 1):
-                    idle_seconds += now - idle.pop(node)
-                    computing[node] = now
-                    states[node] = NodeState.COMPUTING
-                    busy[node] = 1
+                nodes = range(lo, hi + 1)
+                idle_seconds = sum(map(sub, repeat(now), map(idle.pop, nodes)), idle_seconds)
+                computing.update(dict.fromkeys(nodes, now))
+                states[lo : hi + 1] = [NodeState.COMPUTING] * len(nodes)
+                busy[lo : hi + 1] = [1] * len(nodes)
             moved_units = len(resources)
         else:
             nb_units = self.nb_units
@@ -134,11 +136,11 @@ class NodeTracker:
         moved_units = 0
         if self._one_unit_per_node:
             for lo, hi in resources.intervals:
-                for node in range(lo, hi + 1):
-                    computing_seconds += now - computing.pop(node)
-                    idle[node] = now
-                    states[node] = NodeState.IDLE
-                    busy[node] = 0
+                nodes = range(lo, hi + 1)
+                computing_seconds = sum(map(sub, repeat(now), map(computing.pop, nodes)), computing_seconds)
+                idle.update(dict.fromkeys(nodes, now))
+                states[lo : hi + 1] = [NodeState.IDLE] * len(nodes)
+                busy[lo : hi + 1] = [0] * len(nodes)
             moved_units = len(resources)
         else:
             nb_units = self.nb_units

@@ -6,16 +6,16 @@ are pushed to sinks as jobs end, so memory follows the jobs alive in the simulat
 How the events of one instant reach the decision process is the `Delivery` rule:
 
 - `Delivery.BATSIM` is Batsim 4.2's (`clustersim run`'s default, for Batsim and SWF inputs alike): an instant is
-  delivered in rounds, and the decision process decides after each round, seeing the state the earlier rounds'
-  decisions made. The rounds are, in order: the submissions of the instant (one round); the end of the static
-  workload (`NoMoreJobs`, its own round); decisions held back until this instant (`CallMeLater(first=True)`: a
-  kill then beats a job ending then); each job end in its own round, in the order the jobs were started, the
-  last with the nodes done switching (Batsim sends a machine's transition end with a job end of the same
-  instant); then the rest (machine availability, requested calls). Events that a round's decisions add at the same
-  instant join the rounds still to come. This is how Batsim's server hears its actors, one message at a time,
-  and calls the scheduler as soon as it is ready; what it does not reproduce is SimGrid's own order of actors
-  waking at one instant, which sometimes delivers two job ends together, or in another order
-  (docs/batsim-protocol.md).
+  delivered in several calls, and the decision process decides after each, seeing the state the earlier
+  calls' decisions made. Instants of job ends and submissions go as Batsim's server hears them, with time
+  counted in inter-actor messages (`_deliver_messages`, docs/batsim-protocol.md): each job ends at the message
+  its start reached the server, the server takes one message at a time and calls the decision process once it
+  is ready and nothing was posted before the message it just received. Other instants go in rounds
+  (`_deliver_rounds`): the submissions (one round); the end of the static workload (`NoMoreJobs`, its own
+  round); decisions held back until this instant (`CallMeLater(first=True)`: a kill then beats a job ending
+  then); each job end in its own round, in start order, the last with the nodes done switching (Batsim sends a
+  machine's transition end with a job end of the same instant); then the rest (machine availability, requested
+  calls). Events that a call's decisions add at the same instant join the rounds still to come.
 - `Delivery.INSTANT` (the library's default, used by the Kubernetes and Slurm layers and the experiments)
   applies every event of the instant first (ends, switches, submissions, calls) and asks the decision process
   once: fewer calls, and the policy sees the whole instant at once.
@@ -23,6 +23,7 @@ How the events of one instant reach the decision process is the `Delivery` rule:
 
 from __future__ import annotations
 
+from bisect import insort
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
@@ -70,19 +71,37 @@ from clustersim.workload.stream import Workload
 
 
 class _Execution:
-    """A running job's true end, known only to the core. `cancelled` drops its end event (job was killed)."""
+    """A running job's true end, known only to the core. `cancelled` drops its end event (job was killed).
 
-    __slots__ = ("cancelled", "end", "running", "state")
+    `offset` and `born` serve Batsim's message timing (`_deliver_messages`): how many inter-actor messages after
+    its start instant the job started (so ends), and the order in which its executor began to wait."""
 
-    def __init__(self, running: RunningJob, end: float, state: FinalState):
+    __slots__ = ("born", "cancelled", "end", "offset", "running", "state")
+
+    def __init__(self, running: RunningJob, end: float, state: FinalState, offset: int = 0, born: int = 0):
         self.running = running
         self.end = end
         self.state = state
         self.cancelled = False
+        self.offset = offset
+        self.born = born
 
 
 Payload = _Execution | Job | tuple[tuple[int, ...], bool] | AvailabilityChange | None
 Batch = list[tuple[EventClass, Payload]]
+
+
+class _Start:
+    """A start decision on its way to Batsim's server: its job starts when the server receives it."""
+
+    __slots__ = ("execution",)
+
+    def __init__(self, execution: _Execution):
+        self.execution = execution
+
+
+_READY = object()
+"""The request-reply actor's last message: the decision process is ready for the next one."""
 
 
 class Delivery(Enum):
@@ -120,12 +139,15 @@ class Simulation:
         execution: ExecutionModel | None = None,
         events: Sequence[AvailabilityChange] = (),
         delivery: Delivery = Delivery.INSTANT,
+        report_pending: bool = False,
     ):
         """`nodes` enables power management (switching nodes off and on); `meter` accounts for energy;
         `execution` says how jobs execute (default: the fast model, where a job's end is known at its start);
         `events` are machines becoming unavailable and available again (Batsim's external events); `delivery` is
-        how an instant's events reach the decision process."""
+        how an instant's events reach the decision process; `report_pending` sends the sinks an outcome in state
+        PENDING for each job never started, once the run is over (Kubernetes lists such pods: Pending)."""
         self.delivery = delivery
+        self.report_pending = report_pending
         self.platform = platform
         self.execution: ExecutionModel = execution if execution is not None else FastExecution(platform)
         self.events = events
@@ -149,6 +171,9 @@ class Simulation:
         self._jobs: Iterator[Job] = iter(workload.jobs)
         self._lookahead: Job | None = None
         self._summary = RunSummary()
+        self._replied = 0  # decisions applied so far in the current reply (`_decide`)
+        self._born = 0  # how many actors began to wait so far (orders the messages posted at one offset)
+        self._submitter: tuple[int, int] | None = None  # the job submitter's offset and order at its next instant
         self._power = PowerSwitcher(self.state, self._queue, meter, self._speeds_changed)
         self._appliers: dict[type, Callable[[Decision], None]] = {
             StartJob: self._start,  # type: ignore[dict-item]
@@ -170,6 +195,10 @@ class Simulation:
     def _run(self) -> RunSummary:
         try:
             self.execution.drive(self._loop)
+            if self.report_pending:  # never started: the outputs list them too
+                for job in list(self.state.pending.values()):
+                    self._emit(JobOutcome(job, FinalState.PENDING, None, None, IntervalSet(),
+                                          self._metadata.get(job.key, "")))
         finally:
             try:
                 self.process.end(self.view)
@@ -205,7 +234,7 @@ class Simulation:
             if not queue:
                 break
             if batsim:
-                self._deliver_rounds(queue.pop_instant())
+                self._deliver_messages(queue.pop_instant())
                 continue
             events = self._apply_instant(queue.pop_instant())
             if events:
@@ -215,7 +244,9 @@ class Simulation:
         now = self._queue.now
         self.state.now = now
         self._summary.nb_decision_calls += 1
+        self._replied = 0
         for decision in self.process.decide(now, events, self.view):
+            self._replied += 1  # in Batsim, the k-th decision of a reply reaches the server k messages later
             self._apply(decision)
 
     def _deliver_rounds(self, pending: Batch) -> None:
@@ -235,6 +266,117 @@ class Simulation:
                 self._decide(events)
             if queue.next_time() == queue.now:
                 pending = sorted(pending + queue.pop_instant(), key=_event_class)
+
+    def _deliver_messages(self, pending: Batch) -> None:
+        """Deliver one instant as Batsim 4.2's server hears it (docs/batsim-protocol.md, "How Batsim groups the
+        events of one instant"), with time counted in inter-actor messages: each job end is posted at its start
+        offset, the submissions at the job submitter's drift; the server receives one message per offset, in the
+        order they were posted, and calls the decision process once it is ready and nothing was posted before the
+        message it just received. Each decision is a message of its own, and then the ready signal.
+
+        Instants with other events (kills, calls, registered jobs, machines, power switches) and stepped
+        execution models keep `_deliver_rounds`; jobs started there count offset 0."""
+        simple = not self.execution.stepped and self.state.nodes is None
+        if not simple or any(kind is not EventClass.JOB_END and not (kind is EventClass.JOB_SUBMIT and payload is None)
+                             for kind, payload in pending):
+            self._deliver_rounds(pending)
+            return
+        queue = self._queue
+        first = queue.now == 0.0 and self._submitter is None
+        if len(pending) == 1 and not first:  # most instants: one message, heard at once by an idle server
+            kind, payload = pending[0]
+            if kind is EventClass.JOB_END:
+                assert isinstance(payload, _Execution)
+                if not payload.cancelled:
+                    self._answer([self._end(payload)], payload.offset + 1)
+            else:
+                received = (self._submitter or (0, 0))[0] + 1
+                events = self._submit_instant()
+                self._born += 1
+                self._submitter = (1, self._born)
+                goodbye = events.pop() if type(events[-1]) is NoMoreJobs else None
+                ready = self._answer(events, received + (goodbye is not None))  # the goodbye arrives first
+                if goodbye is not None:
+                    self._answer([goodbye], ready)
+            if queue.next_time() == queue.now:
+                self._deliver_rounds(queue.pop_instant())
+            return
+        # (offset, 0 for an actor woken by its own wait else 1, order) -> message
+        posted: list[tuple[tuple[int, int, int], object]] = []
+        for kind, payload in pending:
+            if kind is EventClass.JOB_END:
+                assert isinstance(payload, _Execution)
+                if not payload.cancelled:
+                    posted.append(((payload.offset, 0, payload.born), payload))
+            else:
+                offset, born = (1, 0) if first else self._submitter or (0, 0)
+                posted.append(((offset, 0, born), None))
+        posted.sort(key=lambda entry: entry[0])
+        free = 2 if first else 0  # at t=0 the server first hears the submitter's hello and the scheduler's ready
+        ready, told, replies, sequence = True, list[Event](), list[object](), 0
+
+        def post(offset: int, message: object) -> None:
+            nonlocal sequence
+            sequence += 1
+            insort(posted, ((offset, 1, sequence), message), key=lambda entry: entry[0])
+
+        while posted:
+            (sent_at, _, _), message = posted.pop(0)
+            received = max(free, sent_at) + 1
+            free = received
+            self.state.now = queue.now
+            if message is None:  # the instant's submissions
+                events = self._submit_instant()
+                self._born += 1
+                self._submitter = (received - sent_at, self._born)
+                if events and type(events[-1]) is NoMoreJobs:
+                    post(received, events.pop())  # the submitter's goodbye follows its last submissions
+                told.extend(events)
+            elif isinstance(message, _Execution):
+                told.append(self._end(message))
+            elif isinstance(message, NoMoreJobs):
+                told.append(message)
+            elif message is _READY:
+                ready = True
+            else:  # a decision (already applied: a policy decides on the state its earlier decisions made)
+                if isinstance(message, _Start):  # the job's executor begins to wait now
+                    self._born += 1
+                    message.execution.offset, message.execution.born = received, self._born
+                post(received, replies.pop(0) if replies else _READY)
+            if ready and told and not (posted and posted[0][0][0] < received):
+                self._decide_into(told, replies)
+                told, ready = [], False
+                post(received, replies.pop(0) if replies else _READY)
+        if queue.next_time() == queue.now:  # decisions added events at this instant (a kill's end, a registration)
+            self._deliver_rounds(queue.pop_instant())
+
+    def _answer(self, events: list[Event], received: int) -> int:
+        """Ask the decision process about `events`, heard at message `received` while nothing else is under way:
+        its k-th decision reaches the server k messages later (a job starts then). Returns the message at which
+        the ready signal arrives."""
+        now = self._queue.now
+        self.state.now = now
+        self._summary.nb_decision_calls += 1
+        executions = self._executions
+        for decision in self.process.decide(now, events, self.view):
+            self._apply(decision)
+            received += 1
+            if type(decision) is StartJob:
+                execution = executions.get(decision.job_key)
+                if execution is not None:
+                    execution.offset = received
+        return received + 1
+
+    def _decide_into(self, events: list[Event], replies: list[object]) -> None:
+        """Ask the decision process about `events` and apply its decisions; each also waits in `replies` (a
+        start as its job's execution) to reach the server one message after the other."""
+        now = self._queue.now
+        self.state.now = now
+        self._summary.nb_decision_calls += 1
+        for decision in self.process.decide(now, events, self.view):
+            self._apply(decision)
+            started = self._executions.get(decision.job_key) if type(decision) is StartJob else None
+            replies.append(_Start(started) if started is not None else decision)
 
     def _executed(self, key: str, end: float) -> None:
         """A stepped model says a job's execution is over: it ends successfully, before its walltime."""
@@ -467,13 +609,16 @@ class Simulation:
         job, now = running.job, running.start
         runtime = self.execution.start(running)
         walltime = job.walltime
+        self._born += 1
         if runtime is not None:
             self._schedule_end(running, runtime, now + runtime)
+            self._executions[job.key].offset, self._executions[job.key].born = self._replied, self._born
             return
         if walltime is None:  # no end event until the model reports one
             self._executions[job.key] = _Execution(running, float("inf"), FinalState.COMPLETED_SUCCESSFULLY)
             return
-        execution = _Execution(running, now + walltime, FinalState.COMPLETED_WALLTIME_REACHED)
+        state, offset = FinalState.COMPLETED_WALLTIME_REACHED, self._replied
+        execution = _Execution(running, now + walltime, state, offset, self._born)
         self._executions[job.key] = execution
         self._queue.push(execution.end, EventClass.JOB_END, execution)
 
@@ -501,6 +646,7 @@ class Simulation:
                 continue
             execution.cancelled = True
             self._schedule_end(execution.running, end - execution.running.start, end)
+            self._executions[key].offset, self._executions[key].born = execution.offset, execution.born
 
     def _reject(self, d: RejectJob) -> None:
         job = self._pending_job(d, d.job_key)

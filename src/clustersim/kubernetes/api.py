@@ -19,7 +19,7 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
@@ -28,11 +28,15 @@ from clustersim.errors import InputError
 from clustersim.kubernetes.events import core_event, in_simulated_time
 from clustersim.kubernetes.facade import Action, ApiError, KubeFacade
 from clustersim.kubernetes.feeds import Feed, Watcher, encode
+from clustersim.kubernetes.fields import StrictDecodingError
+from clustersim.kubernetes.fields import check as check_fields
 from clustersim.kubernetes.manifests import DURATION_ANNOTATION, pod_template
 from clustersim.kubernetes.objects import timestamp
+from clustersim.kubernetes.openapi import served_group_version, served_root
 from clustersim.kubernetes.pages import InvalidToken, ListPages
 from clustersim.kubernetes.resources import (
     BY_PATH,
+    IDLE_PATH,
     ResourceType,
     api_group,
     api_groups,
@@ -56,9 +60,6 @@ _PATH = re.compile(
     r"^/(?:api/(?P<core>v1)|apis/(?P<group>[^/]+)/(?P<version>[^/]+))"
     r"(?:/namespaces/(?P<ns>[^/]+))?/(?P<plural>[^/]+)(?:/(?P<name>[^/]+))?(?:/(?P<sub>[^/]+))?$"
 )
-IDLE_PATH = "/clustersim/v1/idle"
-"""Where kube-scheduler-sim reports that it is idle (POST) and asks how far an instant's publication went (GET):
-kube-scheduler/simulation/idle.go."""
 WATCH_TIMEOUT = 1800.0
 BOOKMARK_EVERY = 5.0
 LINGER_PER_WATCHER = 0.0005
@@ -133,12 +134,16 @@ class Api:
             "/healthz": lambda: "ok",
             "/livez": lambda: "ok",
             "/readyz": lambda: "ok",
+            "/openapi/v3": served_root,
         }
 
     # -- plumbing ----------------------------------------------------------------------------------------
 
     def route(self, method: str, path: str, query: dict[str, str], body: Obj, accept: str,
-              writer: Callable[[bytes], None], start_stream: Callable[[], None]) -> tuple[int, object] | None:
+              writer: Callable[[bytes], None], start_stream: Callable[[], None],
+              warnings: list[str] | None = None) -> tuple[int, object] | None:
+        """The answer to one request (None: a watch streamed it); `warnings` receives what goes into
+        `Warning` headers (fieldValidation=Warn)."""
         if path == IDLE_PATH and method == "POST":
             return self.idle(body)
         if path == IDLE_PATH and method == "GET":
@@ -146,6 +151,10 @@ class Api:
         fixed = self.fixed.get(path.rstrip("/") or "/")
         if fixed is not None and method == "GET":
             return 200, fixed()
+        if path.startswith("/openapi/v3/") and method == "GET":
+            document = served_group_version(path.removeprefix("/openapi/v3/"))
+            if document is not None:
+                return 200, document
         discovery = self._discovery(path)
         if discovery is not None and method == "GET":
             return 200, discovery
@@ -168,6 +177,15 @@ class Api:
             self.routes.get((method, shape)) if shape in ("collection", "object") else None)
         if handler is None:
             return 405, status(405, "MethodNotAllowed", f"{method} is not supported on {path}")
+        json_patch = method == "PATCH" and isinstance(body.get("items"), list) and len(body) == 1
+        if "fieldValidation" in query and method in ("POST", "PUT", "PATCH") and key != "bindings" \
+                and shape != "binding" and not json_patch:
+            try:
+                unknown = check_fields(body, resource.group_version, resource.kind, query["fieldValidation"])
+            except (ValueError, StrictDecodingError) as error:
+                return 400, status(400, "BadRequest", str(error))
+            if warnings is not None:
+                warnings.extend(unknown)
         request = Request(method, resource, match["ns"] or "", name, query, body, "as=Table" in accept, writer,
                           start_stream)
         return handler(request)
@@ -367,7 +385,7 @@ class Api:
         if not version.isdigit():
             return 400, status(400, "BadRequest", f"{IDLE_PATH}: resourceVersion must be a number, got {version!r}")
         self.facade.scheduler_idle(int(version))
-        return 200, {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success"}
+        return 200, {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 200}
 
     def patch_pod_status(self, request: Request) -> tuple[int, object]:
         return self._run(self.facade.patch_status(request.namespace, request.name, request.body), 200)
@@ -598,9 +616,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _answer(self, path: str, query: dict[str, str], body: Obj, write: Callable[[bytes], None],
                 start: Callable[[], None], streaming: list[bool]) -> None:
+        warnings: list[str] = []
         try:
             answer = self.server.api.route(self.command, path, query, body, self.fields.get("accept", ""),
-                                           write, start)
+                                           write, start, warnings)
         except Response as response:
             if streaming[0]:
                 self.close_connection = True  # a stream cut short: the client must not reuse the connection
@@ -613,12 +632,13 @@ class _Handler(BaseHTTPRequestHandler):
             with contextlib.suppress(OSError):
                 self.wfile.write(b"0\r\n\r\n")
             return
-        self._send(*answer)
+        self._send(*answer, warnings)
 
-    def _send(self, code: int, body: object) -> None:
+    def _send(self, code: int, body: object, warnings: Sequence[str] = ()) -> None:
         data = body.encode() if isinstance(body, str) else json.dumps(body, separators=(",", ":")).encode()
+        warned = "".join(f"Warning: 299 - {json.dumps(text)}\r\n" for text in warnings)
         head = (f"HTTP/1.1 {code} {self.responses.get(code, ('',))[0]}\r\nContent-Type: "
-                f"{'text/plain' if isinstance(body, str) else 'application/json'}\r\n"
+                f"{'text/plain' if isinstance(body, str) else 'application/json'}\r\n{warned}"
                 f"Content-Length: {len(data)}\r\n\r\n").encode()
         self.wfile.write(head + data)
 

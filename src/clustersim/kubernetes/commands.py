@@ -6,8 +6,12 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from clustersim.exit_codes import EXIT_DEADLOCK
+
+if TYPE_CHECKING:
+    from clustersim.records.metrics import ScheduleMetrics
 
 
 def add_kubernetes_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -79,8 +83,9 @@ def _serve(args: argparse.Namespace) -> int:
                   file=sys.stderr)
             return EXIT_DEADLOCK
         m = result.metrics
-        print(f"{m.nb_jobs} pods, {session.facade.nb_bindings} bindings: makespan {m.makespan:g} s, mean wait "
-              f"{m.mean('waiting'):.6g} s; {result.wall_seconds:.2f} s of wall time; outputs in {args.output}/",
+        print(f"{m.nb_jobs} pods{_pending(m)}, {session.facade.nb_bindings} bindings: makespan {m.makespan:g} s, "
+              f"mean wait {m.mean('waiting'):.6g} s; {result.wall_seconds:.2f} s of wall time; outputs in "
+              f"{args.output}/",
               file=sys.stderr, flush=True)
         if args.keep_serving:
             print("--keep-serving: still serving; interrupt (Ctrl-C) to stop", file=sys.stderr, flush=True)
@@ -106,9 +111,14 @@ def _run(args: argparse.Namespace) -> int:
         process = JobController(process, pods.held)
     args.output.mkdir(parents=True, exist_ok=True)
     result = simulate(platform, pods.workload, process, args.output,
-                      extra_sinks=[PodsCsvWriter(args.output / "pods.csv", platform)])
+                      extra_sinks=[PodsCsvWriter(args.output / "pods.csv", platform)], report_pending=True)
     m = result.metrics
     if not args.quiet:
-        print(f"{m.nb_jobs} pods: makespan {m.makespan:g} s, mean wait {m.mean('waiting'):.6g} s; outputs in "
-              f"{args.output}/", file=sys.stderr)
+        print(f"{m.nb_jobs} pods{_pending(m)}: makespan {m.makespan:g} s, mean wait {m.mean('waiting'):.6g} s; "
+              f"outputs in {args.output}/", file=sys.stderr)
     return 4 if result.summary.unfinished else 0
+
+
+def _pending(metrics: ScheduleMetrics) -> str:
+    """How many pods never started (still Pending, with no node: listed in jobs.csv and pods.csv too)."""
+    return f" ({metrics.nb_pending} Pending, never started)" if metrics.nb_pending else ""

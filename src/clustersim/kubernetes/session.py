@@ -76,7 +76,8 @@ class KubeSession:
             process = JobController(self.facade, self.pods.held)
         try:
             self.result = simulate(self.platform, self.pods.workload, process, self.output,
-                                   extra_sinks=[PodsCsvWriter(self.output / "pods.csv", self.platform)])
+                                   extra_sinks=[PodsCsvWriter(self.output / "pods.csv", self.platform)],
+                                   report_pending=True)
         except BaseException as error:  # handed to the caller of wait()
             self.error = error
 

@@ -44,6 +44,11 @@ def _ready(obj: Mapping[str, object], now: float) -> str:
     return "1/1" if _get(obj, "status", "phase") == "Running" else "0/1"
 
 
+def _node_status(obj: Mapping[str, object], now: float) -> str:
+    """`Ready`, and `SchedulingDisabled` once cordoned (`spec.unschedulable`), as kubectl prints it."""
+    return "Ready,SchedulingDisabled" if _get(obj, "spec", "unschedulable") else "Ready"
+
+
 _NAME: Column = ("Name", "string", 0, lambda o, now: _get(o, "metadata", "name"))
 _AGE: Column = ("Age", "string", 0, age)
 COLUMNS: dict[str, list[Column]] = {
@@ -53,7 +58,7 @@ COLUMNS: dict[str, list[Column]] = {
             ("Node", "string", 1, lambda o, now: _get(o, "spec", "nodeName") or "<none>"),
             ("Nominated Node", "string", 1, lambda o, now: _get(o, "status", "nominatedNodeName") or "<none>"),
             ("Readiness Gates", "string", 1, lambda o, now: "<none>")],
-    "Node": [_NAME, ("Status", "string", 0, lambda o, now: "Ready"), ("Roles", "string", 0, lambda o, now: "<none>"),
+    "Node": [_NAME, ("Status", "string", 0, _node_status), ("Roles", "string", 0, lambda o, now: "<none>"),
              _AGE, ("Version", "string", 0, lambda o, now: _get(o, "status", "nodeInfo", "kubeletVersion")),
              ("Internal-IP", "string", 1, lambda o, now: "<none>"),
              ("External-IP", "string", 1, lambda o, now: "<none>"),

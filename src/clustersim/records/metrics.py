@@ -53,6 +53,8 @@ class ScheduleMetrics:
     nb_success: int = 0
     nb_killed: int = 0
     nb_rejected: int = 0
+    nb_pending: int = 0
+    """Jobs never started (FinalState.PENDING): counted in nb_jobs, neither finished nor rejected."""
     makespan: float = 0.0
     first_submit: float = math.inf
     busy_resource_seconds: float = 0.0
@@ -75,7 +77,10 @@ class ScheduleMetrics:
             self.first_submit = submit
         start, finish = o.start, o.finish
         if start is None or finish is None:
-            self.nb_rejected += 1
+            if o.state is FinalState.PENDING:
+                self.nb_pending += 1
+            else:
+                self.nb_rejected += 1
             return
         self.nb_finished += 1
         if o.state is FinalState.COMPLETED_SUCCESSFULLY:

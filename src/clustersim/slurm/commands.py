@@ -46,6 +46,8 @@ def add_slurm_commands(commands: argparse._SubParsersAction[Any]) -> None:
     compare.add_argument("other", type=Path, help="jobs.csv of the other (simulated) run")
     compare.add_argument("--baseline", type=Path, help="jobs.csv of a second real run, for the run-to-run spread")
     compare.add_argument("--resources", type=int, help="number of allocation units (default: from the files)")
+    compare.add_argument("--whole-seconds", action="store_true",
+                         help="floor every time first, as Slurm's records keep them (sacct, scontrol)")
     compare.add_argument("--json", type=Path, help="also write the figures as JSON")
     compare.add_argument("--plot", type=Path, help="also draw real vs simulated start times (PNG)")
     compare.set_defaults(handler=_compare)
@@ -72,9 +74,11 @@ def _slurm_replay(args: argparse.Namespace) -> int:
           f"outputs in {output}/", file=sys.stderr)
     if args.simulate:
         from clustersim.slurm.compare import compare_files, report
+        from clustersim.slurm.validation import replay_options
 
         simulate_replay(output / "jobs.csv", conf, result.ctld_start, output / "simulated",
-                        clock_origin=result.origin)
+                        clock_origin=result.origin,
+                        epilog_delay=replay_options(output / "replay.json")["epilog_delay"])
         print(report(compare_files(output / "jobs.csv", output / "simulated" / "jobs.csv")))
     return EXIT_UNFINISHED if result.unfinished else EXIT_OK
 
@@ -82,7 +86,7 @@ def _slurm_replay(args: argparse.Namespace) -> int:
 def _compare(args: argparse.Namespace) -> int:
     from clustersim.slurm.compare import compare_files, plot, report, write_json
 
-    deviations = compare_files(args.reference, args.other, args.baseline, args.resources)
+    deviations = compare_files(args.reference, args.other, args.baseline, args.resources, args.whole_seconds)
     print(report(deviations))
     if args.json is not None:
         write_json(deviations, args.json)

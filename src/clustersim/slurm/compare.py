@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import statistics
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,8 +34,9 @@ class Row:
     resources: IntervalSet
 
 
-def read_schedule(path: Path | str) -> dict[str, Row]:
-    """The jobs of a jobs.csv that ran (rejected jobs have no start)."""
+def read_schedule(path: Path | str, whole_seconds: bool = False) -> dict[str, Row]:
+    """The jobs of a jobs.csv that ran (rejected jobs have no start); `whole_seconds` floors every time, as
+    Slurm's records (`sacct`, `scontrol`) keep them, to compare a simulation with such records like for like."""
     rows: dict[str, Row] = {}
     try:
         with open(path, newline="", encoding="utf-8") as f:
@@ -42,9 +44,11 @@ def read_schedule(path: Path | str) -> dict[str, Row]:
                 start = float(record["starting_time"] or -1)  # empty (Batsim) or -1: rejected
                 if start < 0:
                     continue
+                submit, finish = float(record["submission_time"]), float(record["finish_time"])
+                if whole_seconds:
+                    submit, start, finish = (float(math.floor(t + 1e-6)) for t in (submit, start, finish))
                 rows[record["job_id"]] = Row(
-                    record["job_id"], float(record["submission_time"]), start, float(record["finish_time"]),
-                    IntervalSet.parse(record["allocated_resources"], str(path)),
+                    record["job_id"], submit, start, finish, IntervalSet.parse(record["allocated_resources"], str(path))
                 )
     except (OSError, KeyError, ValueError) as error:
         raise InputError(str(path), f"not a jobs.csv: {error}") from None
@@ -97,6 +101,15 @@ class Deviation:
     def max_abs(self) -> float:
         return max((abs(d) for d in self.start_differences), default=0.0)
 
+    @property
+    def mean_abs(self) -> float:
+        return statistics.fmean(abs(d) for d in self.start_differences) if self.start_differences else 0.0
+
+    @property
+    def makespan_difference(self) -> float:
+        """other - reference, seconds."""
+        return self.other.makespan - self.reference.makespan
+
     def quantile(self, q: float) -> float:
         values = sorted(abs(d) for d in self.start_differences)
         if not values:
@@ -113,6 +126,7 @@ class Deviation:
         return {
             "jobs": self.jobs,
             "start_difference_mean": statistics.fmean(diffs) if diffs else 0.0,
+            "start_difference_mean_abs": self.mean_abs,
             "start_difference_median_abs": self.quantile(0.5),
             "start_difference_p90_abs": self.quantile(0.9),
             "start_difference_max_abs": self.max_abs,
@@ -155,6 +169,22 @@ def deviation(reference: dict[str, Row], other: dict[str, Row], nb_resources: in
                      metrics(oth_rows, nb_resources))
 
 
+def farther_than(dev: Deviation, spread: Deviation, seconds: float = 0.0, flips: int = 0) -> list[str]:
+    """The distances (mean and max abs(start difference), start-order flips, makespan) by which `dev` (a
+    simulation against a real run) is farther from its reference than `spread` (a second real run against the
+    same run) is, beyond a slack of `seconds` and `flips`: the issue's criterion is that there are none."""
+    failed = []
+    if dev.mean_abs > spread.mean_abs + seconds + 1e-9:
+        failed.append(f"mean abs start difference {dev.mean_abs:.2f} s > {spread.mean_abs:.2f} s")
+    if dev.max_abs > spread.max_abs + seconds + 1e-9:
+        failed.append(f"max abs start difference {dev.max_abs:.1f} s > {spread.max_abs:.1f} s")
+    if dev.order_flips > spread.order_flips + flips:
+        failed.append(f"{dev.order_flips} start-order flips > {spread.order_flips}")
+    if abs(dev.makespan_difference) > abs(spread.makespan_difference) + seconds + 1e-9:
+        failed.append(f"makespan {dev.makespan_difference:+.1f} s vs {spread.makespan_difference:+.1f} s")
+    return failed
+
+
 def _id_key(job_id: str) -> tuple[int, int | str]:
     return (0, int(job_id)) if job_id.isascii() and job_id.isdigit() else (1, job_id)
 
@@ -171,6 +201,7 @@ def report(deviations: dict[str, Deviation]) -> str:
     row("jobs compared", [str(d.jobs) for d in devs])
     row("start difference: mean (s)",
         [f"{statistics.fmean(d.start_differences):+.2f}" if d.start_differences else "0" for d in devs])
+    row("start difference: mean abs (s)", [f"{d.mean_abs:.2f}" for d in devs])
     row("start difference: median abs (s)", [f"{d.quantile(0.5):.2f}" for d in devs])
     row("start difference: p90 abs (s)", [f"{d.quantile(0.9):.2f}" for d in devs])
     row("start difference: max abs (s)", [f"{d.max_abs:.2f}" for d in devs])
@@ -187,13 +218,15 @@ def report(deviations: dict[str, Deviation]) -> str:
 
 
 def compare_files(
-    reference: Path | str, other: Path | str, baseline: Path | str | None = None, nb_resources: int | None = None
+    reference: Path | str, other: Path | str, baseline: Path | str | None = None, nb_resources: int | None = None,
+    whole_seconds: bool = False,
 ) -> dict[str, Deviation]:
-    """`other` vs `reference`, and `baseline` (a second run of the reference system) vs `reference`."""
-    ref = read_schedule(reference)
-    result = {"simulated vs real": deviation(ref, read_schedule(other), nb_resources)}
+    """`other` vs `reference`, and `baseline` (a second run of the reference system) vs `reference`; with
+    `whole_seconds`, every time floored first (`read_schedule`)."""
+    ref = read_schedule(reference, whole_seconds)
+    result = {"simulated vs real": deviation(ref, read_schedule(other, whole_seconds), nb_resources)}
     if baseline is not None:
-        result["real run 2 vs real"] = deviation(ref, read_schedule(baseline), nb_resources)
+        result["real run 2 vs real"] = deviation(ref, read_schedule(baseline, whole_seconds), nb_resources)
     return result
 
 

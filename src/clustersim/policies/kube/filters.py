@@ -12,6 +12,13 @@ def insufficient(resource: str) -> str:
     return f"Insufficient {resource}"
 
 
+def waits_for_pods(message: str) -> bool:
+    """Whether a pod refused with this `0/N nodes are available: ...` message may fit once a pod ends: some node
+    lacked room (kube-scheduler's NodeResourcesFit, whose queueing hint requeues on any pod deletion) or was held
+    by an exclusive job; not when every node refused it for its node name, affinity or taints."""
+    return "Insufficient " in message or TOO_MANY_PODS in message or UNSCHEDULABLE in message
+
+
 class NodeUnschedulable:
     """A node that is off or held by an exclusive job takes no pod (kube: `spec.unschedulable`)."""
 

@@ -9,7 +9,6 @@ placements over all nodes at once and is used whenever the configuration allows 
 
 from __future__ import annotations
 
-import itertools
 import random
 from collections.abc import Iterator, Mapping, Sequence
 from types import MappingProxyType
@@ -22,9 +21,9 @@ from clustersim.core.state import ClusterView
 from clustersim.intervals import IntervalSet
 from clustersim.platform.kube_labels import node_labels, node_taints
 from clustersim.policies.base import Policy
-from clustersim.policies.kube.filters import DEFAULT_FILTERS
+from clustersim.policies.kube.filters import DEFAULT_FILTERS, waits_for_pods
 from clustersim.policies.kube.framework import FilterPlugin, NodeInfo, PodInfo, ScorePlugin
-from clustersim.policies.kube.queue import SchedulingQueue
+from clustersim.policies.kube.queue import QueuedPod, SchedulingQueue
 from clustersim.policies.kube.scores import BalancedAllocation, NodeResourcesFit
 from clustersim.policies.registry import register_policy
 from clustersim.workload.pods import Taint, pod_spec
@@ -52,8 +51,13 @@ class KubePolicy(Policy):
     Options (all optional, strings accepted from the CLI): `scheduler_name` (only pods naming this scheduler,
     or any if empty; default: any), `strategy` (LeastAllocated, MostAllocated, RequestedToCapacityRatio),
     `fit_weight`, `balanced_weight`, `percentage_of_nodes_to_score` (0 adaptive, 100 all), `seed` (ties
-    broken at random with this seed instead of by lowest node id), `initial_backoff`, `max_backoff`,
-    `pop_from_backoff` (default true, as kube-scheduler v1.33+; false for v1.26's queue).
+    broken at random with this seed instead of by lowest node id), `initial_backoff`, `max_backoff`
+    (default 0 and 0, as the simulation build; 1 and 10 for kube-scheduler's own, in simulated seconds),
+    `pop_from_backoff` (default true, as kube-scheduler v1.33+; false for v1.26's queue), `drain` (default true:
+    every queued pod is tried at every event, as the simulation build, which reports the end of its whole pass
+    to the facade; false: a pass stops once no queued pod fits, as the facade paces a scheduler that does not
+    report it, e.g. the plain binary). The defaults are what matches the simulation build on saturated pods
+    (docs/kubernetes.md has the figures).
     """
 
     def __init__(
@@ -64,9 +68,10 @@ class KubePolicy(Policy):
         balanced_weight: int | str = 1,
         percentage_of_nodes_to_score: int | str = 0,
         seed: int | str | None = None,
-        initial_backoff: float | str = 1.0,
-        max_backoff: float | str = 10.0,
+        initial_backoff: float | str = 0.0,
+        max_backoff: float | str = 0.0,
         pop_from_backoff: bool | str = True,
+        drain: bool | str = True,
     ):
         self.scheduler_name = scheduler_name
         self.filters: tuple[FilterPlugin, ...] = DEFAULT_FILTERS
@@ -81,8 +86,13 @@ class KubePolicy(Policy):
         nodes that did not change since they were last scored are not scored again."""
         self._rng = random.Random(int(seed)) if seed not in (None, "") else None
         self.queue = SchedulingQueue(float(initial_backoff), float(max_backoff))
-        self.pop_from_backoff = pop_from_backoff not in (False, "false", "False", "0", 0)
+        self.pop_from_backoff = _flag(pop_from_backoff)
         """kube-scheduler v1.33+ (SchedulerPopFromBackoffQ): an idle scheduler takes pods still backing off."""
+        self.drain = _flag(drain)
+        """True: every queued pod is tried before time moves on (as the facade waits for the simulation build's
+        idle report). False: time moves on as soon as no pod left in the queue fits any node, as the facade moves
+        it for a scheduler that does not report idleness; the rest stay queued, ahead of the pods that failed
+        meanwhile (see `_cycle`)."""
         self._nodes: list[NodeInfo] = []
         self.vectorized = True
         """False keeps to the plugins, node by node (the reference the vectorized path is tested against)."""
@@ -90,6 +100,7 @@ class KubePolicy(Policy):
         self._start_index = 0
         self._seq = 0
         self._calls: set[float] = set()
+        self._node_changed = False
         self.reasons: dict[str, str] = {}
         """The last failure message of each pod still unschedulable, as kube-scheduler reports it."""
 
@@ -114,6 +125,7 @@ class KubePolicy(Policy):
             if node.node.name == name:
                 node.labels, node.taints = MappingProxyType(dict(labels)), taints
                 self._build_columns()
+                self._node_changed = True
                 return
 
     def decide(self, now: float, events: Sequence[Event], view: ClusterView) -> Iterator[Decision]:
@@ -135,7 +147,9 @@ class KubePolicy(Policy):
                 changed = True
             elif isinstance(event, RequestedCall):
                 self._calls.discard(event.time)
-        wake = queue.cluster_changed(now) if changed else None
+        node_changed, self._node_changed = self._node_changed, False
+        moving = changed or node_changed or queue.flush_due(now)
+        wake = queue.cluster_changed(now, changed, node_changed) if moving else None
         later = queue.backoff_over(now)
         if self.pop_from_backoff and (len(queue) or wake is not None or later is not None):
             yield from self._cycle(now, view)  # pops every backing-off pod: no later call is needed
@@ -154,25 +168,55 @@ class KubePolicy(Policy):
     def _cycle(self, now: float, view: ClusterView) -> Iterator[Decision]:
         """Schedule active pods one by one, then (the active queue being empty, scheduling taking no simulated
         time) the backoff queue's if `pop_from_backoff`; a pod identical to one that just failed fails without a
-        search."""
+        search.
+
+        Unless `drain`, the pass stops once no pod left in it fits any node: the facade moves simulated time on
+        then (every pod that fits is bound or reported), while kube-scheduler is still going through pods that
+        fit nowhere. Those stay in its active queue with their older queueing times, so at the next cluster
+        event the scheduler resumes where it was, before the pods that failed in between."""
         queue, reasons = self.queue, self.reasons
         failed: dict[tuple[object, ...], str] = {}
         pending = view.pending
-        active = queue.pop_all()
-        for queued in itertools.chain(active, queue.pop_backoff() if self.pop_from_backoff else ()):
+        pods = queue.pop_all()
+        if self.pop_from_backoff:
+            pods += queue.pop_backoff()
+        pace = None if self.drain else _Pace(self, pods, view)
+        for index, queued in enumerate(pods):
             pod = queued.pod
             if pod.key not in pending:  # deleted (or started by someone else): it leaves the queue
                 continue
+            if pace is not None and not pace.any_fits(index):
+                queue.requeue(pods[index:])
+                return
             reason = failed.get(pod.signature)
             if reason is None:
                 node, reason = self.place(pod, view)
                 if node is not None:
                     reasons.pop(pod.key, None)
+                    if pace is not None:
+                        pace.placed()
                     yield StartJob(pod.key, IntervalSet.range(node.unit, node.unit + 1))
                     continue
                 failed[pod.signature] = reason
+                if pace is not None:
+                    pace.known[pod.signature] = False
             reasons[pod.key] = reason
-            queue.unschedulable(queued, now)
+            queue.unschedulable(queued, now, waits_for_pods(reason))
+
+    def fits(self, pod: PodInfo, view: ClusterView) -> bool:
+        """The pod passes every filter on some node now (no side effect: the rotating start stays)."""
+        columns = self._columns
+        found = None if columns is None else columns.filter(pod, view, 0, 1)
+        if found is not None:
+            return len(found[0]) > 0
+        shared, free_units = view.shared, view.free
+        filters = [plugin for plugin in self.filters if plugin.applies(pod)]
+        for node in self._nodes:
+            node.free = shared.free(node.index)
+            node.available = shared.pods(node.index) > 0 or node.unit in free_units
+            if all(plugin.filter(pod, node) is None for plugin in filters):
+                return True
+        return False
 
     def place(self, pod: PodInfo, view: ClusterView) -> tuple[NodeInfo | None, str]:
         """The best feasible node for a pod, or None and kube-scheduler's `0/N nodes are available` message."""
@@ -250,6 +294,54 @@ class KubePolicy(Policy):
                         best = node
         assert best is not None
         return best
+
+
+class _Pace:
+    """Whether a pass must go on from a given pod: some pod from there on was never tried, or fits some node.
+    Placements only take room within a pass, so a pod shape that fits nowhere stays so, and one that fits is
+    checked again after each placement only."""
+
+    def __init__(self, policy: KubePolicy, pods: list[QueuedPod], view: ClusterView):
+        self.policy, self.view = policy, view
+        self.left: dict[tuple[object, ...], int] = {}
+        """Pods of each shape (signature) not yet tried in the pass."""
+        self.example: dict[tuple[object, ...], PodInfo] = {}
+        for queued in pods:
+            signature = queued.pod.signature
+            self.left[signature] = self.left.get(signature, 0) + 1
+            self.example.setdefault(signature, queued.pod)
+        self.known: dict[tuple[object, ...], bool] = {}
+        self.last_new = max((i for i, queued in enumerate(pods) if not queued.attempts), default=-1)
+        """The last pod never tried: the facade holds time until the scheduler has reported every pod once."""
+        self._tried = 0
+        self._pods = pods
+
+    def any_fits(self, index: int) -> bool:
+        """Some pod from `index` on (not yet tried) fits a node now, or was never tried."""
+        if index <= self.last_new:
+            return True
+        left, known = self.left, self.known
+        for queued in self._pods[self._tried:index]:
+            signature = queued.pod.signature
+            left[signature] -= 1
+            if not left[signature]:
+                del left[signature]
+        self._tried = index
+        for signature in left:
+            fits = known.get(signature)
+            if fits is None:
+                fits = known[signature] = self.policy.fits(self.example[signature], self.view)
+            if fits:
+                return True
+        return False
+
+    def placed(self) -> None:
+        """A pod took room: shapes that fitted must be checked again."""
+        self.known = {signature: fits for signature, fits in self.known.items() if not fits}
+
+
+def _flag(value: bool | str) -> bool:
+    return value not in (False, "false", "False", "0", 0)
 
 
 def _unavailable(total: int, reasons: dict[str, int]) -> str:

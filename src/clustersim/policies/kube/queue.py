@@ -4,9 +4,13 @@ Queueing time is kube-scheduler's `QueuedPodInfo.Timestamp`: when the pod entere
 failed attempt, so pods that keep failing take turns (the one that failed longest ago comes first) instead of
 the oldest pod always coming first. Here it is a counter, ticked at each arrival and each failure.
 
-As in kube-scheduler, a pod that fits nowhere waits in the unschedulable set until the cluster changes (a pod
-ends); it then goes back to the active queue, or to the backoff queue until its backoff (1 s, doubling per
-failed attempt, at most 10 s) has passed since its last attempt. Times are simulated seconds. Since v1.33
+As in kube-scheduler, a pod that fits nowhere waits in the unschedulable set until a cluster event may make it
+fit (v1.34's queueing hints): a pod's end moves the pods that some node refused for want of room (NodeResourcesFit:
+`Insufficient cpu`, `Too many pods`; here also a node held by an exclusive job), not those refused only for their
+node name, affinity or taints; a node change (labels, taints, cordon) moves every pod; and a pod left there for
+5 minutes (`podMaxInUnschedulablePodsDuration`) is moved whatever happened. A moved pod goes back to the active
+queue, or to the backoff queue until its backoff (1 s, doubling per failed attempt, at most 10 s) has passed
+since its last attempt. Times are simulated seconds. Since v1.33
 (feature SchedulerPopFromBackoffQ, on by default) a scheduler whose active queue is empty takes pods from the
 backoff queue without waiting: earliest backoff end first (in 1 s windows), then the active queue's order.
 """
@@ -31,17 +35,25 @@ class QueuedPod:
     """Higher priority first, then earlier queueing (arrival, or last failed attempt)."""
     attempts: int = 0
     backoff_end: float = 0.0
+    parked: float = 0.0
+    """When it last became unschedulable."""
+    waits_for_pods: bool = True
+    """A pod's end may make it fit (some node refused it for want of room)."""
 
 
 _ORDER = attrgetter("order")
+MAX_UNSCHEDULABLE = 300.0
+"""kube-scheduler's podMaxInUnschedulablePodsDuration: 5 minutes."""
 
 
 class SchedulingQueue:
     """Active, unschedulable and backoff pods of one policy instance."""
 
-    def __init__(self, initial_backoff: float = 1.0, max_backoff: float = 10.0):
+    def __init__(self, initial_backoff: float = 1.0, max_backoff: float = 10.0,
+                 max_unschedulable: float = MAX_UNSCHEDULABLE):
         self.initial_backoff = initial_backoff
         self.max_backoff = max_backoff
+        self.max_unschedulable = max_unschedulable
         self._backoffs = [min(initial_backoff * 2.0**i, max_backoff) for i in range(1024)]
         """The backoff after 1, 2... failed attempts (2.0 ** 1024 would overflow; the maximum comes long before)."""
         self._active: list[QueuedPod] = []
@@ -63,20 +75,40 @@ class SchedulingQueue:
         active.sort(key=_ORDER)
         return active
 
+    def requeue(self, pods: list[QueuedPod]) -> None:
+        """Pods a pass did not reach: active again, with their queueing times (ahead of later failures)."""
+        self._active.extend(pods)
+
     def __len__(self) -> int:
         return len(self._active)
 
-    def unschedulable(self, queued: QueuedPod, now: float) -> None:
-        """The pod fit nowhere at `now`: park it until the cluster changes."""
+    def unschedulable(self, queued: QueuedPod, now: float, waits_for_pods: bool = True) -> None:
+        """The pod fit nowhere at `now`: park it until a cluster event may make it fit."""
         queued.attempts += 1
         queued.order = (queued.order[0], next(self._clock))
         queued.backoff_end = now + self._backoffs[min(queued.attempts, 1024) - 1]
+        queued.parked = now
+        queued.waits_for_pods = waits_for_pods
         self._unschedulable.append(queued)
 
-    def cluster_changed(self, now: float) -> float | None:
-        """Move unschedulable pods to active (or backoff); the earliest backoff end still to come, if any."""
+    def parked(self) -> list[QueuedPod]:
+        """The unschedulable pods, in the order they were parked."""
+        return list(self._unschedulable)
+
+    def flush_due(self, now: float) -> bool:
+        """Some pod has been unschedulable for `max_unschedulable` seconds (they are parked in time order)."""
+        return bool(self._unschedulable) and now - self._unschedulable[0].parked >= self.max_unschedulable
+
+    def cluster_changed(self, now: float, pod_ended: bool = True, node_changed: bool = False) -> float | None:
+        """Move the unschedulable pods the event may make fit (and those parked too long) to active, or backoff;
+        the earliest backoff end still to come, if any."""
         backoff = self._backoff
+        kept = []
+        oldest = now - self.max_unschedulable
         for queued in self._unschedulable:
+            if not (node_changed or (pod_ended and queued.waits_for_pods) or queued.parked <= oldest):
+                kept.append(queued)
+                continue
             end = queued.backoff_end
             if end <= now:
                 self._active.append(queued)
@@ -85,7 +117,7 @@ class SchedulingQueue:
             else:
                 backoff[end] = [queued]
                 heapq.heappush(self._ends, end)
-        self._unschedulable = []
+        self._unschedulable = kept
         return self._ends[0] if self._ends else None
 
     def pop_backoff(self) -> list[QueuedPod]:

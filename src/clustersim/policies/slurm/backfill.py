@@ -47,6 +47,15 @@ class Running:
     memory: Allocation = field(default_factory=dict)
     """MiB it holds per node (memory as a consumable resource)."""
     gpus: Allocation = field(default_factory=dict)
+    cpus: int = field(init=False)
+    """Its CPUs in all (the will-run test adds them up at once when all its nodes are tested)."""
+    per_node: int = field(init=False)
+    """The CPUs it holds on each of its nodes when that is the same on all (0 otherwise)."""
+
+    def __post_init__(self) -> None:
+        self.cpus = sum(self.allocation.values())
+        counts = set(self.allocation.values())
+        self.per_node = counts.pop() if len(counts) == 1 else 0
 
 
 @dataclass(slots=True)
@@ -207,7 +216,10 @@ def will_run(
     elif cache is not None and key in cache:
         found = cache[key]
     else:
-        found = _will_run(cpus, nodes, free, running, epoch, params.weights)
+        capacity = params.capacity(nodes)
+        # Every CPU is idle or held by a running job: with fewer CPUs in all, removing them all does not help.
+        found = None if capacity is not None and capacity < cpus else _will_run(
+            cpus, nodes, free, running, epoch, params.weights)
         if cache is not None:
             cache[key] = found
     if found is None:
@@ -236,10 +248,8 @@ def _will_run(
     members = bits(nodes)
     total = sum(map(free.__getitem__, members))
     if total >= cpus:
-        allocation = select_cpus(cpus, nodes, free, weights=weights)
-        assert allocation is not None
-        return None, allocation
-    future = list(free)
+        return None, _select(cpus, nodes, members, free, weights)
+    removed: list[Running] = []
     ordered = running
     window = WILL_RUN_WINDOW
     batch_end = 0.0
@@ -259,10 +269,13 @@ def _will_run(
             if batch_end == 0.0:
                 batch_end = job.end + (WILL_RUN_WINDOW - math.fmod(job.end + epoch, WILL_RUN_WINDOW))
             last = job
-            for node, count in job.allocation.items():
-                future[node] += count
-                if nodes >> node & 1:
-                    total += count
+            removed.append(job)
+            if not job.nodes & ~nodes:
+                total += job.cpus
+            elif job.per_node:
+                total += job.per_node * (job.nodes & nodes).bit_count()
+            else:
+                total += sum(count for node, count in job.allocation.items() if nodes >> node & 1)
             if i >= len(ordered):
                 more = False
                 break
@@ -275,10 +288,31 @@ def _will_run(
         while following is not None and following.end > batch_end + window:
             window *= 2
         if total >= cpus:
-            allocation = select_cpus(cpus, nodes, future, weights=weights)
-            assert allocation is not None
-            return last, allocation
+            future = list(free)
+            for job in removed:
+                for node, count in job.allocation.items():
+                    future[node] += count
+            return last, _select(cpus, nodes, members, future, weights)
     return None
+
+
+_SELECTIONS: dict[tuple[int, int, tuple[int, ...], tuple[int, ...] | None], Allocation] = {}
+"""select_cpus results by (CPUs, nodes, their idle CPUs, weights): it reads nothing else, and the same states
+recur from cycle to cycle. The allocations are shared: nobody changes one."""
+
+
+def _select(cpus: int, nodes: int, members: list[int], free: Sequence[int],
+            weights: Sequence[int] | None) -> Allocation:
+    """select_cpus on nodes whose idle CPUs suffice in all (so it cannot fail), remembered."""
+    key = (cpus, nodes, tuple(map(free.__getitem__, members)), None if weights is None else tuple(weights))
+    allocation = _SELECTIONS.get(key)
+    if allocation is None:
+        allocation = select_cpus(cpus, nodes, free, weights=weights)
+        assert allocation is not None
+        if len(_SELECTIONS) >= 65536:
+            _SELECTIONS.clear()
+        _SELECTIONS[key] = allocation
+    return allocation
 
 
 def _will_run_request(
@@ -358,6 +392,25 @@ class BackfillParameters:
     kill_wait: float = 30.0
     over_time_limit: float | None = 0.0
     weights: tuple[int, ...] | None = None
+    node_cpus: tuple[int, ...] | None = None
+    """The CPUs of each node (None: unknown): a job asking more than its nodes hold in all never fits, known
+    without walking the running jobs."""
+    uniform_cpus: int = field(init=False, default=0)
+    """The CPUs of every node when all have the same (0 otherwise)."""
+
+    def __post_init__(self) -> None:
+        cpus = self.node_cpus
+        object.__setattr__(self, "uniform_cpus", cpus[0] if cpus and min(cpus) == max(cpus) else 0)
+
+    def capacity(self, nodes: int) -> int | None:
+        """The CPUs the nodes hold in all (idle or not); None when node_cpus is unknown."""
+        cpus = self.node_cpus
+        if cpus is None:
+            return None
+        if self.uniform_cpus:
+            return self.uniform_cpus * nodes.bit_count()
+        return sum(map(cpus.__getitem__, bits(nodes)))
+
 
 
 @dataclass(slots=True)
@@ -405,16 +458,18 @@ def backfill_cycle(
     if memory.queue == signature and memory.valid_from <= now < memory.valid_until:
         return
     idle: dict[int, int] = {}
-    fits_later = [False] * (len(queue) + 1)
-    """Whether a job at or after each position fits the idle CPUs of its nodes, reservations ignored: once none
-    does, the rest of the cycle can only plan reservations nobody after can use (starts only remove CPUs)."""
+    last_fit = -1
+    """The last position whose job fits the idle CPUs of its nodes, reservations ignored: after it, the cycle
+    can only plan reservations nobody after can use (starts only remove CPUs)."""
     for position in range(len(queue) - 1, -1, -1):
         job = queue[position]
         nodes = job.nodes & up_nodes
         if nodes not in idle:
             idle[nodes] = sum(map(free.__getitem__, bits(nodes)))
-        fits_later[position] = fits_later[position + 1] or job.cpus <= idle[nodes]
-    if not fits_later[0]:
+        if job.cpus <= idle[nodes]:
+            last_fit = position
+            break
+    if last_fit < 0:
         return
     cache = memory.will_run
     validity = Validity(now)
@@ -429,7 +484,7 @@ def backfill_cycle(
     tested = 0
     started_keys: set[str] = set()
     for position, job in enumerate(queue):
-        if tested >= params.max_job_test or not fits_later[position]:
+        if tested >= params.max_job_test or position > last_fit:
             break
         if job.key in started_keys:
             continue  # a job queued in several partitions started from an earlier entry
@@ -464,7 +519,8 @@ def backfill_cycle(
                 yield job, allocation
                 for node, count in allocation.items():
                     free[node] -= count
-                started = Running(job.key, now + job.time_limit, allocation, _bitmap(allocation), job.time_limit)
+                started = Running(job.key, now + job.time_limit, allocation, node_bitmap(allocation),
+                                  job.time_limit)
                 if job.request is not None and other is not None:
                     started.memory, started.gpus = job.request.holds(allocation)
                     other.add(started.memory, started.gpus, -1)
@@ -479,7 +535,7 @@ def backfill_cycle(
                 validity.below(start - params.window)
                 break
             validity.at_least(start - params.window)
-            planned = _bitmap(allocation)
+            planned = node_bitmap(allocation)
             begin = floor(start)
             end = floor(start + job.time_limit)
             if space.overlaps(planned, begin, end):
@@ -501,8 +557,6 @@ def _end(job: Running) -> float:
     return job.end
 
 
-def _bitmap(allocation: Allocation) -> int:
-    value = 0
-    for node in allocation:
-        value |= 1 << node
-    return value
+def node_bitmap(allocation: Allocation) -> int:
+    """The nodes of an allocation as a bitmap."""
+    return sum(map((1).__lshift__, allocation))  # distinct keys: the sum is their union

@@ -23,8 +23,10 @@ Slurm polls; the model reproduces when it looks at the queue (docs/slurm.md give
 
 Options: `conf` (a slurm.conf path), `ctld_start` (when slurmctld started, relative to t=0; default 10
 minutes before: it sets the phase of the periodic activities), `sched_latency` (how long after a request the
-background loop's next tick comes: its 1 s period gives 0.5 s on average), `clock_origin` (the epoch second t=0
-stands for: Slurm rounds backfill times to bf_resolution, and will-run windows to 30 s, on epoch time),
+background loop's pass serving it comes: 0.7 s, measured), `epilog_delay` (how long an ended job keeps its CPUs
+until its epilog completes: 0 s unaccelerated; a clock accelerated K times stretches it), `clock_origin` (the
+epoch second t=0 stands for: Slurm rounds backfill times to bf_resolution, and will-run windows to 30 s, on
+epoch time),
 `qos_priorities` (`name=priority,...`:
 QOS have no slurm.conf lines; a job's QOS is `Job.extra["qos"]`).
 """
@@ -45,7 +47,14 @@ from clustersim.intervals import IntervalSet
 from clustersim.platform.model import Platform, Unit
 from clustersim.policies.base import Policy
 from clustersim.policies.registry import register_policy
-from clustersim.policies.slurm.backfill import BackfillMemory, BackfillParameters, Candidate, Running, backfill_cycle
+from clustersim.policies.slurm.backfill import (
+    BackfillMemory,
+    BackfillParameters,
+    Candidate,
+    Running,
+    backfill_cycle,
+    node_bitmap,
+)
 from clustersim.policies.slurm.conf import NodeConf, PartitionConf, SlurmConf, read_slurm_conf
 from clustersim.policies.slurm.priority import BasicPriority, JobFactors, MultifactorPriority, PriorityPlugin
 from clustersim.policies.slurm.select import Allocation, Consumables, Shape, ShapedRequest, select_cpus
@@ -102,6 +111,14 @@ MEMORY_PARAMETERS = frozenset({"CR_CPU_MEMORY", "CR_CORE_MEMORY", "CR_MEMORY"})
 SELECT_PARAMETERS = frozenset({"CR_CPU", "CR_CORE", "CR_CPU_MEMORY", "CR_CORE_MEMORY"})
 """SelectTypeParameters the model simulates (cores as CPUs: one thread per core)."""
 YEAR = 365 * 86400.0
+EPILOG_DELAY = 0.0
+"""Seconds from a job's end (as Slurm records it) to its epilog's completion, when its CPUs come back: measured
+under 25 ms on an unaccelerated slurmd (a backfill cycle 24 ms after a job's end used its CPUs); K times the
+machine's latency on a clock accelerated K times (docs/slurm.md)."""
+SCHED_LATENCY = 0.7
+"""Seconds from a request (a submission, a job's CPUs coming back) to the background loop's pass serving it:
+half its 1 s period on average, plus where in its recorded second the request fell. Measured on real Slurm
+without acceleration: a job's end to the main pass that starts the next job, 0.72 s on average."""
 PERIODIC_TIMEOUT = 30.0
 """slurmctld checks time limits every 30 s (slurmctld.h)."""
 _EPS = 1e-9
@@ -204,15 +221,22 @@ class Slurm(Policy):
         self,
         conf: str | Path | SlurmConf | None = None,
         ctld_start: float | str = -600.0,
-        sched_latency: float | str = 0.5,
+        sched_latency: float | str = SCHED_LATENCY,
         clock_origin: float | str = 0.0,
         qos_priorities: str | Mapping[str, int] = "",
+        epilog_delay: float | str = EPILOG_DELAY,
     ) -> None:
         if isinstance(conf, str | Path):
             conf = read_slurm_conf(conf)
         self._conf: SlurmConf | None = conf
         self._ctld = float(ctld_start)
         self._latency = float(sched_latency)
+        self._epilog_delay = float(epilog_delay)
+        if not (self._latency >= 0 and self._epilog_delay >= 0):
+            raise InputError("slurm policy", "sched_latency and epilog_delay are seconds, at least 0",
+                             field="epilog_delay")
+        self._completing: dict[str, float] = {}
+        """Jobs that ended but whose epilog has not completed: their CPUs are still held (job key -> when)."""
         self._epoch = float(clock_origin)
         self._qos = _qos(qos_priorities)
         self._pending: dict[str, _Job] = {}
@@ -263,6 +287,8 @@ class Slurm(Policy):
         self._running_records: list[Running] | None = None
         """What the will-run test sees of the running jobs (kept until a job starts or ends)."""
         self._kill_checks: dict[str, float] = {}
+        self._first_limit: float | None = math.inf
+        """The earliest end (start + limit) of a running job with a limit (None: to be recomputed)."""
         """Running jobs the model kills itself (no walltime): the 30 s check that will find them over."""
         self._by_candidate: dict[int, tuple[_Job, _Partition]] = {}
         index = conf.node_index()
@@ -310,6 +336,7 @@ class Slurm(Policy):
             kill_wait=float(conf.integer("KillWait", 30)),
             over_time_limit=_over_time_limit(conf),
             weights=weights if len(set(weights)) > 1 else None,
+            node_cpus=tuple(node.cpus for node in conf.nodes),
         )
         self._enforce_limits = conf.get("EnforcePartLimits", "NO").upper() not in ("NO", "0", "")
         cluster_cpus = sum(node.cpus for node in conf.nodes)
@@ -338,6 +365,7 @@ class Slurm(Policy):
         self._calls = {t for t in self._calls if t > now + _EPS}
         self._skip_idle_backfill(now)
         self._catch_up_priorities(now)
+        self._complete_epilogs(now)
         for event in events:
             if isinstance(event, JobSubmitted):
                 rejected = self._submit(event.job, now)
@@ -345,6 +373,8 @@ class Slurm(Policy):
                     yield rejected
             elif isinstance(event, JobCompleted):
                 self._end(event.job.key, now, event.state)
+                if event.job.key in self._running and self._epilog_delay <= 0:
+                    self._release(event.job.key, now)
             elif isinstance(event, NoMoreJobs):
                 self._no_more_jobs = True
         yield from self._enforce_time_limits(now)
@@ -518,12 +548,28 @@ class Slurm(Policy):
             dependent.dependencies = [(kind, k) for kind, k in dependent.dependencies if k != key]
             if any(kind == "afterok" for kind, _ in met) and state is not FinalState.COMPLETED_SUCCESSFULLY:
                 dependent.never = True
-        info = self._running.pop(key, None)
         self._kill_checks.pop(key, None)
-        self._running_records = None
-        if info is None:
+        if key not in self._running:
             self._pending.pop(key, None)
             return
+        if self._epilog_delay > 0:
+            self._completing[key] = now + self._epilog_delay
+
+    def _complete_epilogs(self, now: float) -> None:
+        """`_slurm_rpc_epilog_complete`: the CPUs of the jobs whose epilog is done come back."""
+        if not self._completing:
+            return
+        for key in [key for key, at in self._completing.items() if at <= now + _EPS]:
+            del self._completing[key]
+            self._release(key, now)
+
+    def _release(self, key: str, now: float) -> None:
+        """Free an ended job's CPUs and ask for a pass (`queue_job_scheduler`: measured, the pass comes with the
+        background loop's next tick, not at once)."""
+        info = self._running.pop(key)
+        if info.limit is not None and info.slurm_end == self._first_limit:
+            self._first_limit = None
+        self._running_records = None
         if info.array is not None:
             info.array.running -= 1
         self._bf_memory.clear()
@@ -653,7 +699,7 @@ class Slurm(Policy):
         info.start_second = self._second(now) - self._epoch
         info.allocation = allocation
         info.cpu_ids = cpu_ids
-        info.running = Running(info.job.key, info.slurm_end, allocation, _bitmap(allocation), info.limit,
+        info.running = Running(info.job.key, info.slurm_end, allocation, node_bitmap(allocation), info.limit,
                                info.memory, info.gpus)
         over = self._bf.over_time_limit
         walltime = info.job.walltime
@@ -662,6 +708,8 @@ class Slurm(Policy):
             self._kill_checks[info.job.key] = (
                 self._ctld + math.ceil((kill - self._ctld) / PERIODIC_TIMEOUT - _EPS) * PERIODIC_TIMEOUT)
         self._running[info.job.key] = info
+        if info.limit is not None and self._first_limit is not None:
+            self._first_limit = min(self._first_limit, info.slurm_end)
         self._note_work(now)
         return StartJob(info.job.key, IntervalSet.from_ids(units))
 
@@ -759,14 +807,19 @@ class Slurm(Policy):
             self._last_calc = tick
             self._next_calc = tick + self._timing.calc_period
 
-    def _enforce_time_limits(self, now: float) -> Iterator[Decision]:
+    def _enforce_time_limits(self, now: float) -> list[KillJob]:
         """`job_time_limit`: every 30 s, kill the jobs OverTimeLimit past their limit (never when UNLIMITED)."""
         over = self._bf.over_time_limit
-        if over is None or not self._running or not _on_period(now - self._ctld, PERIODIC_TIMEOUT):
-            return
-        for key, info in list(self._running.items()):
-            if info.limit is not None and info.slurm_end + over <= now + _EPS:
-                yield KillJob(key)
+        if over is None or not self._running:
+            return []
+        if self._first_limit is None:
+            self._first_limit = min((i.slurm_end for i in self._running.values() if i.limit is not None),
+                                    default=math.inf)
+        if self._first_limit + over > now + _EPS or not _on_period(now - self._ctld, PERIODIC_TIMEOUT):
+            return []  # no running job is past its limit yet
+        return [KillJob(key) for key, info in self._running.items()
+                if key not in self._completing  # ended: only its epilog is left
+                and info.limit is not None and info.slurm_end + over <= now + _EPS]
 
     def _wake_up(self, now: float) -> Iterator[Decision]:
         times: list[float] = []
@@ -782,6 +835,7 @@ class Slurm(Policy):
         if self._backfill and due is not None and not stuck:
             times.append(due)  # even on an empty queue: the cycle sets the phase of the next ones
         times.extend(self._kill_checks.values())
+        times.extend(self._completing.values())
         future = [t for t in times if t > now + _EPS]
         if future:
             wake = min(future)
@@ -818,12 +872,6 @@ def _asked(allocation: Allocation, cpus: int) -> Allocation:
         remaining -= asked[node]
     return asked
 
-
-def _bitmap(allocation: Allocation) -> int:
-    value = 0
-    for node in allocation:
-        value |= 1 << node
-    return value
 
 
 def unmodelled_settings(conf: SlurmConf) -> list[str]:
