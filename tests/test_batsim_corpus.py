@@ -46,22 +46,12 @@ def drift(instant: float) -> str:
     )
 
 
-FUTURE_DECISIONS = (
-    "decisions timestamped after now (batsched submitter's first reply, now=10) are delivered in the earlier "
-    "rounds, which do not count Batsim's inter-actor messages: at t=15 Batsim delivered the submissions before "
-    "job w0!1's end, clustersim the end first (docs/batsim-protocol.md)"
-)
-CONSERVATIVE_MESSAGES = (
-    "batsched conservative_bf's time slices (the conservative port) meet the message-counted delivery: the two "
-    "landed at once and this case's first difference, a job planned at another time or on other hosts, is not "
-    "yet traced to one of the message-timing reasons above (docs/batsim-protocol.md)"
-)
 DIFFERENT: dict[str, str] = {
-    "profiles_010_ph_conservative_bf": CONSERVATIVE_MESSAGES,
-    "ties_034_conservative_bf": CONSERVATIVE_MESSAGES,
-    "ties_030_conservative_bf": CONSERVATIVE_MESSAGES,
-    "ties_026_conservative_bf": CONSERVATIVE_MESSAGES,
-    "ties_006_conservative_bf": CONSERVATIVE_MESSAGES,
+    "profiles_010_ph_conservative_bf": grouping(183),
+    "ties_034_conservative_bf": grouping(5),
+    "ties_030_conservative_bf": grouping(42),
+    "ties_026_conservative_bf": grouping(5),
+    "ties_006_conservative_bf": grouping(45),
     "ties_000_easy_bf": grouping(8),
     "ties_001_fcfs": grouping(1),
     "ties_011_filler": grouping(28),
@@ -79,7 +69,6 @@ DIFFERENT: dict[str, str] = {
     "ties_051_filler": grouping(6),
     "profiles_012_pht_easy_bf": messages(90),
     "profiles_017_pht_fcfs": messages(3),
-    "dynamic_003_submitter": FUTURE_DECISIONS,
 }
 """Cases that still differ from Batsim's outputs, with the reason."""
 

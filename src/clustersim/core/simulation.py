@@ -15,7 +15,8 @@ How the events of one instant reach the decision process is the `Delivery` rule:
   round); decisions held back until this instant (`CallMeLater(first=True)`: a kill then beats a job ending
   then); each job end in its own round, in start order, the last with the nodes done switching (Batsim sends a
   machine's transition end with a job end of the same instant); then the rest (machine availability, requested
-  calls). Events that a call's decisions add at the same instant join the rounds still to come.
+  calls). Events that a call's decisions add at the same instant join the rounds still to come; a job started
+  there counts, as its message offset, its decision's place after the earlier calls' decisions and ready signals.
 - `Delivery.INSTANT` (the library's default, used by the Kubernetes and Slurm layers and the experiments)
   applies every event of the instant first (ends, switches, submissions, calls) and asks the decision process
   once: fewer calls, and the policy sees the whole instant at once.
@@ -240,11 +241,12 @@ class Simulation:
             if events:
                 self._decide(events)
 
-    def _decide(self, events: list[Event]) -> None:
+    def _decide(self, events: list[Event], sent: int = 0) -> None:
+        """Ask the decision process about `events`; `sent`: messages the instant's earlier calls sent."""
         now = self._queue.now
         self.state.now = now
         self._summary.nb_decision_calls += 1
-        self._replied = 0
+        self._replied = sent
         for decision in self.process.decide(now, events, self.view):
             self._replied += 1  # in Batsim, the k-th decision of a reply reaches the server k messages later
             self._apply(decision)
@@ -253,6 +255,7 @@ class Simulation:
         """Deliver one instant in Batsim's rounds (the module's docstring). Events that the decisions of a round
         add at the same instant (a kill's end, a registered job) join the rounds still to come."""
         queue = self._queue
+        sent = 0  # the messages (decisions, then the ready signal) of the instant's earlier calls: jobs start later
         while pending:
             if len(pending) == 1:  # most instants carry one event
                 batch, pending = pending, []
@@ -260,10 +263,12 @@ class Simulation:
                 batch, pending = _first_round(pending)
             events = self._apply_instant(batch)
             if len(events) > 1 and type(events[-1]) is NoMoreJobs:
-                self._decide(events[:-1])  # Batsim says the workload is over in a message of its own
+                self._decide(events[:-1], sent)  # Batsim says the workload is over in a message of its own
+                sent = max(sent, self._replied + 1)
                 del events[:-1]
             if events:
-                self._decide(events)
+                self._decide(events, sent)
+                sent = max(sent, self._replied + 1)
             if queue.next_time() == queue.now:
                 pending = sorted(pending + queue.pop_instant(), key=_event_class)
 
