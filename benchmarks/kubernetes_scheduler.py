@@ -89,7 +89,7 @@ def main() -> None:
         makespan, wait = (statistics.fmean(values) for values in zip(*real, strict=True))
         print(f"kube-scheduler ({args.build}), mean of {len(real)} runs: makespan {makespan:.1f} s, mean wait "
               f"{wait:.2f} s")
-        for options in ({"initial_backoff": 0, "max_backoff": 0}, {}):
+        for options in ({}, {"initial_backoff": 1, "max_backoff": 10}, {"drain": "false"}):
             built_in = []
             for seed in seeds:
                 platform, pods = inputs(args.workload, args.count, args.nodes, seed)

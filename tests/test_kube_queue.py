@@ -47,10 +47,10 @@ def test_a_pass_stops_when_no_queued_pod_fits_and_resumes_there() -> None:
     fit nowhere), so they stay ahead of a, which failed at t=10; at t=20 (y and b end) c and d start, a at 30.
     Drained (every pod tried at t=10), a failed before c and d and starts first."""
     platform, pods = cursor_case()
-    paced = run(platform, pods, KubePolicy(initial_backoff=0, max_backoff=0))
+    paced = run(platform, pods, KubePolicy(drain="false"))
     assert starts(paced) == {"x": 0, "y": 0, "a": 30, "b": 10, "c": 20, "d": 20}
     platform, pods = cursor_case()
-    drained = run(platform, pods, KubePolicy(initial_backoff=0, max_backoff=0, drain="true"))
+    drained = run(platform, pods, KubePolicy())
     assert starts(drained) == {"x": 0, "y": 0, "a": 20, "b": 10, "c": 30, "d": 30}
 
 

@@ -1,13 +1,16 @@
 // Package simulation builds kube-scheduler for a simulated cluster: the upstream scheduler, its flags, its
 // KubeSchedulerConfiguration file and every default plugin, made through the scheduler's own Go API exactly as
-// k8s.io/kubernetes/cmd/kube-scheduler/app does, with one difference: the per-pod backoff is off.
+// k8s.io/kubernetes/cmd/kube-scheduler/app does, with these differences, each for simulated time:
 //
-// Why: kube-scheduler's backoff (podInitialBackoffSeconds 1 s doubling to podMaxBackoffSeconds 10 s per failed
-// attempt) runs on the wall clock. In a simulation, wall time is not simulated time: a pod that fits once a pod
-// completes would wait seconds of real time before its retry while the simulator waits for it. With the backoff
-// off (scheduler.WithPodMaxBackoffSeconds(0), which the scheduling queue reads as "backoff disabled"), a pod
-// that failed is retried as soon as a cluster event may make it schedulable, in the queue's own order. The
-// configuration file cannot say this (its validation requires podInitialBackoffSeconds > 0), hence this build.
+//   - the per-pod backoff is off (scheduler.WithPodMaxBackoffSeconds(0), which the scheduling queue reads as
+//     "backoff disabled"): the backoff runs on the wall clock, and in a simulation wall time is not simulated
+//     time; a pod that failed is retried as soon as a cluster event may make it schedulable, in the queue's own
+//     order. The configuration file cannot say this (its validation requires podInitialBackoffSeconds > 0);
+//   - it takes each simulated instant whole and reports when it is done with it (idle.go): the facade then
+//     moves time on exactly at the end of the scheduler's pass, never half-way through it;
+//   - nodes are filtered and scored by one goroutine (scheduler.WithParallelism(1)), and score ties are drawn
+//     from math/rand seeded at each scheduling cycle from the pod and its attempt (idle.go, and main.go's
+//     //go:debug lines): the same feasible list and the same draws on every run.
 package simulation
 
 import (
@@ -105,10 +108,11 @@ func setup(ctx context.Context, opts *options.Options, registryOptions ...app.Op
 		}
 	}
 	recorderFactory := func(name string) events.EventRecorder { return cc.EventBroadcaster.NewRecorder(name) }
+	idle := newIdleReporter(cc.Client)
 	var completedProfiles []kubeschedulerconfig.KubeSchedulerProfile
 	sched, err := scheduler.New(ctx,
 		cc.Client,
-		cc.InformerFactory,
+		idle.factory(cc.InformerFactory), // the same informers; the pod handlers are followed (idle.go)
 		cc.DynInformerFactory,
 		recorderFactory,
 		scheduler.WithComponentConfigVersion(cc.ComponentConfig.TypeMeta.APIVersion),
@@ -120,7 +124,7 @@ func setup(ctx context.Context, opts *options.Options, registryOptions ...app.Op
 		scheduler.WithPodInitialBackoffSeconds(0),
 		scheduler.WithPodMaxInUnschedulablePodsDuration(cc.PodMaxInUnschedulablePodsDuration),
 		scheduler.WithExtenders(cc.ComponentConfig.Extenders...),
-		scheduler.WithParallelism(cc.ComponentConfig.Parallelism),
+		scheduler.WithParallelism(1), // nodes filtered and scored in order: the same feasible list every run
 		scheduler.WithBuildFrameworkCapturer(func(profile kubeschedulerconfig.KubeSchedulerProfile) {
 			completedProfiles = append(completedProfiles, profile)
 		}),
@@ -128,6 +132,8 @@ func setup(ctx context.Context, opts *options.Options, registryOptions ...app.Op
 	if err != nil {
 		return nil, nil, err
 	}
+	idle.attach(sched)
+	go idle.run(ctx)
 	if err := options.LogOrWriteConfig(klog.FromContext(ctx), opts.WriteConfigTo, &cc.ComponentConfig,
 		completedProfiles); err != nil {
 		return nil, nil, err

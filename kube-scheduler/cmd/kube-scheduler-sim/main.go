@@ -1,5 +1,12 @@
-// Command kube-scheduler-sim is kube-scheduler for a simulated cluster (package simulation: the upstream
-// scheduler with its per-pod backoff off), with the out-of-tree plugins registered here.
+// Command kube-scheduler-sim is kube-scheduler for a simulated cluster (package simulation), with the
+// out-of-tree plugins registered here.
+//
+// math/rand's global source can be seeded (randseednop=0; Go 1.24+ ignores rand.Seed otherwise) and starts from a
+// fixed seed (randautoseed=0): kube-scheduler breaks score ties with it (selectHost), and the simulation build
+// seeds it at each scheduling cycle from the pod and its attempt (simulation/idle.go), so runs draw the same ties.
+//
+//go:debug randautoseed=0
+//go:debug randseednop=0
 package main
 
 import (

@@ -97,6 +97,13 @@ class KubeFacade:
         learns of a later instant (a pod completing) before the answer to its own request (the binding)."""
         self._answering = threading.local()
         self._awaiting_answers = False
+        self._last_pod_rv = 0
+        """resourceVersion of the last pod write a scheduler's pod informer sees (all but the removal of
+        finished pods)."""
+        self._idle_rv: int | None = None
+        """The last idle report of a scheduler that makes them (the simulation build): it has handled every pod
+        event up to this version and has nothing left to schedule. None: no scheduler reports (time control
+        then relies on the pods' reports and the kube filters)."""
         with store.cond:  # before any client can list: a scheduler that lists nodes first must not see none
             for name in ("default", "kube-system", "kube-public", "kube-node-lease"):
                 store.write("namespaces", "ADDED", namespace_object(name))
@@ -119,7 +126,7 @@ class KubeFacade:
         bound_before = self.nb_bindings
         settled = False
         while True:
-            pods_settled = self._settled(view)
+            pods_settled = self._settled(view) if self._idle_rv is None else self._scheduler_idle(view)
             with self._lock:
                 answers_due = self._unanswered > 0
                 self._awaiting_answers = pods_settled and answers_due
@@ -246,6 +253,25 @@ class KubeFacade:
 
         return action
 
+    def scheduler_idle(self, resource_version: int) -> None:
+        """POST /clustersim/v1/idle: the scheduler has handled the pod events up to `resource_version` and has no
+        pod left to schedule nor in flight (kube-scheduler-sim reports this; see docs/kubernetes.md)."""
+        with self._lock:
+            if self._idle_rv is None or resource_version > self._idle_rv:
+                self._idle_rv = resource_version
+            self._last_progress = time.monotonic()
+        self.commands.put(Command(_nothing))  # wake the simulation thread: the instant may be over
+
+    def _scheduler_idle(self, view: ClusterView) -> bool:
+        """A scheduler that reports idleness has finished with everything it was shown (and can read bindings)."""
+        if self._unreadable and view.pending:
+            return False
+        return self._idle_rv is not None and self._idle_rv >= self._last_pod_rv
+
+    def _pod_written(self, pod: Obj) -> Obj:
+        self._last_pod_rv = int(str(metadata(pod)["resourceVersion"]))
+        return pod
+
     def refused(self, unreadable: bool = False) -> None:
         """A binding was refused (by the core, or `unreadable`: not JSON): the scheduler had reserved room for the
         pod and now gives it up, so its reports since the last change of the cluster may be stale: they settle
@@ -271,7 +297,7 @@ class KubeFacade:
                       "state": {"running": {"startedAt": now}}}]}
         new = {**pod, "spec": spec, "status": status, "metadata": dict(metadata(pod))}
         with self.store.cond:
-            return self.store.write("pods", "MODIFIED", new)
+            return self._pod_written(self.store.write("pods", "MODIFIED", new))
 
     def patch_status(self, namespace: str, name: str, patch: Mapping[str, object]) -> Action:
         """PATCH pods/{name}/status: conditions merged by type; PodScheduled=False reports the pod unschedulable."""
@@ -297,8 +323,8 @@ class KubeFacade:
                         self._reported[key] = self._epoch
                         self._last_progress = time.monotonic()
             with self.store.cond:
-                self._last_result = self.store.write("pods", "MODIFIED", {**pod, "status": status,
-                                                                          "metadata": dict(metadata(pod))})
+                self._last_result = self._pod_written(self.store.write(
+                    "pods", "MODIFIED", {**pod, "status": status, "metadata": dict(metadata(pod))}))
             return
             yield
 
@@ -362,6 +388,9 @@ class KubeFacade:
     def _remove(self, key: str, namespace: str, name: str) -> Obj | None:
         with self.store.cond:
             gone = self.store.remove("pods", namespace, name)
+        status = gone.get("status") if gone is not None else None
+        if isinstance(status, Mapping) and status.get("phase") not in ("Succeeded", "Failed"):
+            self._pod_written(gone)  # type: ignore[arg-type]  # (a finished pod's removal: no scheduler sees it)
         self._keys.pop((namespace, name), None)
         self._reported.pop(key, None)
         return gone
@@ -369,6 +398,16 @@ class KubeFacade:
     # -- publication -------------------------------------------------------------------------------------
 
     def _publish(self, now: float, events: Sequence[Event]) -> None:
+        with self._lock:  # an instant's pods are published whole (published_version)
+            self._publish_locked(now, events)
+
+    def published_version(self) -> int:
+        """GET /clustersim/v1/idle: the resourceVersion of the last pod event published, never half-way through
+        an instant's publication (kube-scheduler-sim waits until it has handled it before it schedules)."""
+        with self._lock:
+            return self._last_pod_rv
+
+    def _publish_locked(self, now: float, events: Sequence[Event]) -> None:
         changed = False
         for event in events:
             if isinstance(event, JobSubmitted):
@@ -389,7 +428,7 @@ class KubeFacade:
         self._keys[name] = job.key
         self._names[job.key] = name
         with self.store.cond:
-            return self.store.write("pods", "ADDED", pod_object(job, spec, now))
+            return self._pod_written(self.store.write("pods", "ADDED", pod_object(job, spec, now)))
 
     def _completed(self, job: Job, state: FinalState, now: float) -> None:
         name = self._names.pop(job.key, None)
@@ -416,7 +455,8 @@ class KubeFacade:
                                                 "exitCode": 0 if phase == "Succeeded" else 1,
                                                 "reason": "Completed" if phase == "Succeeded" else "Error",
                                                 "startedAt": started, "finishedAt": timestamp(now)}}}]
-            self.store.write("pods", "MODIFIED", {**pod, "status": status, "metadata": dict(metadata(pod))})
+            self._pod_written(self.store.write("pods", "MODIFIED", {**pod, "status": status,
+                                                                    "metadata": dict(metadata(pod))}))
             terminated = self._terminated
             terminated.append(name)
             while len(terminated) > self.terminated_pods_kept:  # the pod garbage collector: oldest first
@@ -473,6 +513,8 @@ class KubeFacade:
         limit = self.control.deadlock_timeout
         if limit and clock - self._last_progress >= limit:
             return False
+        if self._idle_rv is not None:
+            return True  # a scheduler that reports idleness is still busy with this instant
         fits: dict[tuple[object, ...], bool] = {}
         return any(self._reported.get(key) != self._epoch and self._fits(key, job, view, fits)
                    for key, job in view.pending.items())

@@ -2,9 +2,10 @@
 process with an ordinary KubeSchedulerConfiguration file.
 
 Two builds (see docs/kubernetes.md): `kube-scheduler`, the upstream command unmodified, and `kube-scheduler-sim`,
-the same scheduler made through its Go API with its wall-clock per-pod backoff off (and the example out-of-tree
-plugin `PodPacking` registered). `go build` keeps Go's module and build caches: the first build compiles
-Kubernetes (minutes), later ones only check the caches (seconds).
+the same scheduler made through its Go API for simulated time: its wall-clock per-pod backoff off, each instant
+taken whole and its end reported to the facade (POST /clustersim/v1/idle), nodes filtered in order and ties drawn
+from a per-cycle seed (and the example out-of-tree plugin `PodPacking` registered). `go build` keeps Go's module
+and build caches: the first build compiles Kubernetes (minutes), later ones only check the caches (seconds).
 """
 
 from __future__ import annotations

@@ -11,7 +11,8 @@ The documents carry no schemas (`kubectl explain` has nothing to show).
 **Described** (`openapi`):
 It is built from the facade's resource table (`resources.RESOURCES`), so a served resource cannot be missing:
 per resource, list and create on the collection (namespaced and cluster-wide), get, replace, patch and delete
-on an object; for pods also `binding` and `status`, and the legacy `bindings` collection. Bodies and answers
+on an object; for pods also `binding` and `status`, and the legacy `bindings` collection; and the simulation
+build's idle report (`/clustersim/v1/idle`). Bodies and answers
 are Kubernetes objects, lists and `Status` objects, described loosely (`kind`, `apiVersion`, `metadata`, open
 otherwise), since the facade is checked against the real clients elsewhere; what this description pins down is
 that every answer is one of the documented codes with a JSON body of the documented shape, never a 5xx.
@@ -24,7 +25,7 @@ import json
 from functools import cache
 from typing import Any
 
-from clustersim.kubernetes.resources import RESOURCES, ResourceType
+from clustersim.kubernetes.resources import IDLE_PATH, RESOURCES, ResourceType
 
 Schema = dict[str, Any]
 
@@ -116,6 +117,13 @@ def openapi() -> Schema:
     }
     for resource in RESOURCES:
         paths.update(_resource_paths(resource))
+    version: Schema = {"type": "object", "required": ["resourceVersion"],
+                       "properties": {"resourceVersion": {"type": "string", "pattern": "^[0-9]+$"}}}
+    paths[IDLE_PATH] = {  # the simulation build's idle reports (facade.py)
+        "get": {"operationId": f"GET {IDLE_PATH}", "responses": _responses("200", version)},
+        "post": {"operationId": f"POST {IDLE_PATH}", "requestBody": {"required": True, **_json(version)},
+                 "responses": _responses("200", _STATUS)},
+    }
     meta = {"type": "object", "properties": {"name": {"type": "string"}, "namespace": {"type": "string"},
                                              "resourceVersion": {"type": "string"}}}
     return {

@@ -56,6 +56,9 @@ RESOURCES = (
 )
 
 BY_PATH = {(r.group_version, r.plural): r for r in RESOURCES}
+IDLE_PATH = "/clustersim/v1/idle"
+"""Where kube-scheduler-sim reports that it is idle (POST) and asks how far an instant's publication went (GET):
+kube-scheduler/simulation/idle.go."""
 
 
 def api_versions() -> dict[str, object]:

@@ -51,10 +51,13 @@ class KubePolicy(Policy):
     Options (all optional, strings accepted from the CLI): `scheduler_name` (only pods naming this scheduler,
     or any if empty; default: any), `strategy` (LeastAllocated, MostAllocated, RequestedToCapacityRatio),
     `fit_weight`, `balanced_weight`, `percentage_of_nodes_to_score` (0 adaptive, 100 all), `seed` (ties
-    broken at random with this seed instead of by lowest node id), `initial_backoff`, `max_backoff`,
-    `pop_from_backoff` (default true, as kube-scheduler v1.33+; false for v1.26's queue), `drain` (default false:
-    a pass stops once no queued pod fits, as the facade paces the real scheduler; true: every queued pod is tried
-    at every event).
+    broken at random with this seed instead of by lowest node id), `initial_backoff`, `max_backoff`
+    (default 0 and 0, as the simulation build; 1 and 10 for kube-scheduler's own, in simulated seconds),
+    `pop_from_backoff` (default true, as kube-scheduler v1.33+; false for v1.26's queue), `drain` (default true:
+    every queued pod is tried at every event, as the simulation build, which reports the end of its whole pass
+    to the facade; false: a pass stops once no queued pod fits, as the facade paces a scheduler that does not
+    report it, e.g. the plain binary). The defaults are what matches the simulation build on saturated pods
+    (docs/kubernetes.md has the figures).
     """
 
     def __init__(
@@ -65,10 +68,10 @@ class KubePolicy(Policy):
         balanced_weight: int | str = 1,
         percentage_of_nodes_to_score: int | str = 0,
         seed: int | str | None = None,
-        initial_backoff: float | str = 1.0,
-        max_backoff: float | str = 10.0,
+        initial_backoff: float | str = 0.0,
+        max_backoff: float | str = 0.0,
         pop_from_backoff: bool | str = True,
-        drain: bool | str = False,
+        drain: bool | str = True,
     ):
         self.scheduler_name = scheduler_name
         self.filters: tuple[FilterPlugin, ...] = DEFAULT_FILTERS
@@ -86,9 +89,10 @@ class KubePolicy(Policy):
         self.pop_from_backoff = _flag(pop_from_backoff)
         """kube-scheduler v1.33+ (SchedulerPopFromBackoffQ): an idle scheduler takes pods still backing off."""
         self.drain = _flag(drain)
-        """True: every queued pod is tried before time moves on (a scheduler infinitely faster than the cluster).
-        False: time moves on as soon as no pod left in the queue fits any node, as the facade moves it for the
-        real scheduler; the rest stay queued, ahead of the pods that failed meanwhile (see `_cycle`)."""
+        """True: every queued pod is tried before time moves on (as the facade waits for the simulation build's
+        idle report). False: time moves on as soon as no pod left in the queue fits any node, as the facade moves
+        it for a scheduler that does not report idleness; the rest stay queued, ahead of the pods that failed
+        meanwhile (see `_cycle`)."""
         self._nodes: list[NodeInfo] = []
         self.vectorized = True
         """False keeps to the plugins, node by node (the reference the vectorized path is tested against)."""

@@ -1,0 +1,347 @@
+package simulation
+
+// Instants: the simulation build takes each simulated instant whole, and says when it is done with it.
+//
+// End of an instant: simulated time must move on exactly when the scheduler has finished with an instant, never
+// in the middle of a pass over the pending pods (the next instant's events would meet a queue whose order
+// depends on how far the pass got). The scheduler is idle at pod resourceVersion R when its pod event handlers
+// have handled every pod event up to R and its queue has no pod to schedule nor in flight (scheduling or
+// binding). It then POSTs {"resourceVersion": "R"} to /clustersim/v1/idle.
+//
+// Start of an instant: the facade publishes an instant's pods (new ones, finished ones) as several watch events;
+// the scheduler must not start scheduling after the first of them and before the last (what it would do then
+// would depend on thread timing). When a pod handler has handled a new pod or a pod's end beyond what the
+// scheduler knows was published, NextPod asks GET /clustersim/v1/idle for the resourceVersion of the last pod
+// event published, and schedules only once every pod handler has handled it, and only while the active queue
+// has pods (so that the queue's own Pop never wakes up half-way through an instant).
+//
+// A server that does not know that path (404) is not the facade: the build then behaves as upstream.
+
+import (
+	"context"
+	"encoding/json"
+	"hash/fnv"
+	"math/rand"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/informers"
+	coreinformers "k8s.io/client-go/informers/core"
+	corev1informers "k8s.io/client-go/informers/core/v1"
+	clientset "k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+	"k8s.io/kubernetes/pkg/scheduler"
+	"k8s.io/kubernetes/pkg/scheduler/backend/queue"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+)
+
+const idlePath = "/clustersim/v1/idle"
+
+// idleReporter follows the scheduler's pod event handlers and its queue, and reports idleness.
+type idleReporter struct {
+	client  clientset.Interface
+	pods    cache.SharedIndexInformer
+	mu      sync.Mutex
+	handled []*atomic.Int64 // per pod handler registration: resourceVersion of the last pod event it handled
+	regs    []cache.ResourceEventHandlerRegistration
+	floor   int64 // the pods' list resourceVersion, once every handler has handled the initial list
+	queue   queue.SchedulingQueue
+	assumed func(*v1.Pod) (bool, error) // the scheduler cache's IsAssumedPod
+	binding map[types.UID]bool          // pods whose binding cycle is on (Done is called before the binding)
+	poke    chan struct{}
+	ready   chan struct{} // poked by the pod handlers: NextPod's wait
+	stop    chan struct{} // closed when the scheduler stops
+	off     atomic.Bool
+	seen    atomic.Int64 // resourceVersion of the last new pod or pod end handled by a pod handler
+	known   int64        // resourceVersion of the last pod event the facade had published when last asked
+}
+
+func newIdleReporter(client clientset.Interface) *idleReporter {
+	return &idleReporter{client: client, poke: make(chan struct{}, 1), ready: make(chan struct{}, 1),
+		stop: make(chan struct{})}
+}
+
+// factory wraps the informer factory given to scheduler.New: the pod informer's handlers are counted.
+func (r *idleReporter) factory(f informers.SharedInformerFactory) informers.SharedInformerFactory {
+	return countingFactory{f, r}
+}
+
+type countingFactory struct {
+	informers.SharedInformerFactory
+	r *idleReporter
+}
+
+func (f countingFactory) Core() coreinformers.Interface {
+	return countingCore{f.SharedInformerFactory.Core(), f.r}
+}
+
+type countingCore struct {
+	coreinformers.Interface
+	r *idleReporter
+}
+
+func (c countingCore) V1() corev1informers.Interface { return countingV1{c.Interface.V1(), c.r} }
+
+type countingV1 struct {
+	corev1informers.Interface
+	r *idleReporter
+}
+
+func (v countingV1) Pods() corev1informers.PodInformer { return countingPods{v.Interface.Pods(), v.r} }
+
+type countingPods struct {
+	corev1informers.PodInformer
+	r *idleReporter
+}
+
+func (p countingPods) Informer() cache.SharedIndexInformer {
+	informer := p.PodInformer.Informer()
+	p.r.mu.Lock()
+	p.r.pods = informer
+	p.r.mu.Unlock()
+	return countingInformer{informer, p.r}
+}
+
+type countingInformer struct {
+	cache.SharedIndexInformer
+	r *idleReporter
+}
+
+func (i countingInformer) AddEventHandler(h cache.ResourceEventHandler) (cache.ResourceEventHandlerRegistration, error) {
+	handled := &atomic.Int64{}
+	reg, err := i.SharedIndexInformer.AddEventHandler(countingHandler{h, handled, i.r})
+	if err == nil {
+		i.r.mu.Lock()
+		i.r.handled = append(i.r.handled, handled)
+		i.r.regs = append(i.r.regs, reg)
+		i.r.mu.Unlock()
+	}
+	return reg, err
+}
+
+// countingHandler records the resourceVersion of each pod event once the scheduler's handler has handled it.
+type countingHandler struct {
+	cache.ResourceEventHandler
+	handled *atomic.Int64
+	r       *idleReporter
+}
+
+func (h countingHandler) OnAdd(obj interface{}, initial bool) {
+	h.ResourceEventHandler.OnAdd(obj, initial)
+	h.done(obj, true)
+}
+
+func (h countingHandler) OnUpdate(old, obj interface{}) {
+	h.ResourceEventHandler.OnUpdate(old, obj)
+	h.done(obj, false)
+}
+
+func (h countingHandler) OnDelete(obj interface{}) {
+	h.ResourceEventHandler.OnDelete(obj)
+	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = tombstone.Obj
+	}
+	h.done(obj, true)
+}
+
+// done records the event's resourceVersion as handled (and as seen, for a new pod or a pod's end: an instant's
+// events, not the echo of the scheduler's own writes), then wakes the reporter and NextPod.
+func (h countingHandler) done(obj interface{}, instant bool) {
+	if pod, ok := obj.(*v1.Pod); ok {
+		rv, _ := strconv.ParseInt(pod.ResourceVersion, 10, 64)
+		if rv > h.handled.Load() {
+			h.handled.Store(rv)
+		}
+		if instant {
+			h.r.mu.Lock()
+			h.r.seen.Store(max(h.r.seen.Load(), rv))
+			h.r.mu.Unlock()
+		}
+	}
+	h.r.wake()
+	select {
+	case h.r.ready <- struct{}{}:
+	default:
+	}
+}
+
+// countingQueue is the scheduler's queue; Done (a pod's scheduling or binding is over) wakes the reporter.
+type countingQueue struct {
+	queue.SchedulingQueue
+	r *idleReporter
+}
+
+func (q countingQueue) Done(uid types.UID) {
+	q.SchedulingQueue.Done(uid)
+	r := q.r
+	if assumed, err := r.assumed(&v1.Pod{ObjectMeta: metav1.ObjectMeta{UID: uid}}); err == nil && assumed {
+		r.mu.Lock() // the binding cycle calls Done before binding: the pod is busy until no longer assumed
+		r.binding[uid] = true
+		r.mu.Unlock()
+	}
+	r.wake()
+}
+
+// attach follows the scheduler made with the wrapped factory: its queue, and NextPod (entered when the previous
+// pod's scheduling cycle is over).
+func (r *idleReporter) attach(sched *scheduler.Scheduler) {
+	r.queue = sched.SchedulingQueue
+	r.assumed = sched.Cache.IsAssumedPod
+	r.binding = map[types.UID]bool{}
+	sched.SchedulingQueue = countingQueue{sched.SchedulingQueue, r}
+	next := sched.NextPod
+	sched.NextPod = func(logger klog.Logger) (*framework.QueuedPodInfo, error) {
+		r.wake()
+		if !r.off.Load() && !r.instantReady(logger) {
+			return nil, nil // the scheduler is stopping
+		}
+		pInfo, err := next(logger)
+		if pInfo != nil && pInfo.Pod != nil {
+			seedTies(pInfo)
+		}
+		return pInfo, err
+	}
+}
+
+// seedTies seeds math/rand's global source for one scheduling cycle from the pod and its attempt: kube-scheduler
+// breaks score ties with it (selectHost), and other goroutines also draw from it (the queue, for each pod it
+// moves), so one seed for the whole run would give each cycle draws that depend on thread timing.
+func seedTies(pInfo *framework.QueuedPodInfo) {
+	hash := fnv.New64a()
+	hash.Write([]byte(pInfo.Pod.UID))
+	hash.Write([]byte(strconv.Itoa(pInfo.Attempts)))
+	rand.Seed(int64(hash.Sum64())) //nolint:staticcheck // see main.go
+}
+
+// instantReady waits until the current instant is fully handled and the active queue has a pod; false when the
+// scheduler stops.
+func (r *idleReporter) instantReady(logger klog.Logger) bool {
+	ctx := klog.NewContext(context.Background(), logger)
+	for !r.off.Load() {
+		if seen := r.seen.Load(); seen > r.known {
+			var answer struct {
+				ResourceVersion string `json:"resourceVersion"`
+			}
+			data, err := r.client.CoreV1().RESTClient().Get().AbsPath(idlePath).DoRaw(ctx)
+			if apierrors.IsNotFound(err) {
+				r.off.Store(true)
+				break
+			}
+			if err != nil || json.Unmarshal(data, &answer) != nil {
+				time.Sleep(10 * time.Millisecond)
+				continue
+			}
+			published, _ := strconv.ParseInt(answer.ResourceVersion, 10, 64)
+			r.known = max(published, seen)
+		}
+		if r.handledAll() >= r.known && len(r.queue.PodsInActiveQ()) > 0 {
+			return true
+		}
+		select {
+		case <-r.ready:
+		case <-r.stop:
+			return false
+		case <-time.After(100 * time.Millisecond): // a safety net
+		}
+	}
+	return true
+}
+
+// handledAll is the resourceVersion every pod handler has handled.
+func (r *idleReporter) handledAll() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.handled) == 0 {
+		return 0
+	}
+	rv := r.handled[0].Load()
+	for _, h := range r.handled[1:] {
+		rv = min(rv, h.Load())
+	}
+	return max(rv, r.floor)
+}
+
+func (r *idleReporter) wake() {
+	if r.off.Load() {
+		return
+	}
+	select {
+	case r.poke <- struct{}{}:
+	default:
+	}
+}
+
+// run reports each new idle resourceVersion until ctx ends.
+func (r *idleReporter) run(ctx context.Context) {
+	defer close(r.stop)
+	logger := klog.FromContext(ctx)
+	var reported int64 = -1
+	for !r.off.Load() {
+		select {
+		case <-ctx.Done():
+			return
+		case <-r.poke:
+		case <-time.After(time.Second): // a safety net: an idle state reached without a poke
+		}
+		rv, ok := r.idle()
+		if !ok || rv == reported {
+			continue
+		}
+		body, _ := json.Marshal(map[string]string{"resourceVersion": strconv.FormatInt(rv, 10)})
+		err := r.client.CoreV1().RESTClient().Post().AbsPath(idlePath).Body(body).
+			SetHeader("Content-Type", "application/json").Do(ctx).Error()
+		switch {
+		case err == nil:
+			reported = rv
+		case apierrors.IsNotFound(err):
+			logger.Info("The API server does not take idle reports (not clustersim's facade): not sending them")
+			r.off.Store(true)
+		case ctx.Err() == nil:
+			logger.V(2).Info("Idle report failed", "err", err)
+		}
+	}
+}
+
+// idle: the pod resourceVersion every pod handler has handled, and whether nothing is left to schedule after it.
+func (r *idleReporter) idle() (int64, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.queue == nil || len(r.handled) == 0 {
+		return 0, false
+	}
+	if r.floor == 0 {
+		for _, reg := range r.regs {
+			if !reg.HasSynced() {
+				return 0, false
+			}
+		}
+		r.floor, _ = strconv.ParseInt(r.pods.LastSyncResourceVersion(), 10, 64)
+	}
+	rv := r.handled[0].Load()
+	for _, h := range r.handled[1:] {
+		rv = min(rv, h.Load())
+	}
+	rv = max(rv, r.floor)
+	for uid := range r.binding { // bound (and seen bound by the informer) or given up: no longer assumed
+		if assumed, err := r.assumed(&v1.Pod{ObjectMeta: metav1.ObjectMeta{UID: uid}}); err == nil && assumed {
+			return 0, false
+		}
+		delete(r.binding, uid)
+	}
+	// Read after rv: the effects of every event up to rv are in the queue now.
+	// In flight first (cheap, and non-empty during a pass), then the queues; then in flight again, for a pod that
+	// moved from the active queue to in flight between the reads.
+	q := r.queue
+	if len(q.InFlightPods()) > 0 || len(q.PodsInActiveQ()) > 0 || len(q.PodsInBackoffQ()) > 0 ||
+		len(q.InFlightPods()) > 0 {
+		return 0, false
+	}
+	return rv, true
+}
