@@ -241,13 +241,17 @@ class Simulation:
             if events:
                 self._decide(events)
 
-    def _decide(self, events: list[Event], sent: int = 0) -> None:
-        """Ask the decision process about `events`; `sent`: messages the instant's earlier calls sent."""
+    def _call(self, events: list[Event]) -> Iterable[Decision]:
+        """One call of the decision process at the current instant, counted; the caller applies its decisions."""
         now = self._queue.now
         self.state.now = now
         self._summary.nb_decision_calls += 1
+        return self.process.decide(now, events, self.view)
+
+    def _decide(self, events: list[Event], sent: int = 0) -> None:
+        """Ask the decision process about `events`; `sent`: messages the instant's earlier calls sent."""
         self._replied = sent
-        for decision in self.process.decide(now, events, self.view):
+        for decision in self._call(events):
             self._replied += 1  # in Batsim, the k-th decision of a reply reaches the server k messages later
             self._apply(decision)
 
@@ -359,11 +363,8 @@ class Simulation:
         """Ask the decision process about `events`, heard at message `received` while nothing else is under way:
         its k-th decision reaches the server k messages later (a job starts then). Returns the message at which
         the ready signal arrives."""
-        now = self._queue.now
-        self.state.now = now
-        self._summary.nb_decision_calls += 1
         executions = self._executions
-        for decision in self.process.decide(now, events, self.view):
+        for decision in self._call(events):
             self._apply(decision)
             received += 1
             if type(decision) is StartJob:
@@ -375,10 +376,7 @@ class Simulation:
     def _decide_into(self, events: list[Event], replies: list[object]) -> None:
         """Ask the decision process about `events` and apply its decisions; each also waits in `replies` (a
         start as its job's execution) to reach the server one message after the other."""
-        now = self._queue.now
-        self.state.now = now
-        self._summary.nb_decision_calls += 1
-        for decision in self.process.decide(now, events, self.view):
+        for decision in self._call(events):
             self._apply(decision)
             started = self._executions.get(decision.job_key) if type(decision) is StartJob else None
             replies.append(_Start(started) if started is not None else decision)
