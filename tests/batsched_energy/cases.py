@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from batsched_energy.energy_bf import EnergyBackfilling
+from batsched_energy.energy_bf import EnergyBackfilling, EnergyBackfillingDichotomy
 from batsched_energy.replay import Message, Replay
 from batsched_energy.sleeper import Sleeper
 from batsched_variants import Batsched
@@ -19,7 +19,8 @@ from test_batsim_adapter import ScriptedScheduler
 
 __all__ = ["Message", "compare_energy_files", "energy_differences", "run_energy_case"]
 
-VARIANTS: dict[str, type[Batsched]] = {"sleeper": Sleeper, "energy_bf": EnergyBackfilling}
+VARIANTS: dict[str, type[Batsched]] = {"sleeper": Sleeper, "energy_bf": EnergyBackfilling,
+                                          "energy_bf_dicho": EnergyBackfillingDichotomy}
 """batsched's energy variants re-written so far, by batsched name."""
 
 

@@ -310,3 +310,103 @@ def _union(jobs: dict[str, int], prefix: str) -> int:
         if key.startswith(prefix):
             mask |= hosts
     return mask
+
+
+class EnergyBackfillingDichotomy(EnergyBackfilling):
+    """batsched's `energy_bf_dicho`: among plans with 0..n machines switched off now (or, when the current plan
+    slows jobs down too much, 0..n sleeping machines woken), a dichotomy on that number keeps the plan of least
+    estimated energy whose mean slowdown stays within `tolerated_slowdown_loss_ratio` of the all-awake plan's."""
+
+    def __init__(self, options: dict[str, Any]):
+        super().__init__(options)
+        self.tolerated_ratio = float(options["tolerated_slowdown_loss_ratio"])
+        self.comparison = str(options.get("comparison_type", "remove_sleep_jobs"))
+        self.submitted_at: dict[str, float] = {}
+
+    def answer(self, message: dict[str, Any]) -> dict[str, Any]:
+        for event in message["events"]:
+            if event["type"] == "JOB_SUBMITTED":
+                self.submitted_at[event["data"]["job_id"]] = float(event["data"]["job"]["subtime"])
+        return super().answer(message)
+
+    def make_decisions(self, now: float) -> None:
+        self.take_ended_and_released()
+        self.update_first_slice(now)
+        schedule = self.schedule
+        first = schedule.jobs_at(0)
+        sleeping = _union(first, ENSURED_SLEEP) | _union(first, POTENTIAL_SLEEP)
+        awakable = IntervalSet.from_mask(_union(first, POTENTIAL_SLEEP))
+        available = IntervalSet.from_mask(schedule.free[0])
+
+        awakened = schedule.copy()
+        for m in _bits(sleeping):
+            if self.comparison == "switch_on":
+                self.awaken(awakened, m, self.earliest_moment_to_awaken(awakened, 1 << m))
+            else:
+                awakened.remove(f"{ENSURED_SLEEP}{m}")
+                awakened.remove(f"{POTENTIAL_SLEEP}{m}")
+        self.put_jobs_into(awakened)
+        online = schedule.copy()
+        self.put_jobs_into(online)
+        bound = self.mean_slowdown(awakened) * self.tolerated_ratio
+
+        best, best_number = online, 0
+        sedating = self.mean_slowdown(online) <= bound
+        low, high = 1, len(available) if sedating else len(awakable)
+        while low < high:
+            number = (low + high) // 2
+            plan = schedule.copy()
+            if sedating:
+                for m in available.lowest(number):
+                    self.sedate(plan, m, plan.begins[0])
+            else:
+                for m in awakable.lowest(number):
+                    self.awaken(plan, m, self.earliest_moment_to_awaken(plan, 1 << m))
+            self.put_jobs_into(plan)
+            if self.mean_slowdown(plan) <= bound:
+                horizon = max(best.begins[-1], plan.begins[-1])
+                best_energy, energy = self.energy(best, horizon), self.energy(plan, horizon)
+                better_number = number > best_number if sedating else number < best_number
+                if energy < best_energy or (energy == best_energy and better_number):
+                    best, best_number = plan, number
+                if sedating:
+                    low = number + 1
+                else:
+                    high = number - 1
+            elif sedating:
+                high = number - 1
+            else:
+                low = number + 1
+        self.decisions_of(best, now)
+
+    def mean_slowdown(self, plan: EnergySchedule) -> float:
+        """batsched's compute_metrics_of_schedule: the mean slowdown of the real jobs of the plan, each from its
+        first slice's beginning to its last slice's end."""
+        starts: dict[str, float] = {}
+        ends: dict[str, float] = {}
+        for s in range(len(plan.begins)):
+            for key in plan.jobs_at(s):
+                if not key.startswith("fakejob_"):
+                    starts.setdefault(key, plan.begins[s])
+                    ends[key] = plan.end_of(s)
+        if not starts:
+            return 0.0
+        return sum((ends[k] - self.submitted_at[k]) / (ends[k] - starts[k]) for k in starts) / len(starts)
+
+    def energy(self, plan: EnergySchedule, horizon: float) -> float:
+        """batsched's estimate_energy_of_schedule up to `horizon`."""
+        power = {SWITCH_ON: self.switch_on_power, SWITCH_OFF: self.switch_off_power,
+                 ENSURED_SLEEP: self.power["sleep"], POTENTIAL_SLEEP: self.power["sleep"]}
+        energy = 0.0
+        for s, begin in enumerate(plan.begins):
+            if begin >= horizon:
+                break
+            length = min(plan.end_of(s), horizon) - begin
+            idle = self.nb_machines
+            for key, hosts in plan.jobs_at(s).items():
+                count = hosts.bit_count()
+                idle -= count
+                watts = power[key[:key.rindex("_") + 1]] if key.startswith("fakejob_") else self.power["compute"]
+                energy += watts * count * length
+            energy += self.power["idle"] * idle * length
+        return energy
