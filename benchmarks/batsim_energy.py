@@ -2,9 +2,10 @@
 
 Each case runs as the test suite runs it (tests/batsched_energy): batsched's `sleeper`, `energy_bf` and
 `energy_bf_dicho` re-written in Python and deciding over the protocol, the variants built on batsched's
-inertial-shutdown monitor answered with batsched's recorded replies (the `scheduler` column says which). Prints, per case, clustersim's total
-energy (schedule.csv's consumed_joules) next to Batsim's, and how many differences the full comparison finds
-(jobs, schedule.csv, the energy files row by row; see docs/energy.md for the cases that differ and why).
+inertial-shutdown monitor answered with batsched's recorded replies (the `scheduler` column says which).
+Prints, per case, clustersim's total energy (schedule.csv's consumed_joules) next to Batsim's, and how many
+differences the full comparison finds (jobs, schedule.csv, the energy files row by row; see docs/energy.md for the
+cases that differ and why).
 
     python benchmarks/batsim_energy.py
 """

@@ -60,7 +60,11 @@ def run_energy_case(case: Path, out: Path, replay: bool = False) -> list[str]:
     options: dict[str, Any] = json.loads(options_file.read_text()) if options_file.exists() else {}
     variant = VARIANTS.get(info["variant"])
     answer = Replay(case / "out_protocol.jsonl.gz") if replay or variant is None else None
-    scheduler = ScriptedScheduler(answer if answer is not None else served(variant(options)))
+    if variant is not None and answer is None:
+        scheduler = ScriptedScheduler(served(variant(options)))
+    else:
+        assert answer is not None
+        scheduler = ScriptedScheduler(answer)
     try:
         run_case(case, out, external=scheduler.endpoint, extra=["--timeout", "10"])
     except AssertionError:

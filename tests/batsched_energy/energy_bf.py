@@ -19,7 +19,8 @@ from batsched_variants import Batsched
 from clustersim.intervals import IntervalSet
 from clustersim.policies.batch.timeslices import Placement, TimeSlices
 
-SWITCH_ON, SWITCH_OFF, ENSURED_SLEEP, POTENTIAL_SLEEP = "fakejob_son_", "fakejob_soff_", "fakejob_esleep_", "fakejob_psleep_"
+SWITCH_ON, SWITCH_OFF = "fakejob_son_", "fakejob_soff_"
+ENSURED_SLEEP, POTENTIAL_SLEEP = "fakejob_esleep_", "fakejob_psleep_"
 RJMS_DELAY = 5.0
 """batsched's default --rjms_delay, added to every walltime of the plan (the fake jobs' too)."""
 _BLOCKER = "~before"
