@@ -166,3 +166,29 @@ def _decisions(message: dict[str, object]) -> list[tuple[float, str, str]]:
     assert isinstance(events, list)
     return [(round(float(e["timestamp"]), 3), e["type"], json.dumps(e["data"], sort_keys=True)) for e in events
             if e["type"] != "CALL_ME_LATER"]
+
+
+def test_energy_bf_wakes_a_machine_for_a_job_and_puts_it_back_to_sleep() -> None:
+    """Hand-computed, 2 machines, switching off 5 s, on 10 s (plus batsched's 5 s rjms_delay in its plan).
+
+    At 0 both machines are idle with nothing planned: both switch off. A 1-machine job (walltime 10) arrives at 6
+    while both sleep: the lowest one wakes at once (its switch-on planned until 21). Awake at 16, the job starts
+    there; it ends at 26 and, with nothing queued, the machine switches off at once."""
+    options = {"pstate_compute": 0, "pstate_sleep": 1, "power_compute": 200, "power_idle": 100, "power_sleep": 10,
+               "time_switch_on": 10, "time_switch_off": 5, "energy_switch_on": 1500, "energy_switch_off": 500,
+               "ensured_sleep_time_lower_bound": 0, "ensured_sleep_time_upper_bound": 0}
+    scheduler = VARIANTS["energy_bf"](options)
+
+    def send(now: float, *events: tuple[str, dict[str, object]]) -> list[tuple[str, dict[str, object]]]:
+        message = {"now": now, "events": [{"timestamp": now, "type": t, "data": d} for t, d in events]}
+        return [(e["type"], e["data"]) for e in scheduler.answer(message)["events"]]
+
+    job = {"job_id": "w0!1", "job": {"id": "w0!1", "subtime": 6, "res": 1, "walltime": 10, "profile": "delay"}}
+    assert send(0, ("SIMULATION_BEGINS", {"nb_resources": 2})) == [
+        ("SET_RESOURCE_STATE", {"resources": "0-1", "state": "1"})]
+    assert send(5, ("RESOURCE_STATE_CHANGED", {"resources": "0-1", "state": "1"})) == []
+    assert send(6, ("JOB_SUBMITTED", job)) == [("SET_RESOURCE_STATE", {"resources": "0", "state": "0"})]
+    assert send(16, ("RESOURCE_STATE_CHANGED", {"resources": "0", "state": "0"})) == [
+        ("EXECUTE_JOB", {"job_id": "w0!1", "alloc": "0"})]
+    assert send(26, ("JOB_COMPLETED", {"job_id": "w0!1", "job_state": "COMPLETED_SUCCESSFULLY"})) == [
+        ("SET_RESOURCE_STATE", {"resources": "0", "state": "1"})]
