@@ -12,6 +12,7 @@ slice holds: the jobs to start, the machines to switch.
 
 from __future__ import annotations
 
+import copy
 import math
 from typing import Any
 
@@ -44,10 +45,12 @@ class EnergySchedule(TimeSlices):
         self.everything = hosts.mask
 
     def copy(self) -> EnergySchedule:
-        other = EnergySchedule.__new__(EnergySchedule)
-        other.begins, other.free, other.counts = list(self.begins), list(self.free), list(self.counts)
-        other._edges, other._jobs = dict(self._edges), dict(self._jobs)
-        other.everything = self.everything
+        """An independent plan (batsched copies its `Schedule` by value): every list and dict is copied."""
+        other = copy.copy(self)
+        for name in (*TimeSlices.__slots__, *vars(self)):
+            value = getattr(other, name)
+            if isinstance(value, list | dict):
+                setattr(other, name, type(value)(value))
         return other
 
     def jobs_at(self, s: int) -> dict[str, int]:
