@@ -12,6 +12,7 @@ slice holds: the jobs to start, the machines to switch.
 
 from __future__ import annotations
 
+import bisect
 import copy
 import math
 from typing import Any
@@ -38,7 +39,9 @@ def _bits(mask: int) -> list[int]:
 class EnergySchedule(TimeSlices):
     """The time-slice plan with what energy_bf asks of batsched's `Schedule` besides first fit: copies, the jobs of
     a slice, jobs put at a given instant on given machines, first fit after an instant, and the first slice moved
-    forward dropping the slices (and the sleep jobs) that are over."""
+    forward dropping the slices (and the sleep jobs) that are over. It works on TimeSlices' own lists and its
+    private `_jobs` (start, end, hosts, count, first), `_edges` and `_take`: a change there shows in the energy
+    tests."""
 
     def __init__(self, now: float, hosts: IntervalSet):
         super().__init__(now, hosts)
@@ -69,20 +72,20 @@ class EnergySchedule(TimeSlices):
     def put(self, key: str, start: float, end: float, hosts: int) -> None:
         """Plan `key` on `hosts` from `start` to `end` (batsched: a first fit that the caller knows lands there)."""
         begins = self.begins
-        i = max(0, _index(begins, start))
+        i = max(0, bisect.bisect_right(begins, start) - 1)
         if begins[i] < start:
             begins.insert(i + 1, start)
             self.free.insert(i + 1, self.free[i])
             self.counts.insert(i + 1, self.counts[i])
             i += 1
-        k = i + 1
-        while k < len(begins) and begins[k] < end:
-            k += 1
+        k = bisect.bisect_left(begins, end, lo=i + 1)
         self._take(key, i, k, start, end, hosts, hosts.bit_count())
 
     def add_after(self, key: str, nb_res: int, walltime: float, after: float) -> Placement | None:
         """First fit starting no earlier than `after` (batsched's `add_job_first_fit_after_time`): every machine is
-        held until then while the job is placed."""
+        held until then while the job is placed. batsched keeps a slice boundary at `after` even when the job
+        starts later; here it merges again, which changes no first fit (the slices on both sides hold the same
+        jobs, so a start at the earlier one comes first)."""
         if after <= self.begins[0]:
             return self.add(key, nb_res, walltime)
         self.put(_BLOCKER, self.begins[0], after, self.everything)
@@ -107,18 +110,6 @@ class EnergySchedule(TimeSlices):
                 elif not first and start <= now:
                     jobs[key] = (start, end, hosts, nb, True)
         return ended
-
-
-def _index(begins: list[float], t: float) -> int:
-    """The slice that holds instant `t`."""
-    lo, hi = 0, len(begins)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if begins[mid] <= t:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo - 1
 
 
 class EnergyBackfilling(Batsched):
