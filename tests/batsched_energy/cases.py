@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from batsched_energy.energy_bf import EnergyBackfilling, EnergyBackfillingDichotomy
+from batsched_energy.inertial_shutdown import IdleSleeper
 from batsched_energy.replay import Message, Replay
 from batsched_energy.sleeper import Sleeper
 from batsched_variants import Batsched
@@ -20,7 +21,8 @@ from test_batsim_adapter import ScriptedScheduler
 __all__ = ["Message", "compare_energy_files", "energy_differences", "run_energy_case"]
 
 VARIANTS: dict[str, type[Batsched]] = {"sleeper": Sleeper, "energy_bf": EnergyBackfilling,
-                                          "energy_bf_dicho": EnergyBackfillingDichotomy}
+                                          "energy_bf_dicho": EnergyBackfillingDichotomy,
+                                          "energy_bf_idle_sleeper": IdleSleeper}
 """batsched's energy variants re-written so far, by batsched name."""
 
 
