@@ -55,7 +55,7 @@ ENERGY_COLUMNS = {
 def run_energy_case(case: Path, out: Path, replay: bool = False) -> list[str]:
     """clustersim on `case` the way the corpus ran it (-E), driven over the protocol by its batsched variant
     re-written in Python (deciding from the messages it receives), or with `replay` (or for a variant not
-    re-written: the inertial-shutdown family) by batsched's recorded replies.
+    re-written: energy_bf_subpart_sleeper, energy_bf_monitoring_inertial) by batsched's recorded replies.
     Returns the protocol's differences (a replay that diverged), empty when the run went as Batsim's."""
     info = json.loads((case / "case.json").read_text())
     options_file = case / "options.json"
