@@ -1,9 +1,9 @@
 """The reference corpus's `energy` family (Batsim 4.2 with -E, batsched 1.4's energy variants): per job, the
 schedule and the energy files, value for value.
 
-batsched's `sleeper`, `energy_bf`, `energy_bf_dicho` and `energy_bf_idle_sleeper` run re-written in Python over the
-protocol (tests/batsched_energy/sleeper.py, energy_bf.py, inertial_shutdown.py; they decide from the messages they
-receive); energy_bf_subpart_sleeper and energy_bf_monitoring_inertial are not re-written yet and answer with
+batsched's `sleeper`, `energy_bf`, `energy_bf_dicho`, `energy_bf_idle_sleeper` and `energy_bf_subpart_sleeper` run
+re-written in Python over the protocol (tests/batsched_energy/sleeper.py, energy_bf.py, inertial_shutdown.py; they
+decide from the messages they receive); energy_bf_monitoring_inertial is not re-written yet and answers with
 batsched's recorded replies (tests/batsched_energy/replay.py). Cases that differ are marked with the exact reason
 (also in docs/energy.md).
 """
@@ -53,9 +53,6 @@ ROW_ORDER = {
             at="t=1181 (and 931, 1452, 2382)",
             what="at 1181, JOB_COMPLETED w0!20 is answered by EXECUTE_JOB w0!24 and w0!25, then JOB_COMPLETED w0!22 "
                  "comes alone; Batsim's machine_states.csv has both ends before the starts")),
-    "energy_016_energy_bf_subpart_sleeper": (
-        "replayed: a job's end and a machine's transition end fall on one instant; in Batsim, SimGrid puts them a "
-        "few nanoseconds apart, so its rows for that instant come in an order clustersim gives otherwise"),
 }
 """Cases whose energy files differ even per instant (the rest differ at most in the order of an instant's rows)."""
 
@@ -99,6 +96,17 @@ DECISIONS_DIFFER = {
         "(out_protocol.jsonl.gz): the monitoring stage puts 4-7 (idle for 10 s) to sleep before w0!13 is queued, "
         "and w0!13 waits for them to wake again (starts at 343); clustersim sends the submission first, and w0!13 "
         "starts on 4-7 at once, at 321"),
+    "energy_006_energy_bf_subpart_sleeper": (
+        "at t=300 Batsim sends REQUESTED_CALL alone, then JOB_COMPLETED w0!3 (out_protocol.jsonl.gz): the "
+        "monitoring stage runs while w0!3 holds the 32 machines and plans no switch; clustersim sends the "
+        "completion first, w0!4 (32 hosts) starts on it, and the call's monitoring stage then plans 0-15 to switch "
+        "off once w0!4 is over: at 305 they switch off rather than run w0!6 and the jobs Batsim starts there "
+        "(w0!10 starts at 505 rather than 305)"),
+    "energy_016_energy_bf_subpart_sleeper": (
+        "at t=1780 Batsim sends REQUESTED_CALL alone, then JOB_COMPLETED w0!25 (machine 9) "
+        "(out_protocol.jsonl.gz): the monitoring stage switches 12-14 off; clustersim sends the completion first, "
+        "so machine 9 is idle when the call comes and is the one switched off with 12-13: w0!28, w0!29, w0!30 and "
+        "w0!31 then run on 14 where Batsim runs them on 9"),
 }
 """Python-scheduled cases where clustersim's grouping or order of an instant's events makes batsched decide
 otherwise (Batsim's delivery of one instant's events, docs/batsim-protocol.md)."""

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from batsched_energy.energy_bf import EnergyBackfilling, EnergyBackfillingDichotomy
-from batsched_energy.inertial_shutdown import IdleSleeper
+from batsched_energy.inertial_shutdown import IdleSleeper, SubpartSleeper
 from batsched_energy.replay import Message, Replay
 from batsched_energy.sleeper import Sleeper
 from batsched_variants import Batsched
@@ -22,7 +22,8 @@ __all__ = ["Message", "compare_energy_files", "energy_differences", "run_energy_
 
 VARIANTS: dict[str, type[Batsched]] = {"sleeper": Sleeper, "energy_bf": EnergyBackfilling,
                                           "energy_bf_dicho": EnergyBackfillingDichotomy,
-                                          "energy_bf_idle_sleeper": IdleSleeper}
+                                          "energy_bf_idle_sleeper": IdleSleeper,
+                                          "energy_bf_subpart_sleeper": SubpartSleeper}
 """batsched's energy variants re-written so far, by batsched name."""
 
 

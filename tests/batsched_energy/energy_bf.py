@@ -66,6 +66,14 @@ class EnergySchedule(TimeSlices):
         return {key: job[2] for key, job in sorted(self._jobs.items())
                 if (job[4] or job[0] <= begin) and job[1] > begin}
 
+    def free_during(self, begin: float, end: float) -> IntervalSet:
+        """The machines free all along [begin, end) (batsched's available_machines_during_period)."""
+        mask = self.everything
+        for s, start in enumerate(self.begins):
+            if start < end and self.end_of(s) > begin:
+                mask &= self.free[s]
+        return IntervalSet.from_mask(mask)
+
     def end_of(self, s: int) -> float:
         return self.begins[s + 1] if s + 1 < len(self.begins) else math.inf
 

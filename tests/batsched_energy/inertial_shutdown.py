@@ -284,3 +284,79 @@ class IdleSleeper(InertialShutdown):
             self.to_sedate, self.to_awaken = self.to_sedate - sedated, self.to_awaken - awakened
             self.sedated_since_monitoring, self.awakened_since_monitoring = sedated, awakened
             self.decisions_of(self.inertial, now, call_me_later=False)
+
+
+class SubpartSleeper(InertialShutdown):
+    """batsched's `energy_bf_subpart_sleeper` (src/algo/energy_bf_machine_subpart_sleeper.cpp): the monitoring
+    stage keeps `fraction_of_machines_to_let_awake` of the machines (at least the priority job's request) awake and
+    puts the others to sleep once they have nothing more to do, without delaying the priority job; then, as the
+    idle sleeper, the machines idle for long enough."""
+
+    def __init__(self, options: dict[str, Any]):
+        super().__init__(options)
+        self.fraction_awake = float(options["fraction_of_machines_to_let_awake"])
+
+    def on_monitoring_stage(self, now: float) -> None:
+        self.update_first_slice(now)
+        plan = self.inertial = self.schedule.copy()
+        if self.to_sedate:  # switches off not done yet are decided again
+            self.uncount_sedated(len(self.to_sedate))
+            self.to_sedate = IntervalSet()
+        priority = self.queue[0] if self.queue else None
+        awake_soon = (self.awake | self.switching_on) - self.switching_off | self.to_awaken
+        to_let_awake = int(self.fraction_awake * self.nb_machines)
+        placed = None
+        if priority is not None:
+            key, res = priority
+            placed = plan.add(key, res, self.walltimes[key])
+            if placed is not None:
+                plan.remove(key)
+        if priority is None or placed is not None:
+            usable_by_priority = IntervalSet()
+            if placed is not None and priority is not None:
+                to_let_awake = max(to_let_awake, priority[1])
+                usable_by_priority = plan.free_during(placed.start, placed.start + self.walltimes[priority[0]])
+            number = len(awake_soon) - to_let_awake
+            if number > 0:
+                stolen = min(self.sedated_for_being_idle, number)
+                self.sedated_by_inertia += stolen
+                self.sedated_for_being_idle -= stolen
+                sedating = self.first_machines_to_sedate(plan, number, awake_soon, usable_by_priority, priority)
+                self.to_sedate = self.to_sedate | sedating
+                self.sedated_by_inertia += len(sedating)
+                sedated, _ = self.handle_queued_switches(plan, self.to_sedate, IntervalSet())
+                self.to_sedate = self.to_sedate - sedated
+                self.decisions_of(plan, now, call_me_later=False)
+            self.update_idle_states(now, plan)
+            awake_soon = (self.awake | self.switching_on | self.to_awaken) - self.to_sedate
+            if not self.switching_on and not self.to_awaken:
+                sedating = self.idle_machines_to_sedate(now, awake_soon, priority)
+                if sedating:
+                    sedated, _ = self.handle_queued_switches(plan, sedating, IntervalSet())
+                    self.decisions_of(plan, now, call_me_later=False)
+                    self.sedated_for_being_idle += len(sedated)
+        if self.sedated_for_being_idle > to_let_awake:  # the surplus counts as sedated by inertia
+            self.sedated_by_inertia += self.sedated_for_being_idle - to_let_awake
+            self.sedated_for_being_idle = to_let_awake
+
+    @staticmethod
+    def first_machines_to_sedate(plan: EnergySchedule, number: int, sedatable: IntervalSet,
+                                 usable_by_priority: IntervalSet, priority: tuple[str, int] | None) -> IntervalSet:
+        """batsched's select_first_machines_to_sedate: the `number` machines of `sedatable` that are free the
+        soonest in `plan` (the lowest first), taking from the machines the priority job could use only those it
+        does not need."""
+        chosen = stolen = IntervalSet()
+        stealable = sedatable & usable_by_priority
+        nb_stealable = max(0, len(stealable) - (priority[1] if priority else 0))
+        for s in range(len(plan.begins)):
+            now = (IntervalSet.from_mask(plan.free[s]) & sedatable) - chosen
+            annoying = now & (stealable - stolen)
+            if annoying and nb_stealable - len(stolen) > 0:
+                taken = annoying.lowest(min(nb_stealable - len(stolen), len(annoying)))
+                taken = taken.lowest(min(len(taken), number - len(chosen)))
+                stolen, chosen = stolen | taken, chosen | taken
+            now = now - annoying
+            if len(now) + len(chosen) >= number:
+                return chosen | now.lowest(number - len(chosen))
+            chosen = chosen | now
+        raise AssertionError(f"cannot find {number} machines of {sedatable} to switch off")
