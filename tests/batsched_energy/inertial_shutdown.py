@@ -17,6 +17,7 @@ nothing for these and is not written.
 
 from __future__ import annotations
 
+import bisect
 import math
 from typing import Any
 
@@ -32,6 +33,8 @@ from clustersim.intervals import IntervalSet
 
 NEVER = math.inf
 """An idle start date for a machine that is not idle (batsched: the plan's infinite horizon)."""
+INFINITE_HORIZON = 1e19
+"""Where batsched's plan ends (its `Schedule`'s last slice)."""
 
 
 class InertialShutdown(EnergyBackfilling):
@@ -52,6 +55,7 @@ class InertialShutdown(EnergyBackfilling):
         self.sedated_by_inertia = self.sedated_for_being_idle = 0
         self.sedated_since_monitoring = self.awakened_since_monitoring = IntervalSet()
         self.monitoring_launched = self.no_more_jobs = self.stop_calls = self.finished = False
+        self.last_llh = self.last_llh_date = self.llh_integral = 0.0
 
     def on_event(self, now: float, kind: str, data: dict[str, Any]) -> None:
         super().on_event(now, kind, data)
@@ -86,6 +90,7 @@ class InertialShutdown(EnergyBackfilling):
         if self.ended and self.no_more_jobs and self.schedule_is_done(released):
             self.stop_calls = True
         self.update_first_slice(now)
+        self.integrate_load(now, [(key, res) for key, res in self.queue if key not in released])
         plan = self.inertial = self.schedule.copy()
         sedated, awakened = self.handle_queued_switches(plan, self.to_sedate, self.to_awaken)
         priority: tuple[str, int] | None = None
@@ -126,6 +131,31 @@ class InertialShutdown(EnergyBackfilling):
                 sedated, _ = self.handle_queued_switches(plan, sedating, IntervalSet())
                 self.decisions_of(plan, now, call_me_later=False)
                 self.sedated_for_being_idle += len(sedated)
+        self.last_llh, self.last_llh_date = self.liquid_load_horizon(plan, self.queue, now), now
+
+    def liquid_load_horizon(self, plan: EnergySchedule, queue: list[tuple[str, int]], now: float) -> float:
+        """batsched's liquid load horizon: how long the queued jobs' area (machines x walltime) takes to fill the
+        free machines of `plan` from `now`, poured like a liquid (the plan's horizon if it never fills)."""
+        load = sum(res * self.walltimes[key] for key, res in queue)
+        when = now
+        s = max(0, bisect.bisect_right(plan.begins, now) - 1)
+        while load > 0 and s < len(plan.begins):
+            free = plan.free[s].bit_count()
+            area = free * max(0.0, min(plan.end_of(s), INFINITE_HORIZON) - max(now, plan.begins[s]))
+            if area <= load:
+                load -= area
+                when = min(plan.end_of(s), INFINITE_HORIZON)
+                s += 1
+            else:
+                when += load / free
+                load = 0
+        return (INFINITE_HORIZON if load > 0 else when) - now
+
+    def integrate_load(self, now: float, queue: list[tuple[str, int]]) -> None:
+        """The integral of the liquid load horizon over time (trapezoids), with the plan of the last decisions."""
+        llh = self.liquid_load_horizon(self.inertial, queue, now)
+        self.llh_integral += (self.last_llh + llh) / 2 * (now - self.last_llh_date)
+        self.last_llh, self.last_llh_date = llh, now
 
     def schedule_is_done(self, released: set[str]) -> bool:
         """No job queued before this message, and none planned (batsched then stops asking to be called)."""
@@ -360,3 +390,103 @@ class SubpartSleeper(InertialShutdown):
                 return chosen | now.lowest(number - len(chosen))
             chosen = chosen | now
         raise AssertionError(f"cannot find {number} machines of {sedatable} to switch off")
+
+
+class MonitoringInertial(InertialShutdown):
+    """batsched's `energy_bf_monitoring_inertial`: at each monitoring stage, the integral of the liquid load horizon
+    over the period past is compared with the period before: while it grows, more machines are woken (twice as
+    many as at the last stage, at least one), while it falls, more are put to sleep (likewise, leaving the priority
+    job its machines); then, as the idle sleeper, the machines idle for long enough sleep."""
+
+    def __init__(self, options: dict[str, Any]):
+        super().__init__(options)
+        self.allow_future_switches = bool(options.get("allow_future_switches", True))
+        self.upper_llh_threshold = float(options.get("upper_llh_threshold", 1e100))
+        alteration = str(options.get("inertial_alteration", "x2")).strip()
+        self.alteration_sum, self.alteration = alteration[0] == "p", float(alteration[1:])
+        self.first_stage, self.awakening, self.inertial_number = True, True, 0
+        self.preceding_llh_integral = 0.0
+
+    def altered(self, number: int) -> int:
+        return int(number + self.alteration if self.alteration_sum else number * self.alteration)
+
+    def on_monitoring_stage(self, now: float) -> None:
+        self.update_first_slice(now)
+        self.integrate_load(now, self.queue)
+        plan = self.inertial = self.schedule.copy()
+        if self.to_sedate:
+            self.uncount_sedated(len(self.to_sedate))
+            self.to_sedate = IntervalSet()
+        priority = self.queue[0] if self.queue else None
+        placed = None
+        reserved = usable_by_priority = IntervalSet()
+        if priority is not None:
+            key, res = priority
+            placed = plan.add(key, res, self.walltimes[key])
+            if placed is not None:
+                plan.remove(key)
+                reserved = placed.hosts
+                usable_by_priority = plan.free_during(placed.start, placed.start + self.walltimes[key])
+        needs_awakenings = priority is not None and placed is None
+        if self.first_stage:
+            self.first_stage, self.awakening, self.inertial_number = False, True, 0
+        elif not needs_awakenings:
+            if self.llh_integral / self.period >= self.upper_llh_threshold:
+                if not self.awakening:
+                    self.awakening, self.inertial_number = True, 0
+                self.preceding_llh_integral = 0.0
+            if self.awakening and self.llh_integral > self.preceding_llh_integral:
+                self.awaken_by_inertia(plan)
+            elif self.awakening:
+                self.awakening, self.inertial_number = False, 0
+            elif self.llh_integral <= self.preceding_llh_integral:
+                self.sedate_by_inertia(plan, priority, reserved, usable_by_priority)
+            else:
+                self.awakening, self.inertial_number = True, 0
+        if priority is not None and not needs_awakenings:
+            placed_after = plan.add(priority[0], priority[1], self.walltimes[priority[0]])
+            assert placed is not None and placed_after is not None and placed_after.start <= placed.start, (
+                f"the energy decisions delayed the priority job {priority[0]}")
+        self.preceding_llh_integral, self.llh_integral = self.llh_integral, 0.0
+        sedated, awakened = self.handle_queued_switches(plan, self.to_sedate, self.to_awaken)
+        self.to_sedate, self.to_awaken = self.to_sedate - sedated, self.to_awaken - awakened
+        self.sedated_since_monitoring, self.awakened_since_monitoring = sedated, awakened
+        self.decisions_of(plan, now, call_me_later=False)
+        if priority is not None and needs_awakenings:
+            plan.add(priority[0], priority[1], self.walltimes[priority[0]])
+        self.update_idle_states(now, plan)
+        awake_soon = ((self.awake | self.switching_on) - self.switching_off | self.to_awaken) - self.to_sedate
+        if not self.switching_on and not self.to_awaken:
+            sedating = self.idle_machines_to_sedate(now, awake_soon, priority)
+            if sedating:
+                sedated, _ = self.handle_queued_switches(plan, sedating, IntervalSet())
+                self.decisions_of(plan, now, call_me_later=False)
+                self.sedated_for_being_idle += len(sedated)
+        self.last_llh, self.last_llh_date = self.liquid_load_horizon(plan, self.queue, now), now
+
+    def awaken_by_inertia(self, plan: EnergySchedule) -> None:
+        awakable = self.asleep - self.to_awaken
+        if not self.allow_future_switches:
+            awakable = awakable - self.non_wakable
+        self.inertial_number = min(max(self.altered(len(self.awakened_since_monitoring)), 1), len(awakable))
+        if self.inertial_number > 0:
+            waking = self.first_machines_to_awaken(plan, self.inertial_number, awakable)
+            self.to_awaken = self.to_awaken | waking
+            self.uncount_sedated(len(waking))
+
+    def sedate_by_inertia(self, plan: EnergySchedule, priority: tuple[str, int] | None, reserved: IntervalSet,
+                          usable_by_priority: IntervalSet) -> None:
+        sedatable = self.awake - self.to_sedate
+        if not self.allow_future_switches:
+            sedatable = sedatable & IntervalSet.from_mask(plan.free[0])
+        nb_sedatable = len(sedatable) if priority is None else max(0, len(sedatable) - len(reserved))
+        self.inertial_number = min(max(self.altered(len(self.sedated_since_monitoring)), 1), nb_sedatable)
+        if self.inertial_number > 0:
+            stolen = min(self.sedated_for_being_idle, self.inertial_number)
+            sedating = IntervalSet()
+            if self.inertial_number - stolen > 0:
+                sedating = SubpartSleeper.first_machines_to_sedate(plan, self.inertial_number, sedatable,
+                                                                   usable_by_priority, priority)
+            self.sedated_by_inertia += len(sedating) + stolen
+            self.sedated_for_being_idle -= stolen
+            self.to_sedate = self.to_sedate | sedating
