@@ -1,10 +1,10 @@
 """The reference corpus's `energy` family (Batsim 4.2 with -E, batsched 1.4's energy variants): per job, the
 schedule and the energy files, value for value.
 
-batsched's `sleeper`, `energy_bf`, `energy_bf_dicho`, `energy_bf_idle_sleeper` and `energy_bf_subpart_sleeper` run
-re-written in Python over the protocol (tests/batsched_energy/sleeper.py, energy_bf.py, inertial_shutdown.py; they
-decide from the messages they receive); energy_bf_monitoring_inertial is not re-written yet and answers with
-batsched's recorded replies (tests/batsched_energy/replay.py). Cases that differ are marked with the exact reason
+batsched's six energy variants run re-written in Python over the protocol (tests/batsched_energy/sleeper.py,
+energy_bf.py, inertial_shutdown.py; they decide from the messages they receive). Where clustersim's order of an
+instant's events makes them decide otherwise, batsched's recorded replies (tests/batsched_energy/replay.py) show
+that clustersim computes Batsim's outputs from batsched's decisions. Cases that differ are marked with the exact reason
 (also in docs/energy.md).
 """
 
