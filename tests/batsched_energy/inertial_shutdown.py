@@ -1,6 +1,7 @@
 """batsched's variants built on its inertial-shutdown monitor (src/algo/energy_bf_monitoring_inertial_shutdown.cpp
-and energy_bf_monitoring_period.cpp), decision for decision: `energy_bf_idle_sleeper`
-(src/algo/energy_bf_idle_sleeper.cpp).
+and energy_bf_monitoring_period.cpp), decision for decision: `energy_bf_idle_sleeper`, `energy_bf_subpart_sleeper`
+and `energy_bf_monitoring_inertial` (src/algo/energy_bf_idle_sleeper.cpp, energy_bf_machine_subpart_sleeper.cpp,
+and the monitor's own monitoring stage).
 
 Unlike energy_bf, these do not switch a machine off as soon as its plan is empty. At each message they place the
 queued jobs EASY-like in a copy of the plan (the "inertial" plan): the first queued jobs start while they can,
@@ -10,9 +11,8 @@ that sleep soonest are woken), and the other jobs start if they fit now. Then sl
 the queued jobs that the idle machines cannot hold (at most as many as were put to sleep for being idle, never on
 the priority job's machines), or, with `sedate_idle_on_classical_events`, machines idle for `idle_time_to_sedate`
 seconds are put to sleep, keeping enough awake for the priority job. A requested call every `monitoring_period`
-seconds (asked for at the first submission) is a monitoring stage: energy_bf_idle_sleeper puts to sleep there the
-machines idle for long enough. The liquid-load-horizon trace batsched writes to `trace_output_filename` decides
-nothing for these and is not written.
+seconds (asked for at the first submission) is a monitoring stage, which each variant defines. The
+liquid-load-horizon trace batsched writes to `trace_output_filename` is not written.
 """
 
 from __future__ import annotations
