@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -22,7 +23,10 @@ from batsched_energy.cases import (
     instant_differences,
     run_energy_case,
 )
+from batsched_energy.energy_bf import EnergySchedule
+from batsched_energy.inertial_shutdown import MonitoringInertial
 from batsim_reference import case_info, cases, compare, run_case
+from clustersim.intervals import IntervalSet
 from test_batsim_adapter import ScriptedScheduler
 
 CASES = cases("energy")
@@ -297,3 +301,20 @@ def test_energy_bf_idle_sleeper_sleeps_idle_machines_and_wakes_them_for_a_job() 
         ("SET_RESOURCE_STATE", {"resources": "1", "state": "0"})]
     assert send(20, ("RESOURCE_STATE_CHANGED", {"resources": "1", "state": "0"})) == [
         ("EXECUTE_JOB", {"job_id": "w0!2", "alloc": "0-1"})]
+
+
+def test_the_liquid_load_horizon_pours_the_queue_into_the_free_machines() -> None:
+    """Hand-computed: 4 machines, 2 busy until t=10; a queued 2-machine job of walltime 15 (20 s with batsched's
+    rjms_delay) is 40 machine-seconds. From t=0 the 2 free machines take 20 by t=10, the 4 then take the other 20 in
+    5 s: the horizon is 15 s. With every machine asleep for ever it never fills: batsched's plan horizon, 1e19."""
+    options = {"pstate_compute": 0, "pstate_sleep": 1, "power_compute": 200, "power_idle": 100, "power_sleep": 10,
+               "time_switch_on": 5, "time_switch_off": 2, "energy_switch_on": 1500, "energy_switch_off": 500,
+               "monitoring_period": 10}
+    scheduler = MonitoringInertial(options)
+    scheduler.walltimes["w0!2"] = 20
+    plan = EnergySchedule(0, IntervalSet.range(0, 4))
+    assert plan.add("w0!1", 2, 10) is not None
+    assert scheduler.liquid_load_horizon(plan, [("w0!2", 2)], 0) == 15
+    asleep = EnergySchedule(0, IntervalSet.range(0, 4))
+    asleep.put("fakejob_psleep_all", 0, math.inf, 0b1111)
+    assert scheduler.liquid_load_horizon(asleep, [("w0!2", 2)], 0) == 1e19
