@@ -4,11 +4,14 @@ jobs).
 
 `TimeSlices` keeps no job list per slice (it counts the jobs starting or ending at each boundary) and places a
 job again without taking it out when its place does not change; random sequences of placements, removals,
-compressions and moves of the present must give the model's slices and the model's places.
+compressions and moves of the present must give the model's slices and the model's places, walltimes of zero
+(batsched holds the hosts over the whole slice the job is placed in, and over the slices later cut out of it) and
+without walltime (until batsched's horizon) included.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from hypothesis import given, settings
@@ -41,10 +44,14 @@ class ScheduleModel:
         self.slices[0].begin = now
 
     def add(self, key: str, nb_res: int, walltime: float) -> Placement | None:
+        """A job without walltime (infinite) lasts until the horizon from each slice tried, as batsched sets it."""
         slices = self.slices
+        unlimited = walltime == math.inf
         for i, first in enumerate(slices):
             if len(first.free) < nb_res:
                 continue
+            if unlimited:
+                walltime = HORIZON - first.begin
             available, total = first.free, first.end - first.begin
             k = i
             while total < walltime:
@@ -99,7 +106,7 @@ def _same(plan: TimeSlices, model: ScheduleModel) -> None:
 
 _operations = st.lists(
     st.one_of(
-        st.tuples(st.just("add"), st.integers(1, NB_HOSTS), st.sampled_from([1.0, 2.0, 3.0, 5.0, 8.0])),
+        st.tuples(st.just("add"), st.integers(1, NB_HOSTS), st.sampled_from([0.0, 1.0, 2.0, 3.0, 5.0, 8.0, math.inf])),
         st.tuples(st.just("remove"), st.integers(0, 30), st.just(0.0)),
         st.tuples(st.just("compress"), st.just(0), st.just(0.0)),
         st.tuples(st.just("advance"), st.just(0), st.sampled_from([0.0, 0.5, 1.0])),
