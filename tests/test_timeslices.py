@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from clustersim.intervals import IntervalSet
@@ -117,6 +117,10 @@ _operations = st.lists(
 
 @settings(max_examples=300, deadline=None)
 @given(_operations)
+# A zero walltime placed in a first slice of zero length holds that slice's end; a slice cut out of a zero
+# walltime's slice is held too.
+@example([("add", 1, 0.0), ("add", 1, 1.0), ("advance", 0, 1.0), ("compress", 0, 0.0)])
+@example([("add", 1, 0.0), ("add", 1, 1.0), ("remove", 0, 0.0)])
 def test_time_slices_plan_as_batsched_schedule(operations: list[tuple[str, int, float]]) -> None:
     """Same slices (begins, free hosts) and same places after every operation; compression re-places every
     planned job in order, as conservative_bf does when a job ends."""

@@ -219,7 +219,7 @@ class TimeSlices:
             begins.insert(k, end)
             free.insert(k, free[k - 1])
             counts.insert(k, counts[k - 1])
-        if end != math.inf and (end != start or k < len(begins) and begins[k] == end):
+        if end != math.inf and (end != start or (k < len(begins) and begins[k] == end)):
             # A job in a first slice of zero length holds that slice's end: batsched merges no slices whose jobs
             # differ.
             edges[end] = edges.get(end, 0) + 1
