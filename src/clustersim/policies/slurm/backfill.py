@@ -441,10 +441,20 @@ class BackfillMemory:
     queue: tuple[Candidate, ...] | None = None
     valid_from: float = 0.0
     valid_until: float = -math.inf
+    idle: dict[int, int] = field(default_factory=dict)
+    """Idle CPUs in all per node set (the main scheduler asks them too, for the same free CPUs)."""
 
     def clear(self) -> None:
         self.will_run.clear()
+        self.idle.clear()
         self.queue = None
+
+    def idle_cpus(self, nodes: int, free: Sequence[int]) -> int:
+        """The idle CPUs of `nodes` in all (`free` must be the CPUs free since the last `clear`)."""
+        total = self.idle.get(nodes)
+        if total is None:
+            total = self.idle[nodes] = sum(map(free.__getitem__, bits(nodes)))
+        return total
 
 
 def backfill_cycle(
@@ -460,11 +470,12 @@ def backfill_cycle(
 ) -> Iterator[tuple[Candidate, Allocation]]:
     """Test the queue (in priority order) and yield the jobs to start now with their CPUs.
 
-    The caller starts each yielded job before resuming the generator; `free` and `running` are updated here,
-    so later jobs see it, as the select plugin sees a job started by backfill. `epoch` is the wall-clock second
+    The caller starts each yielded job before resuming the generator; the cycle works on copies of `free`,
+    `running` and `other` that it updates, so later jobs see it, as the select plugin sees a job started by
+    backfill. `epoch` is the wall-clock second
     of t=0: Slurm rounds to bf_resolution on epoch time. `memory` carries will-run tests and the last idle cycle
     over to later cycles while no job starts or ends (a start here clears it). `other` is the memory and GPUs free
-    per node (updated here as `free` is).
+    per node.
 
     Two kinds of cycles are known to start nothing without running them (their node space map dies with them):
     those in which no job fits the idle CPUs of its nodes, reservations ignored, and those that repeat an idle
@@ -475,22 +486,20 @@ def backfill_cycle(
     signature = tuple(queue)
     if memory.queue == signature and memory.valid_from <= now < memory.valid_until:
         return
-    idle: dict[int, int] = {}
     last_fit = -1
     """The last position whose job fits the idle CPUs of its nodes, reservations ignored: after it, the cycle
     can only plan reservations nobody after can use (starts only remove CPUs)."""
     for position in range(len(queue) - 1, -1, -1):
         job = queue[position]
-        nodes = job.nodes & up_nodes
-        if nodes not in idle:
-            idle[nodes] = sum(map(free.__getitem__, bits(nodes)))
-        if job.cpus <= idle[nodes]:
+        if job.cpus <= memory.idle_cpus(job.nodes & up_nodes, free):
             last_fit = position
             break
     if last_fit < 0:
         return
     cache = memory.will_run
     validity = Validity(now)
+    free = list(free)
+    other = None if other is None else other.copy()
     running = sorted(running, key=_end)
     res = params.resolution
 
@@ -553,7 +562,7 @@ def backfill_cycle(
                 validity.below(start - params.window)
                 break
             validity.at_least(start - params.window)
-            planned = node_bitmap(allocation)
+            planned = _planned_nodes(allocation)
             begin = floor(start)
             end = floor(start + job.time_limit)
             if space.overlaps(planned, begin, end):
@@ -569,6 +578,22 @@ def backfill_cycle(
     if not started_keys:
         memory.queue = signature
         memory.valid_from, memory.valid_until = validity.lo, validity.hi
+
+
+_PLANNED: dict[int, tuple[Allocation, int]] = {}
+"""The node bitmaps of allocations (by identity: will-run results are shared and never changed, and each entry
+keeps its allocation alive so that its id is not reused)."""
+
+
+def _planned_nodes(allocation: Allocation) -> int:
+    entry = _PLANNED.get(id(allocation))
+    if entry is not None and entry[0] is allocation:
+        return entry[1]
+    bitmap = node_bitmap(allocation)
+    if len(_PLANNED) >= 65536:
+        _PLANNED.clear()
+    _PLANNED[id(allocation)] = (allocation, bitmap)
+    return bitmap
 
 
 def _end(job: Running) -> float:
