@@ -480,7 +480,7 @@ def backfill_cycle(
     Two kinds of cycles are known to start nothing without running them (their node space map dies with them):
     those in which no job fits the idle CPUs of its nodes, reservations ignored, and those that repeat an idle
     cycle (same queue, same running jobs) at a now for which every comparison with now comes out the same. A
-    cycle ends once no later job fits the idle CPUs of its nodes.
+    cycle ends once no later job fits the idle CPUs of its nodes (checked again after each start).
     """
     memory = memory if memory is not None else BackfillMemory()
     signature = tuple(queue)
@@ -554,6 +554,11 @@ def backfill_cycle(
                 running.insert(bisect.bisect_right(running, started.end, key=_end), started)
                 memory.clear()
                 started_keys.add(job.key)
+                # The start took CPUs: later jobs that no longer fit the idle CPUs cannot start in this cycle
+                # (and a cycle that started a job records no idle cycle), so it ends sooner.
+                while last_fit > position and queue[last_fit].cpus > memory.idle_cpus(
+                        queue[last_fit].nodes & up_nodes, free):
+                    last_fit -= 1
                 break
             validity.below(start)
             if later_start and start > later_start:
