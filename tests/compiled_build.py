@@ -15,10 +15,13 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import tomllib
 from importlib.metadata import version
 from pathlib import Path
+
+from clustersim._io.system import apt_install
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "src" / "clustersim"
@@ -45,11 +48,19 @@ def extension_path(lib: Path, module: str) -> Path | None:
     return found[0] if found else None
 
 
+def _has_compiler() -> bool:
+    headers = Path(sysconfig.get_paths()["include"]) / "Python.h"
+    return shutil.which(os.environ.get("CC", "gcc")) is not None and headers.exists()
+
+
 def build(jobs: int = 2) -> Path:
     """The directory to put on PYTHONPATH for the compiled path (built on first use, then cached)."""
     lib = CACHE / _key()
     if lib.is_dir():
         return lib
+    failure = apt_install(["gcc", "python3-dev"], _has_compiler)  # a fresh Debian machine may have neither
+    if failure is not None:
+        raise RuntimeError(f"no C compiler or Python headers for mypyc: {failure}")
     CACHE.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=CACHE) as scratch:
         staged = Path(scratch) / "lib"
