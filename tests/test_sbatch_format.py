@@ -16,7 +16,8 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 def test_options_become_the_request_partition_limit_and_dependency() -> None:
     options = parse_sbatch("-p q -N 2 --ntasks-per-node 2 -c2 --mem=1G -t 1:30 --dependency=afterok:3")
-    assert options.request == SbatchRequest(ntasks=4, cpus_per_task=2, nodes=2, ntasks_per_node=2, mem=1024)
+    assert options.request == SbatchRequest(ntasks=4, cpus_per_task=2, nodes=2, ntasks_per_node=2, mem=1024,
+                                           per_node_tasks=True)
     assert options.request.cpus == 8
     assert (options.partition, options.time_limit, options.dependency) == ("q", 90.0, "afterok:3")
     assert options.arguments == ("-p", "q", "-N", "2", "--ntasks-per-node", "2", "-c2", "--mem=1G", "-t", "1:30")
@@ -24,19 +25,19 @@ def test_options_become_the_request_partition_limit_and_dependency() -> None:
 
 @pytest.mark.parametrize(("text", "request_"), [
     ("", SbatchRequest()),
-    ("-N 3", SbatchRequest(ntasks=3, nodes=3)),  # one task per node, as sbatch counts them
+    ("-N 3", SbatchRequest(ntasks=3, nodes=3, per_node_tasks=True)),  # one task per node, as sbatch counts them
     ("-n 4 --exclusive", SbatchRequest(ntasks=4, exclusive=True)),
     ("--mem-per-cpu=512K", SbatchRequest(mem_per_cpu=1)),  # whole MiB, rounded up
     ("--mem=0", SbatchRequest(mem=0)),  # all of each node's memory
-    ("--gres=gpu:a100:2 -N 2", SbatchRequest(ntasks=2, nodes=2, gres=(("gpu", 2),))),
+    ("--gres=gpu:a100:2 -N 2", SbatchRequest(ntasks=2, nodes=2, per_node_tasks=True, gres=(("gpu", 2),))),
     ("--gpus-per-node=1 --gres=bandwidth:10", SbatchRequest(gres=(("bandwidth", 10), ("gpu", 1)))),
     ("--gres=gpu,mps:50", SbatchRequest(gres=(("gpu", 1), ("mps", 50)))),
     ("--gpus=3 -n 2", SbatchRequest(ntasks=2, gpus=3)),  # GPUs per job, spread over the nodes as needed
-    ("-G a100:2 -N 2", SbatchRequest(ntasks=2, nodes=2, gpus=2)),
+    ("-G a100:2 -N 2", SbatchRequest(ntasks=2, nodes=2, per_node_tasks=True, gpus=2)),
     ("--gpus-per-task=2 -n 3", SbatchRequest(ntasks=3, gpus_per_task=2)),
     ("-N 2-4", SbatchRequest(ntasks=2, nodes=2, max_nodes=4, per_node_tasks=True)),  # a task per node it gets
     ("-N 1-3 -n 5", SbatchRequest(ntasks=5, nodes=1, max_nodes=3)),
-    ("-N 2-2", SbatchRequest(ntasks=2, nodes=2)),
+    ("-N 2-2", SbatchRequest(ntasks=2, nodes=2, per_node_tasks=True)),
 ])
 def test_requests_as_sbatch_derives_them(text: str, request_: SbatchRequest) -> None:
     assert parse_sbatch(text).request == request_

@@ -40,7 +40,8 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 @dataclass(frozen=True)
 class Scenario:
     conf: str
-    jobs: str
+    jobs: str | Path
+    """An sbatch-options CSV, or a directory of job scripts."""
     rejected: frozenset[str] = frozenset()
     never: frozenset[str] = frozenset()
     """Jobs that stay pending for ever (PartitionNodeLimit)."""
@@ -72,6 +73,14 @@ SCENARIOS = {
         "id,submit,duration,sbatch\n1,0,30,--gpus=1 -n 1 -t 1\n2,4,30,--gres=gpu:2 -n 2 -t 1\n"
         "3,8,20,--gpus-per-node=1 -N 2 -t 1\n4,12,10,-n 2 -t 1\n5,13,10,--gres=gpu:3 -n 1 -t 1\n"
         "6,16,10,--gpus=1 -n 1 -t 1\n", rejected=frozenset({"5"})),
+    "gpus-spread": Scenario(
+        "SelectType=select/cons_tres\nSelectTypeParameters=CR_CPU\nGresTypes=gpu\n"
+        "NodeName=n[1-4] CPUs=4 RealMemory=1000 Gres=gpu:2\nPartitionName=p Nodes=n[1-4] Default=YES MaxTime=INFINITE\n",
+        "id,submit,duration,sbatch\n1,0,30,--gpus=3 -N 2 -n 2 -t 1\n2,2,30,--gpus=1 -n 1 -t 1\n"
+        "3,4,30,--gpus=4 -n 2 -t 1\n4,6,20,--gpus-per-task=1 -n 2 -t 1\n5,8,20,-N 2-4 -n 6 -t 1\n"
+        "6,10,10,--gpus=2 -n 4 -t 1\n7,12,10,--gpus=4 -n 1 -t 1\n", rejected=frozenset({"7"})),
+    "job-scripts": Scenario((EXAMPLES / "gres.conf").read_text(encoding="utf-8"), EXAMPLES / "job-scripts",
+                            rejected=frozenset({"08-too-much"})),
 }
 
 
@@ -97,13 +106,15 @@ def model_states(conf: SlurmConf, workload: Path) -> dict[str, FinalState | None
 def test_sbatch_requests_as_real_slurm_treats_them(slurm_installed: None, tmp_path: Path, name: str) -> None:
     scenario = SCENARIOS[name]
     (tmp_path / "slurm.conf").write_text(scenario.conf, encoding="utf-8")
-    (tmp_path / "jobs.csv").write_text(scenario.jobs, encoding="utf-8")
+    workload = scenario.jobs if isinstance(scenario.jobs, Path) else tmp_path / "jobs.csv"
+    if not isinstance(scenario.jobs, Path):
+        workload.write_text(scenario.jobs, encoding="utf-8")
     conf = read_slurm_conf(tmp_path / "slurm.conf")
-    result = replay(list(load_workload(tmp_path / "jobs.csv").jobs), conf, tmp_path / "cluster", speedup=10)
+    result = replay(list(load_workload(workload).jobs), conf, tmp_path / "cluster", speedup=10)
     write_replay(result, tmp_path / "real")
     real_rejected = {o.job.id for o in result.outcomes if o.state is FinalState.REJECTED}
     assert (real_rejected, set(result.unfinished)) == (scenario.rejected, scenario.never)
-    states = model_states(conf, tmp_path / "jobs.csv")
+    states = model_states(conf, workload)
     assert {k for k, s in states.items() if s is FinalState.REJECTED} == scenario.rejected
     assert {k for k, s in states.items() if s is None} == scenario.never
     simulate_replay(tmp_path / "real" / "jobs.csv", conf, result.ctld_start, tmp_path / "simulated",
@@ -124,4 +135,6 @@ def test_the_scenarios_parse() -> None:
     """Without Slurm: every scenario's files are valid (the replayed test needs root and apt)."""
     for scenario in SCENARIOS.values():
         parse_slurm_conf(scenario.conf)
-        assert scenario.jobs.startswith("id,submit,duration,sbatch\n")
+        assert isinstance(scenario.jobs, Path) or scenario.jobs.startswith("id,submit,duration,sbatch\n")
+        if isinstance(scenario.jobs, Path):
+            assert load_workload(scenario.jobs).jobs

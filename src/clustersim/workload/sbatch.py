@@ -106,8 +106,8 @@ class SbatchRequest:
     max_nodes: int | None = None
     """`-N MIN-MAX`: at most MAX nodes, as many as fit (None: exactly `nodes`)."""
     per_node_tasks: bool = False
-    """`-N MIN-MAX` without `-n`: one task (or `--ntasks-per-node`) on every node the job gets; `ntasks` is
-    the least it gets."""
+    """`-N` without `-n`: one task (or `--ntasks-per-node`) on every node the job gets; `ntasks` is the least
+    it gets (with `-N MIN-MAX`, MIN nodes' worth)."""
     gres: tuple[tuple[str, int], ...] = ()
     """Generic resources on each node of the job: `--gres=name[:type]:N,...` and `--gpus-per-node=N` (gpu)."""
     gpus: int = 0
@@ -243,7 +243,7 @@ def _request(values: dict[str, str], source: str, line: int | None) -> SbatchReq
             max_nodes = None
     per_node = count("ntasks_per_node", "--ntasks-per-node")
     cpus_per_task = count("cpus_per_task", "--cpus-per-task") or 1
-    per_node_tasks = ntasks is None and max_nodes is not None
+    per_node_tasks = ntasks is None and nodes is not None
     if ntasks is None:
         ntasks = (nodes or 1) * (per_node or 1)
     if nodes is not None and per_node is not None and ntasks != nodes * per_node and max_nodes is None:
@@ -339,24 +339,30 @@ def read_sbatch_csv(path: StrPath, name: str = "w0") -> Workload:
         if not job_id or job_id in seen:
             raise InputError(source, f"job id '{job_id}' is empty or given twice", line=number, field="id")
         seen.add(job_id)
-        submit = _number(row[where["submit"]], source, number, "submit")
-        duration = _number(row[where["duration"]], source, number, "duration")
-        options = parse_sbatch(row[where["sbatch"]], source, number)
-        extra: dict[str, object] = {"sbatch": shlex.join(options.arguments)}
-        if options.dependency:
-            extra["dependency"] = options.dependency
-        for task in options.array or (None,):
-            task_id = job_id if task is None else f"{job_id}_{task}"
-            task_extra = extra if task is None else {**extra, "array_job": job_id}
-            jobs.append(Job(task_id, submit, options.request.cpus, Delay(duration), walltime=options.time_limit,
-                            workload=name, profile_name=f"delay{duration:g}", queue=options.partition,
-                            extra=task_extra))
+        submit = seconds(row[where["submit"]], source, number, "submit")
+        duration = seconds(row[where["duration"]], source, number, "duration")
+        jobs.extend(sbatch_jobs(job_id, submit, duration, parse_sbatch(row[where["sbatch"]], source, number), name))
     if not jobs:
         raise InputError(source, "no job: expected one row per job after the header")
     return Workload.from_jobs(jobs, name=name)
 
 
-def _number(text: str, source: str, line: int, field: str) -> float:
+def sbatch_jobs(job_id: str, submit: float, duration: float, options: SbatchOptions, name: str) -> list[Job]:
+    """The jobs one submission makes: one, or one per task of an array (`ID_TASK`)."""
+    extra: dict[str, object] = {"sbatch": shlex.join(options.arguments)}
+    if options.dependency:
+        extra["dependency"] = options.dependency
+    jobs = []
+    for task in options.array or (None,):
+        task_id = job_id if task is None else f"{job_id}_{task}"
+        task_extra = extra if task is None else {**extra, "array_job": job_id}
+        jobs.append(Job(task_id, submit, options.request.cpus, Delay(duration), walltime=options.time_limit,
+                        workload=name, profile_name=f"delay{duration:g}", queue=options.partition, extra=task_extra))
+    return jobs
+
+
+def seconds(text: str, source: str, line: int, field: str) -> float:
+    """A number of seconds from 0 to 1e12 (a submit time, a duration)."""
     try:
         value = float(text)
     except ValueError:

@@ -456,10 +456,9 @@ class Slurm(Policy):
                 per_cpu = self._def_mem_per_cpu
             else:
                 mem = 0
-        per_node = request.ntasks_per_node or (1 if request.per_node_tasks else None)
-        return Shape(request.ntasks, request.cpus_per_task, request.nodes, per_node, request.exclusive or self._linear,
-                     mem, per_cpu, request.max_nodes, request.per_node_tasks, request.gres, request.gpus,
-                     request.gpus_per_task)
+        return Shape(request.ntasks, request.cpus_per_task, request.nodes, request.ntasks_per_node,
+                     request.exclusive or self._linear, mem, per_cpu, request.max_nodes, request.per_node_tasks,
+                     request.gres, request.gpus, request.gpus_per_task)
 
     def _shaped(self, info: _Job, part: _Partition) -> ShapedRequest | None:
         """The job's shaped request in a partition (made once; None for a plain job in a partition without
@@ -716,19 +715,15 @@ class Slurm(Policy):
         return StartJob(info.job.key, IntervalSet.from_ids(units))
 
     def _gres_cpus(self, shape: Shape | None, node: int, count: int) -> int:
-        """How many of a node's free CPUs, the highest, a job may take `count` of. Measured on real Slurm 22.05:
-        cons_tres keeps the cores of the tasks a GRES job can run on a node when that number is known (one
-        task: `-n 1`; `--gpus-per-task`: the node's free GPUs over it) and drops the lowest others; otherwise
-        (and without GRES) every free CPU, the lowest taken first."""
+        """How many of a node's free CPUs, the highest, a job may take `count` of: those of the tasks it may run
+        there when cons_tres knows their number (`Shape.known_tasks`, GRES jobs: measured on real Slurm
+        22.05), else all of them (the lowest are taken first)."""
         ids = len(self._free_ids[node])
-        if shape is None or not shape.has_gres:
+        known = None if shape is None else shape.known_tasks(
+            self._other.gres["gpu"][node] if shape.gpus_per_task else 0)
+        if shape is None or known is None:
             return ids
-        if shape.tasks == 1 and not shape.per_node_tasks:
-            return count
-        if shape.gpus_per_task:
-            tasks = self._other.gres["gpu"][node] // shape.gpus_per_task
-            return max(count, min(ids, tasks * shape.cpus_per_task))
-        return ids
+        return max(count, min(ids, known * shape.cpus_per_task))
 
     # -- the backfill scheduler ----------------------------------------------------------------------
 

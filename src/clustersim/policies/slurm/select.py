@@ -137,7 +137,7 @@ class Shape:
     max_nodes: int | None = None
     """`-N MIN-MAX`: up to MAX nodes, as many as fit (None: exactly `nodes`)."""
     per_node_tasks: bool = False
-    """No task count (`-N MIN-MAX` alone): `tasks_per_node` (or one) task on each node it gets."""
+    """No task count (`-N` alone): `tasks_per_node` (or one) task on each node it gets."""
     gres: tuple[tuple[str, int], ...] = ()
     """GRES asked on each of its nodes (`--gres`, `--gpus-per-node`)."""
     gpus: int = 0
@@ -147,6 +147,20 @@ class Shape:
     @property
     def has_gres(self) -> bool:
         return bool(self.gres or self.gpus or self.gpus_per_task)
+
+    def known_tasks(self, gpus: int) -> int | None:
+        """The tasks a GRES job may run on a node when cons_tres knows that number (it then offers only their
+        cores, the highest of the node's free ones): `--gpus-per-task` (the node's `gpus` free over it),
+        `--ntasks-per-node`, or one (`-n 1`, or `-n` equal to `-N`); None: unknown (all free cores)."""
+        if not self.has_gres:
+            return None
+        if self.gpus_per_task:
+            return gpus // self.gpus_per_task
+        if self.tasks_per_node is not None:
+            return self.tasks_per_node
+        if not self.per_node_tasks and (self.tasks == 1 or (self.tasks == self.nodes and self.max_nodes is None)):
+            return 1
+        return None
 
 
 @dataclass(slots=True)
@@ -216,10 +230,12 @@ class ShapedRequest:
             tasks = cpus // shape.cpus_per_task
             if memory is not None and self.real_memory is not None:
                 tasks = min(tasks, self._memory_tasks(memory[node], self.real_memory[node]))
-            if shape.gpus_per_task:
-                tasks = min(tasks, gpus[node] // shape.gpus_per_task)
-            if shape.tasks_per_node is not None:
-                tasks = shape.tasks_per_node if tasks >= shape.tasks_per_node else 0
+            known = shape.known_tasks(gpus[node] if shape.gpus_per_task else 0)
+            if known is not None:
+                tasks = min(tasks, known)
+            per_node = shape.tasks_per_node or (1 if shape.per_node_tasks else None)
+            if per_node is not None:
+                tasks = per_node if tasks >= per_node else 0
             if tasks > 0:
                 caps[node] = tasks
                 usable |= 1 << node
