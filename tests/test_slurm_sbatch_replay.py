@@ -75,10 +75,11 @@ SCENARIOS = {
         "6,16,10,--gpus=1 -n 1 -t 1\n", rejected=frozenset({"5"})),
     "gpus-spread": Scenario(
         "SelectType=select/cons_tres\nSelectTypeParameters=CR_CPU\nGresTypes=gpu\n"
-        "NodeName=n[1-4] CPUs=4 RealMemory=1000 Gres=gpu:2\nPartitionName=p Nodes=n[1-4] Default=YES MaxTime=INFINITE\n",
-        "id,submit,duration,sbatch\n1,0,30,--gpus=3 -N 2 -n 2 -t 1\n2,2,30,--gpus=1 -n 1 -t 1\n"
-        "3,4,30,--gpus=4 -n 2 -t 1\n4,6,20,--gpus-per-task=1 -n 2 -t 1\n5,8,20,-N 2-4 -n 6 -t 1\n"
-        "6,10,10,--gpus=2 -n 4 -t 1\n7,12,10,--gpus=4 -n 1 -t 1\n", rejected=frozenset({"7"})),
+        "NodeName=n[1-4] CPUs=4 RealMemory=1000 Gres=gpu:2\n"
+        "PartitionName=p Nodes=n[1-4] Default=YES MaxTime=INFINITE\n",
+        "id,submit,duration,sbatch\n1,0,60,--gpus=3 -N 2 -n 2 -t 2\n2,4,66,--gpus=1 -n 1 -t 2\n"
+        "3,8,72,--gpus=4 -n 2 -t 2\n4,12,40,-N 2-4 -n 6 -t 1\n5,16,30,--gpus-per-task=1 -n 2 -t 1\n"
+        "6,20,10,--gpus=4 -n 1 -t 1\n7,24,20,--gres=gpu:1 -N 2 -t 1\n", rejected=frozenset({"6"})),
     "job-scripts": Scenario((EXAMPLES / "gres.conf").read_text(encoding="utf-8"), EXAMPLES / "job-scripts",
                             rejected=frozenset({"08-too-much"})),
 }
