@@ -8,7 +8,8 @@ The cluster's slurm.conf is derived from the model's: its scheduling settings, n
 partitions are kept; the plumbing is replaced (loopback addresses and free ports, `auth/none` and `cred/none`
 instead of munge, `proctrack/pgid`, `task/none`, no accounting, `SlurmdParameters=config_overrides` so declared
 CPUs need not exist, a large `MinJobAge` so finished jobs stay visible), and timeouts are scaled by K (Slurm
-caps them at 65535 s). GPUs (`Gres=gpu:N`) are empty files named by a generated gres.conf (`AutoDetect=off`).
+caps them at 65535 s). GPUs (`Gres=gpu:N`) are empty files named by a generated gres.conf (`AutoDetect=off`),
+other GRES are counts (`Count=`).
 
 Every process of the cluster carries a random token in its environment (daemons, job steps, payloads), so
 `stop` kills exactly those, by PID, even when slurmd has detached the job steps into sessions of their own.

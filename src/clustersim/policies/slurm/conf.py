@@ -3,13 +3,14 @@
 The reader accepts any slurm.conf: keys the model does not interpret are kept verbatim (the real daemons need
 them). What it interprets:
 
-- `NodeName=` lines (hostlists such as `n[1-4]`, `DEFAULT` lines): `CPUs`, `RealMemory`, `Weight`, `Gres` (GPUs),
+- `NodeName=` lines (hostlists such as `n[1-4]`, `DEFAULT` lines): `CPUs`, `RealMemory`, `Weight`, `Gres` (any names),
   `Port`, `NodeAddr`, `NodeHostname`, `State`; the nodes are numbered in file order, as slurmctld numbers them;
 - `PartitionName=` lines: `Nodes` (hostlist or `ALL`), `Default`, `MaxTime`, `MaxNodes`, `DefaultTime`,
   `PriorityJobFactor`, `PriorityTier` (and the older `Priority`, which sets both), `State`;
 - global keys: `SchedulerType`, `SchedulerParameters`, `SelectType`, `SelectTypeParameters`, `DefMemPerCPU`,
   `PriorityType`, `PriorityWeight*`, `PriorityMaxAge`, `PriorityFavorSmall`, `PriorityCalcPeriod`,
-  `PriorityDecayHalfLife`, `PriorityFlags`, `AccountingStorageType`, `EnforcePartLimits`.
+  `PriorityDecayHalfLife`, `PriorityFlags`, `AccountingStorageType`, `EnforcePartLimits`, `GresTypes` (every
+  name of the nodes' `Gres=` must be in it).
 
 Times use Slurm's formats (`minutes`, `minutes:seconds`, `hours:minutes:seconds`, `days-hours[:minutes[:seconds]]`,
 `INFINITE`/`UNLIMITED`) and are returned in seconds, None meaning unlimited.

@@ -3,8 +3,8 @@
 Configured by a slurm.conf (`conf` option), the same file a real cluster reads; without one, the platform's
 nodes form one partition with Slurm's defaults (cons_tres, CR_CPU). Jobs ask for CPUs (units of a Unit.CORE
 platform, numbered node by node) and may span nodes; jobs of the sbatch-options format (`Job.extra["sbatch"]`)
-also ask for memory, node counts, whole nodes and GPUs, and arrays' tasks are throttled (docs/slurm.md,
-"Requests beyond CPUs"); `Job.queue` names the partition or a list of them (`a,b`; the default partition
+also ask for memory, node counts and ranges, whole nodes, GPUs and other GRES, and arrays' tasks are throttled
+(docs/slurm.md, "Requests beyond CPUs"); `Job.queue` names the partition or a list of them (`a,b`; the default partition
 when it names none; an unknown name is rejected, as Slurm rejects it), `Job.user` and `Job.group` are the user
 and account, `Job.extra["dependency"]` is `--dependency` (afterok/afterany; an SWF preceding job is afterany).
 
@@ -66,7 +66,7 @@ MODELLED = frozenset({
     "priorityweightage", "priorityweightfairshare", "priorityweightjobsize", "priorityweightpartition",
     "priorityweightqos", "prioritymaxage", "priorityfavorsmall", "prioritycalcperiod", "prioritydecayhalflife",
     "priorityflags", "fairsharedampeningfactor", "accountingstoragetype", "enforcepartlimits", "killwait",
-    "overtimelimit", "defmempercpu",
+    "overtimelimit", "defmempercpu", "grestypes",
 })
 """Global slurm.conf keys the model reads."""
 NOT_SCHEDULING = frozenset({
@@ -80,7 +80,7 @@ NOT_SCHEDULING = frozenset({
     "jobcomptype", "jobcomploc", "minjobage", "maxjobcount", "firstjobid", "returntoservice",
     "slurmdparameters", "launchparameters", "messagetimeout", "tcptimeout", "slurmctldtimeout",
     "slurmdtimeout", "batchstarttimeout", "unkillablesteptimeout", "prologepilogtimeout", "inactivelimit",
-    "plugstackconfig", "healthcheckprogram", "healthcheckinterval", "grestypes", "cgroupplugin", "mailprog",
+    "plugstackconfig", "healthcheckprogram", "healthcheckinterval", "cgroupplugin", "mailprog",
     "slurmctldparameters", "communicationparameters", "waittime", "prolog", "epilog", "srunprolog",
     "srunepilog", "taskprolog", "taskepilog", "include",
 })
