@@ -7,6 +7,8 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from clustersim.core.events import FinalState
 from clustersim.errors import InputError
@@ -224,3 +226,38 @@ def test_gres_no_node_has_is_rejected_at_submission(options: str) -> None:
 def test_gres_types_must_declare_the_nodes_gres() -> None:
     with pytest.raises(InputError, match="Gres= names bw not in GresTypes=gpu"):
         parse_slurm_conf("GresTypes=gpu\nNodeName=n1 CPUs=4 Gres=gpu:1,bw:10\n")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    nodes=st.lists(st.tuples(st.integers(1, 4), st.integers(0, 4), st.integers(0, 3), st.integers(0, 100)),
+                   min_size=1, max_size=5),
+    options=st.sampled_from(["--gpus=3 -n 2", "--gpus=2 -N 2", "--gpus=5 -n 4", "--gpus-per-task=1 -n 3",
+                             "-N 2-4 -n 6", "-N 1-3", "-N 2-3 -n 3", "--gres=bw:30 -n 2", "--gres=gpu:1,bw:20 -N 2",
+                             "--gpus=2 -N 1-3 -n 3", "-n 5", "-N 2 -n 3 --exclusive"]),
+)
+def test_a_gres_or_node_range_allocation_fits_what_is_free(
+        nodes: list[tuple[int, int, int, int]], options: str) -> None:
+    """Whatever the free CPUs and GRES: the CPUs and GRES a job gets are free, it gets its tasks on a number of
+    nodes within its range, and every node of a `--gpus` job holds one GPU at least."""
+    sizes = tuple(size for size, _, _, _ in nodes)
+    free = [min(cpus, size) for size, cpus, _, _ in nodes]
+    other = Consumables(None, {"gpu": [gpus for _, _, gpus, _ in nodes], "bw": [bw for _, _, _, bw in nodes]})
+    request = parse_sbatch(options).request
+    shape = Shape(request.ntasks, request.cpus_per_task, request.nodes, request.ntasks_per_node, request.exclusive,
+                  max_nodes=request.max_nodes, per_node_tasks=request.per_node_tasks, gres=request.gres,
+                  gpus=request.gpus, gpus_per_task=request.gpus_per_task)
+    allocation = ShapedRequest(shape, sizes, None).select((1 << len(nodes)) - 1, free, other)
+    if allocation is None:
+        return
+    assert all(0 < cpus <= free[node] for node, cpus in allocation.items())
+    low = request.nodes or 1
+    assert low <= len(allocation) <= (request.max_nodes or request.nodes or len(nodes))
+    if not request.exclusive:
+        total = sum(allocation.values())
+        assert total == request.cpus if not request.per_node_tasks else total >= request.cpus
+    _, held = ShapedRequest(shape, sizes, None).holds(allocation, other)
+    for name, counts in held.items():
+        assert all(0 < count <= other.gres[name][node] for node, count in counts.items()), name
+    if request.gpus:
+        assert sum(held["gpu"].values()) == request.gpus and set(held["gpu"]) == set(allocation)
