@@ -251,9 +251,9 @@ class ShapedRequest:
         return {node: tasks * shape.cpus_per_task for node, tasks in picked.items()}
 
     def _gpu_weights(self, usable: int, gpus: Sequence[int]) -> tuple[int, ...]:
-        """Node weights for a job asking GPUs: the configured Weight first, then fewer usable GPUs weigh more
-        (cons_tres: `sched_weight = Weight << 8 | (0xff - near_gpu_cnt)`, near counted up to what the job
-        asks per node or per job)."""
+        """Node weights for a job asking GPUs per job or per task: the configured Weight first, then fewer free
+        GPUs weigh more (cons_tres: `sched_weight = Weight << 8 | (0xff - near_gpu_cnt)`, the GPUs counted up
+        to the job's `--gpus`). Per-node requests need not: every node they may use offers the same count."""
         shape = self.shape
         wanted = shape.gpus or 0xff
         base = self.weights or (0,) * len(self.sizes)
