@@ -57,6 +57,8 @@ type idleReporter struct {
 	binding map[types.UID]bool          // pods whose binding cycle is on (Done is called before the binding)
 	poke    chan struct{}
 	ready   chan struct{} // poked by the pod handlers: NextPod's wait
+	cycle   sync.Mutex    // held by a scheduling cycle, from NextPod's return to the next NextPod; pod handlers wait
+	inCycle bool          // the scheduling goroutine holds cycle (only that goroutine reads or writes it)
 	stop    chan struct{} // closed when the scheduler stops
 	off     atomic.Bool
 	seen    atomic.Int64 // resourceVersion of the last new pod or pod end handled by a pod handler
@@ -133,18 +135,26 @@ type countingHandler struct {
 	r       *idleReporter
 }
 
+// The scheduler's pod handlers run between scheduling cycles, never during one (see attach).
+
 func (h countingHandler) OnAdd(obj interface{}, initial bool) {
+	h.r.cycle.Lock()
 	h.ResourceEventHandler.OnAdd(obj, initial)
+	h.r.cycle.Unlock()
 	h.done(obj, true)
 }
 
 func (h countingHandler) OnUpdate(old, obj interface{}) {
+	h.r.cycle.Lock()
 	h.ResourceEventHandler.OnUpdate(old, obj)
+	h.r.cycle.Unlock()
 	h.done(obj, false)
 }
 
 func (h countingHandler) OnDelete(obj interface{}) {
+	h.r.cycle.Lock()
 	h.ResourceEventHandler.OnDelete(obj)
+	h.r.cycle.Unlock()
 	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		obj = tombstone.Obj
 	}
@@ -191,6 +201,12 @@ func (q countingQueue) Done(uid types.UID) {
 
 // attach follows the scheduler made with the wrapped factory: its queue, and NextPod (entered when the previous
 // pod's scheduling cycle is over).
+//
+// A scheduling cycle (from NextPod's return to the next call, failure handling included) holds r.cycle, and the
+// pod handlers take it: a pod event is handled between two cycles, never during one. The queue draws from
+// math/rand's global source for every pod it activates (runPreEnqueuePlugins, on the handlers' goroutines), and
+// kube-scheduler breaks score ties from the same source (selectHost): a handler drawing in the middle of a cycle
+// would shift that cycle's draws by thread timing.
 func (r *idleReporter) attach(sched *scheduler.Scheduler) {
 	r.queue = sched.SchedulingQueue
 	r.assumed = sched.Cache.IsAssumedPod
@@ -198,12 +214,18 @@ func (r *idleReporter) attach(sched *scheduler.Scheduler) {
 	sched.SchedulingQueue = countingQueue{sched.SchedulingQueue, r}
 	next := sched.NextPod
 	sched.NextPod = func(logger klog.Logger) (*framework.QueuedPodInfo, error) {
+		if r.inCycle { // the previous cycle is over
+			r.inCycle = false
+			r.cycle.Unlock()
+		}
 		r.wake()
 		if !r.off.Load() && !r.instantReady(logger) {
 			return nil, nil // the scheduler is stopping
 		}
 		pInfo, err := next(logger)
 		if pInfo != nil && pInfo.Pod != nil {
+			r.cycle.Lock()
+			r.inCycle = true
 			seedTies(pInfo)
 		}
 		return pInfo, err
@@ -212,10 +234,12 @@ func (r *idleReporter) attach(sched *scheduler.Scheduler) {
 
 // seedTies seeds math/rand's global source for one scheduling cycle from the pod and its attempt: kube-scheduler
 // breaks score ties with it (selectHost), and other goroutines also draw from it (the queue, for each pod it
-// moves), so one seed for the whole run would give each cycle draws that depend on thread timing.
+// moves), so one seed for the whole run would give each cycle draws that depend on thread timing. The pod is
+// named by namespace and name, not uid: an API server numbers uids across kinds, so a pod's uid depends on how
+// many events the scheduler had posted (asynchronously) before the pod was created.
 func seedTies(pInfo *framework.QueuedPodInfo) {
 	hash := fnv.New64a()
-	hash.Write([]byte(pInfo.Pod.UID))
+	hash.Write([]byte(pInfo.Pod.Namespace + "/" + pInfo.Pod.Name + "/"))
 	hash.Write([]byte(strconv.Itoa(pInfo.Attempts)))
 	rand.Seed(int64(hash.Sum64())) //nolint:staticcheck // see main.go
 }
