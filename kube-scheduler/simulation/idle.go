@@ -63,6 +63,8 @@ type idleReporter struct {
 	off     atomic.Bool
 	seen    atomic.Int64 // resourceVersion of the last new pod or pod end handled by a pod handler
 	known   int64        // resourceVersion of the last pod event the facade had published when last asked
+	active  int          // pods in the active queue when NextPod last counted them, less those popped since
+	recount atomic.Bool  // set by the pod handlers: they may have taken pods out of the active queue
 }
 
 func newIdleReporter(client clientset.Interface) *idleReporter {
@@ -175,6 +177,7 @@ func (h countingHandler) done(obj interface{}, instant bool) {
 			h.r.mu.Unlock()
 		}
 	}
+	h.r.recount.Store(true)
 	h.r.wake()
 	select {
 	case h.r.ready <- struct{}{}:
@@ -265,7 +268,7 @@ func (r *idleReporter) instantReady(logger klog.Logger) bool {
 			published, _ := strconv.ParseInt(answer.ResourceVersion, 10, 64)
 			r.known = max(published, seen)
 		}
-		if r.handledAll() >= r.known && len(r.queue.PodsInActiveQ()) > 0 {
+		if r.handledAll() >= r.known && r.activeQueued() {
 			return true
 		}
 		select {
@@ -275,6 +278,20 @@ func (r *idleReporter) instantReady(logger klog.Logger) bool {
 		case <-time.After(100 * time.Millisecond): // a safety net
 		}
 	}
+	return true
+}
+
+// activeQueued: the active queue has a pod for the Pop that follows. Counting the queue copies it
+// (PodsInActiveQ), so NextPod counts once and then counts down its own Pops; it counts again when the count
+// reaches 0 (a failure may have put pods back) or after a pod handler ran (it may have removed some).
+func (r *idleReporter) activeQueued() bool {
+	if r.recount.Swap(false) || r.active <= 0 {
+		r.active = len(r.queue.PodsInActiveQ())
+	}
+	if r.active == 0 {
+		return false
+	}
+	r.active--
 	return true
 }
 
@@ -359,6 +376,12 @@ func (r *idleReporter) idle() (int64, bool) {
 		}
 		delete(r.binding, uid)
 	}
+	// Not during a scheduling cycle: a failed pod leaves the queue's in-flight pods (Done) before the failure
+	// handler writes its PodScheduled=False status, and that write must reach the facade before the report.
+	if !r.cycle.TryLock() {
+		return 0, false
+	}
+	defer r.cycle.Unlock()
 	// Read after rv: the effects of every event up to rv are in the queue now.
 	// In flight first (cheap, and non-empty during a pass), then the queues; then in flight again, for a pod that
 	// moved from the active queue to in flight between the reads.
