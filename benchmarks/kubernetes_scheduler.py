@@ -140,10 +140,10 @@ def main() -> None:
                    f"CPU {r['scheduler_cpu']:.2f} s")
             attempts = "".join(f", {r[k]:g} {k}" for k in sorted(r) if k.startswith("attempts"))
             if "reached" in r:
-                raise SystemExit(f"seed {seed} run {run + 1}: stopped at the wall limit, {cpu}; simulated time "
-                                 f"{r['reached']:g} s reached (last submission at "
-                                 f"{max(pod.submit_time for pod in pods):g} s), {r['bindings']:g} of {len(pods)} pods "
-                                 f"bound{attempts}")
+                print(f"seed {seed} run {run + 1}: stopped at the wall limit, {cpu}; simulated time "
+                      f"{r['reached']:g} s reached (last submission at {max(pod.submit_time for pod in pods):g} s), "
+                      f"{r['bindings']:g} of {len(pods)} pods bound{attempts}", flush=True)
+                continue
             outcomes.append((r["makespan"], r["mean_wait"]))
             print(f"seed {seed} run {run + 1}: {cpu}; makespan {r['makespan']:g} s, mean wait {r['mean_wait']:.6g} s, "
                   f"{r['bindings']:g} bindings{attempts}", flush=True)
@@ -151,9 +151,10 @@ def main() -> None:
             print(f"{len(set(outcomes))} distinct (makespan, mean wait) over {args.runs} runs: {sorted(set(outcomes))}")
         real += outcomes
     if args.workload == "saturated":
-        makespan, wait = (statistics.fmean(values) for values in zip(*real, strict=True))
-        print(f"kube-scheduler ({args.build}), mean of {len(real)} runs: makespan {makespan:.1f} s, mean wait "
-              f"{wait:.2f} s")
+        makespan, wait = (statistics.fmean(values) for values in zip(*real, strict=True)) if real else (0.0, 0.0)
+        if real:
+            print(f"kube-scheduler ({args.build}), mean of {len(real)} runs: makespan {makespan:.1f} s, mean wait "
+                  f"{wait:.2f} s")
         for options in ({}, {"initial_backoff": 1, "max_backoff": 10}, {"drain": "false"}):
             built_in = []
             for seed in seeds:
@@ -161,8 +162,9 @@ def main() -> None:
                 m = simulate(platform, Workload.from_jobs(pods), create_policy("kube", **options)).metrics
                 built_in.append((m.makespan, m.mean("waiting")))
             ours, our_wait = (statistics.fmean(values) for values in zip(*built_in, strict=True))
-            print(f"built-in kube policy {options or '(defaults)'}: makespan {ours:.1f} s ({ours / makespan - 1:+.1%}),"
-                  f" mean wait {our_wait:.2f} s ({our_wait / wait - 1:+.1%})")
+            versus = (f" ({ours / makespan - 1:+.1%})", f" ({our_wait / wait - 1:+.1%})") if real else ("", "")
+            print(f"built-in kube policy {options or '(defaults)'}: makespan {ours:.1f} s{versus[0]}, mean wait "
+                  f"{our_wait:.2f} s{versus[1]}", flush=True)
 
 
 if __name__ == "__main__":
