@@ -194,7 +194,7 @@ def test_the_builtin_policy_queues_as_the_simulation_build_on_saturated_heteroge
 
 
 @pytest.mark.xfail(strict=False, reason="a race is left (docs/kubernetes.md, Determinism): identical in every "
-                   "run on a quiet machine, but its two runs differed in both full-suite runs at a load average of 15-20")
+                   "run on a quiet machine, but its two runs differed in both full-suite runs at load 15-20")
 def test_two_runs_of_the_simulation_build_on_mixed_pods_are_byte_identical(tmp_path: Path,
                                                                            binaries: dict[str, Path]) -> None:
     """Heterogeneous pods (score ties between nodes at every size, many retries): the same schedule and the
