@@ -28,6 +28,7 @@ from bisect import insort
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import TYPE_CHECKING
 
 from clustersim.core.decisions import (
     CallMeLater,
@@ -69,6 +70,9 @@ from clustersim.platform.model import Platform
 from clustersim.workload.job import Job, id_order
 from clustersim.workload.profiles import Delay, needs_speed
 from clustersim.workload.stream import Workload
+
+if TYPE_CHECKING:
+    from clustersim.core.batsim_actors import BatsimActors
 
 
 class _Execution:
@@ -176,6 +180,12 @@ class Simulation:
         self._born = 0  # how many actors began to wait so far (orders the messages posted at one offset)
         self._submitter: tuple[int, int] | None = None  # the job submitter's offset and order at its next instant
         self._power = PowerSwitcher(self.state, self._queue, meter, self._speeds_changed)
+        self._actors: BatsimActors | None = None
+        if delivery is Delivery.BATSIM and getattr(self.execution, "serves_batsim", False) and nodes is None \
+                and not events:
+            from clustersim.core.batsim_actors import BatsimActors
+
+            self._actors = BatsimActors(self, self.execution)  # type: ignore[arg-type]
         self._appliers: dict[type, Callable[[Decision], None]] = {
             StartJob: self._start,  # type: ignore[dict-item]
             RejectJob: self._reject,  # type: ignore[dict-item]
@@ -219,6 +229,9 @@ class Simulation:
 
     def _loop(self) -> None:
         """The event loop: a stepped execution model first runs up to the next event and reports job ends."""
+        if self._actors is not None:  # Batsim's own actors in SimGrid deliver the events instead
+            self._actors.serve()
+            return
         self._pull_next_submission()
         for change in self.events:
             self._queue.push(change.time, EventClass.MACHINES, change)
@@ -422,15 +435,11 @@ class Simulation:
                 events.append(RequestedCall(self._queue.now))
         return events
 
-    def _submit_instant(self) -> list[Event]:
-        """Queue every job submitted at this instant, in id order, and schedule the next submission."""
+    def _submit_instant(self, taken: list[Job] | None = None) -> list[Event]:
+        """Queue every job submitted at this instant, in id order, and schedule the next submission; or queue
+        the jobs `taken` from the workload by Batsim's job submitter actor (`_take_instant`)."""
         now = self._queue.now
-        batch: list[Job] = []
-        lookahead = self._lookahead
-        while lookahead is not None and lookahead.submit_time == now:
-            batch.append(lookahead)
-            lookahead = next(self._jobs, None)
-        self._lookahead = lookahead
+        batch = self._take_instant(now) if taken is None else taken
         if len(batch) > 1:  # Batsim submits an instant's jobs in the string order of their ids ("w0!12" < "w0!2")
             batch.sort(key=_batsim_order if self.delivery is Delivery.BATSIM else _id_order)
         pending = self.state.pending
@@ -443,10 +452,21 @@ class Simulation:
         self._summary.nb_submitted += len(batch)
         if self.meter is not None and batch:
             self.meter.job_submitted(now)
-        self._schedule_lookahead()
+        if taken is None:
+            self._schedule_lookahead()
         if self._lookahead is None:
             events.append(NoMoreJobs())
         return events
+
+    def _take_instant(self, time: float) -> list[Job]:
+        """The workload's jobs submitted at `time`, taken from it (the next one becomes the look-ahead)."""
+        batch: list[Job] = []
+        lookahead = self._lookahead
+        while lookahead is not None and lookahead.submit_time == time:
+            batch.append(lookahead)
+            lookahead = next(self._jobs, None)
+        self._lookahead = lookahead
+        return batch
 
     def _availability(self, change: AvailabilityChange) -> list[Event]:
         """Machines become unavailable (nothing may start there; running jobs go on) or available again."""
@@ -617,7 +637,7 @@ class Simulation:
             self._schedule_end(running, runtime, now + runtime)
             self._executions[job.key].offset, self._executions[job.key].born = self._replied, self._born
             return
-        if walltime is None:  # no end event until the model reports one
+        if walltime is None or self._actors is not None:  # no end event until the model reports one
             self._executions[job.key] = _Execution(running, float("inf"), FinalState.COMPLETED_SUCCESSFULLY)
             return
         state, offset = FinalState.COMPLETED_WALLTIME_REACHED, self._replied
