@@ -318,7 +318,6 @@ class SimgridExecution:
             try:
                 activity.wait_for(remaining)
             except sg.TimeoutException:
-                activity.cancel()
                 reached = True
                 break
             remaining = remaining - (self._engine.clock - before)
