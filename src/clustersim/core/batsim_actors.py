@@ -25,6 +25,7 @@ server with their decision's message.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from decimal import ROUND_DOWN, Decimal
 from typing import TYPE_CHECKING, Any
 
 from clustersim.core.decisions import Decision, StartJob
@@ -39,10 +40,17 @@ if TYPE_CHECKING:
     from clustersim.core.simulation import Simulation, _Execution
 
 MAILBOX = "batsim-server"
+MICROSECOND = Decimal("0.000001")
 SHORTEST_WAIT = 1e-5
 """Batsim's waiter sleeps at least this long (jobs_execution.cpp: shorter sleeps may not move SimGrid's clock)."""
 
 Message = tuple[Any, ...]
+
+
+def protocol_time(time: float) -> float:
+    """A time as Batsim's messages carry it: rapidjson writes the shortest digits of the double and cuts them
+    after 6 decimals (`SetMaxDecimalPlaces(6)`), so a scheduler sees 5.0004 for SimGrid's 5.0004000036."""
+    return float(Decimal(repr(time)).quantize(MICROSECOND, rounding=ROUND_DOWN))
 
 
 class BatsimActors:
@@ -110,6 +118,7 @@ class BatsimActors:
                 raise InputError(sim.workload.source, f"job '{job.key}' is submitted at t={job.submit_time!r}, "
                                  f"before the previous job (t={previous!r}): workloads must be in submit order")
             if ready and told and not any(posted < now for posted in self._posted):
+                sim._queue.now = protocol_time(now)  # the `now` of Batsim's message: what the scheduler knows
                 self._spawn(self._request_reply, self._decide(sim._call(told)))
                 ready, told = False, []
 
@@ -128,7 +137,7 @@ class BatsimActors:
         """A decision's message reaches the server: a start launches its job's executor now (its starting
         time); what the decision made happen (a kill's end, a registration, a waiter) happens now."""
         sim, model = self.sim, self.model
-        if key is not None and key in model._prepared:
+        if key is not None and model.is_prepared(key):
             execution = sim._executions[key]
             running = execution.running
             execution.running = RunningJob(running.job, now, running.resources)

@@ -285,6 +285,10 @@ class SimgridExecution:
         self._actors[key] = self._sg.Actor.create(f"job {key}", hosts[0], self._execute, key, tasks)
         return None
 
+    def is_prepared(self, key: str) -> bool:
+        """Whether a started job waits for `launch` (not yet launched, not cancelled)."""
+        return key in self._prepared
+
     def launch(self, key: str) -> None:
         """Create a started job's actor now, on its first host (Batsim's executor): it runs the steps within the
         walltime and then calls `on_end`."""
@@ -294,8 +298,10 @@ class SimgridExecution:
     def _execute_within(self, key: str, tasks: list[float | tuple[list[Any], list[float], list[float]]],
                         walltime: float) -> None:
         """Batsim's executor (jobs_execution.cpp, task_execution.cpp): each step within the time left of the
-        walltime (-1: none); a delay not shorter than that time sleeps it and reaches the walltime, a parallel
-        task still running then is cancelled."""
+        walltime (-1: none); a delay not shorter than that time sleeps it and reaches the walltime. Batsim does
+        not cancel a parallel task that reaches the walltime: it goes on sharing the links until the executor
+        is over, after its JOB_COMPLETED message (here: `activity` lives until this function returns). The
+        network family of the reference corpus gives Batsim's execution times to 1e-6 only so."""
         sg = self._sg
         this_actor = sg.this_actor
         remaining, reached = walltime, False
