@@ -10,7 +10,8 @@ message). Three `delay` 10 s jobs submitted at 0: jobs 1 and 2 on one host each,
   at 0.3 ns, before the reply's messages); 0.5 and 0.6 ns: the two EXECUTE_JOB messages, so jobs 1 and 2 start
   then (on h0 and h1), and end 10 s later.
 - Job 1's JOB_COMPLETED travels 1 ms + 1 ns from h0: received at 10.0010000015. Job 2's (its sleep ends with
-  job 1's: SimGrid finishes an action whose remaining time is below its 1 ns precision), posted then, waits for the server and then travels 2 ms + 1 ns: received at 10.0030000025. The scheduler is
+  job 1's: SimGrid finishes an action whose remaining time is below its 1 ns precision), posted then, waits
+  for the server and then travels 2 ms + 1 ns: received at 10.0030000025. The scheduler is
   called once, with both ends (job 2's message was posted before job 1's was received), and starts job 3, whose
   EXECUTE_JOB reaches the server 0.1 ns later: job 3 starts at 10.0030000026 and ends 10 s later.
 """
