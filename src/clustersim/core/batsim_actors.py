@@ -110,7 +110,7 @@ class BatsimActors:
             elif kind == "decision":
                 self._arrived(message[1], message[2], now, told)
             elif kind == "call":
-                told.append(RequestedCall(now))
+                told.append(RequestedCall(message[1]))  # the call asked for that time: it comes now
             elif kind == "ready":
                 ready = True
             elif kind == "disorder":
@@ -223,7 +223,7 @@ class BatsimActors:
         wait = time - self._clock()
         if wait > 0:
             self.model.simgrid.this_actor.sleep_for(max(wait, SHORTEST_WAIT))
-        self._put(("call",))
+        self._put(("call", time))
 
     def _job_ended(self, key: str, end: float, walltime_reached: bool) -> None:
         """Called in a job's executor when its profile is over: it sends JOB_COMPLETED from the job's host."""
