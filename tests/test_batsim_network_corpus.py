@@ -29,7 +29,7 @@ from pathlib import Path
 import pytest
 
 import clustersim.core.simgrid_execution as simgrid_model
-from batsim_reference import cases, compare
+from batsim_reference import CORPUS, cases, compare
 
 ROOT = Path(__file__).resolve().parents[1]
 TIME = 1e-6
@@ -47,9 +47,9 @@ def _params(family: str) -> list[object]:
 
 
 def _run(case: Path, out: Path) -> None:
-    """`clustersim run` on the case as the corpus ran it (batsim_reference.run_case), in its own process."""
+    """`clustersim run` on the case as the corpus ran it (batsim_reference.run_variant), in its own process."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "src"), str(ROOT / "tests")]))
-    code = (f"import pathlib, batsim_reference; batsim_reference.run_case(pathlib.Path({str(case)!r}), "
+    code = (f"import pathlib, batsim_reference; batsim_reference.run_variant(pathlib.Path({str(case)!r}), "
             f"pathlib.Path({str(out)!r}), extra=['--platform-model', 'simgrid'])")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600,
                           check=False, cwd=ROOT / "tests")
@@ -106,6 +106,18 @@ def test_network_case_gives_batsims_values(case: Path, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("case", _params("profiles"))
 def test_profiles_case_with_the_simgrid_model_gives_batsims_values(case: Path, tmp_path: Path) -> None:
+    _run(case, tmp_path)
+    differences = compare(case, tmp_path)
+    assert not differences, f"{len(differences)} difference(s) with Batsim, first: " + "; ".join(differences[:5])
+
+
+@pytest.mark.parametrize("case", [pytest.param(CORPUS / "ties" / name, id=name) for name in (
+    "ties_052_killer",  # KILL_JOB (timestamped after now: waiters), CALL_ME_LATER
+    "ties_056_rejecter",  # REJECT_JOB
+    "ties_045_fcfs",
+)])
+def test_other_decisions_with_the_simgrid_model_give_batsims_values(case: Path, tmp_path: Path) -> None:
+    """Batsim's actors with decisions other than starts, from the reference schedulers over the protocol."""
     _run(case, tmp_path)
     differences = compare(case, tmp_path)
     assert not differences, f"{len(differences)} difference(s) with Batsim, first: " + "; ".join(differences[:5])
