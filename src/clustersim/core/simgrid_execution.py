@@ -197,8 +197,6 @@ class SimgridExecution:
     """Jobs execute in SimGrid (ptask_L07 model) on the hosts, links and routes of a SimGrid platform file."""
 
     stepped = True
-    serves_batsim = True
-    """Batsim's control messages can be SimGrid communications in this engine (core/batsim_actors.py)."""
 
     def __init__(self, platform: Platform, platform_file: str | Path):
         global _used

@@ -17,6 +17,9 @@ How the events of one instant reach the decision process is the `Delivery` rule:
   machine's transition end with a job end of the same instant); then the rest (machine availability, requested
   calls). Events that a call's decisions add at the same instant join the rounds still to come; a job started
   there counts, as its message offset, its decision's place after the earlier calls' decisions and ready signals.
+  With the SimGrid execution model (and neither power management nor external events), Batsim's own actors run
+  in SimGrid instead (core/batsim_actors.py): every event is a SimGrid communication to the core, which does
+  what Batsim's server does, and messages take the time SimGrid gives them on the platform's routes.
 - `Delivery.INSTANT` (the library's default, used by the Kubernetes and Slurm layers and the experiments)
   applies every event of the instant first (ends, switches, submissions, calls) and asks the decision process
   once: fewer calls, and the policy sees the whole instant at once.
@@ -181,11 +184,12 @@ class Simulation:
         self._submitter: tuple[int, int] | None = None  # the job submitter's offset and order at its next instant
         self._power = PowerSwitcher(self.state, self._queue, meter, self._speeds_changed)
         self._actors: BatsimActors | None = None
-        if delivery is Delivery.BATSIM and getattr(self.execution, "serves_batsim", False) and nodes is None \
-                and not events:
+        if delivery is Delivery.BATSIM and self.execution.stepped and nodes is None and not events:
             from clustersim.core.batsim_actors import BatsimActors
+            from clustersim.core.simgrid_execution import SimgridExecution
 
-            self._actors = BatsimActors(self, self.execution)  # type: ignore[arg-type]
+            if isinstance(self.execution, SimgridExecution):  # Batsim's actors run in its engine
+                self._actors = BatsimActors(self, self.execution)
         self._appliers: dict[type, Callable[[Decision], None]] = {
             StartJob: self._start,  # type: ignore[dict-item]
             RejectJob: self._reject,  # type: ignore[dict-item]
