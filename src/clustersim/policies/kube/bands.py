@@ -21,7 +21,7 @@ from __future__ import annotations
 import heapq
 import itertools
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from clustersim.policies.kube.filters import waits_for_pods
@@ -65,6 +65,8 @@ class BandQueue:
         self._nb_active = 0
         self._unschedulable: list[Band] = []
         """In the order they were parked."""
+        self._latest: dict[int, Key] = {}
+        """The last pod of the unschedulable bands, by priority."""
         self._clock = itertools.count()
         self._era = 0
         """The latest era given: pods arriving now come after every pod queued."""
@@ -95,7 +97,10 @@ class BandQueue:
                 self._nb_active += len(band.pods)
             else:
                 kept.append(band)
-        self._unschedulable = kept
+        if len(kept) < len(self._unschedulable):
+            self._unschedulable = kept
+            self._latest = {}
+            self._note_latest(kept)
         return None
 
     def backoff_over(self, now: float) -> float | None:
@@ -133,19 +138,14 @@ class BandQueue:
 
     def _park(self, bands: list[Band], reasons: dict[tuple[object, ...], str], now: float) -> None:
         """The failed bands, behind every pod not tried (new eras if they are not already), merged by signature."""
-        latest: dict[int, Key] = {}
-        for band in self._unschedulable:
-            if band.pods and band.last() > latest.get(band.priority, (band.priority, -1, -1)):
-                latest[band.priority] = band.last()
-        if any(band.priority in latest and band.first() < latest[band.priority] for band in bands if band.pods):
+        latest = self._latest
+        if any(band.priority in latest and band.first() < latest[band.priority] for band in bands):
             eras = {era: self._era + 1 + i for i, era in enumerate(sorted({band.era for band in bands}))}
             for band in bands:
                 band.era = eras[band.era]
             self._era += len(eras)
         merged: dict[tuple[int, tuple[object, ...], int], Band] = {}
         for band in bands:
-            if not band.pods:
-                continue
             band.fails += 1
             band.parked, band.reason = now, reasons[band.signature]
             band.waits = waits_for_pods(band.reason)
@@ -156,6 +156,14 @@ class BandQueue:
             else:
                 merged[lane] = _merge(other, band)
         self._unschedulable.extend(merged.values())
+        self._note_latest(merged.values())
+
+    def _note_latest(self, bands: Iterable[Band]) -> None:
+        latest = self._latest
+        for band in bands:
+            last = band.last()
+            if band.priority not in latest or last > latest[band.priority]:
+                latest[band.priority] = last
 
     def parked(self) -> list[QueuedPod]:
         """The unschedulable pods (with their attempts), in the order they were parked."""
