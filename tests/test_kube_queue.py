@@ -114,8 +114,10 @@ since the previous pod (long gaps let the 5-minute flush happen)."""
 def test_the_queue_by_bands_decides_as_the_queue_pod_by_pod(nodes: list[tuple[int, str, bool]],
                                                             pods: list[tuple[int, int, str, bool, int, int]]) -> None:
     """Pods of a few signatures and priorities, some refused for room and some for their selector or a taint, on
-    nodes a pod's end frees: `BandQueue` (the default) and `SchedulingQueue` without backoff start every pod at the
-    same time on the same node, and leave the same pods queued with the same attempts and reasons."""
+    nodes a pod's end frees: `BandQueue` with the node columns (the default) and `SchedulingQueue` without backoff
+    with the plugins, node by node, start every pod at the same time on the same node, and leave the same pods
+    queued with the same attempts and reasons (the columns bring a signature's last failure up to date from the
+    nodes changed since)."""
     platform = Platform([Node(i, f"n{i}", cores=cores, memory=GIB, properties={
         "zone": zone, **({TAINTS_PROPERTY: "gpu=true:NoSchedule"} if tainted else {})})
         for i, (cores, zone, tainted) in enumerate(nodes)])
@@ -127,7 +129,7 @@ def test_the_queue_by_bands_decides_as_the_queue_pod_by_pod(nodes: list[tuple[in
         jobs.append(make_pod(spec, {"cpu": cpu}, float(duration), time, job_id=f"{i:03d}"))
     banded, reference = KubePolicy(), KubePolicy()
     assert isinstance(banded.queue, BandQueue)
-    reference.queue = SchedulingQueue(0.0, 0.0)
+    reference.queue, reference.vectorized = SchedulingQueue(0.0, 0.0), False
     runs = [run(platform, jobs, policy) for policy in (banded, reference)]
     assert runs[0].schedule() == runs[1].schedule()
     assert banded.reasons == reference.reasons
