@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from batsched_energy.energy_bf import EnergyBackfilling, EnergyBackfillingDichotomy
 from batsched_energy.replay import Message, Replay
 from batsched_energy.sleeper import Sleeper
 from batsched_variants import Batsched
@@ -18,7 +19,8 @@ from test_batsim_adapter import ScriptedScheduler
 
 __all__ = ["Message", "compare_energy_files", "energy_differences", "run_energy_case"]
 
-VARIANTS: dict[str, type[Sleeper]] = {"sleeper": Sleeper}
+VARIANTS: dict[str, type[Batsched]] = {"sleeper": Sleeper, "energy_bf": EnergyBackfilling,
+                                          "energy_bf_dicho": EnergyBackfillingDichotomy}
 """batsched's energy variants re-written so far, by batsched name."""
 
 
@@ -50,14 +52,19 @@ ENERGY_COLUMNS = {
 
 def run_energy_case(case: Path, out: Path, replay: bool = False) -> list[str]:
     """clustersim on `case` the way the corpus ran it (-E), driven over the protocol by its batsched variant
-    re-written in Python, or with `replay` (or for a variant not re-written) by batsched's recorded replies.
+    re-written in Python (deciding from the messages it receives), or with `replay` (or for a variant not
+    re-written: the inertial-shutdown family) by batsched's recorded replies.
     Returns the protocol's differences (a replay that diverged), empty when the run went as Batsim's."""
     info = json.loads((case / "case.json").read_text())
     options_file = case / "options.json"
     options: dict[str, Any] = json.loads(options_file.read_text()) if options_file.exists() else {}
     variant = VARIANTS.get(info["variant"])
     answer = Replay(case / "out_protocol.jsonl.gz") if replay or variant is None else None
-    scheduler = ScriptedScheduler(answer if answer is not None else served(variant(options)))
+    if variant is not None and answer is None:
+        scheduler = ScriptedScheduler(served(variant(options)))
+    else:
+        assert answer is not None
+        scheduler = ScriptedScheduler(answer)
     try:
         run_case(case, out, external=scheduler.endpoint, extra=["--timeout", "10"])
     except AssertionError:
