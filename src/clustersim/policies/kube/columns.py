@@ -42,6 +42,8 @@ MAX_LOG = 1_000_000
 MAX_CHANGES = 512
 """Beyond this many node changes since a signature's last failure, filtering every node again is as quick."""
 
+_NONE = np.empty(0, dtype=np.intp)
+"""No feasible node (never written to)."""
 Column = npt.NDArray[np.int64]
 Mask = npt.NDArray[np.bool_]
 Codes = npt.NDArray[np.int32]
@@ -90,14 +92,14 @@ class NodeColumns:
                wanted: int) -> tuple[npt.NDArray[np.intp], int, dict[str, int]] | None:
         """`KubePolicy.place`'s filtering: up to `wanted` feasible nodes in visiting order from `start`, how
         many nodes were visited and, when none fits, how many failed for each reason (None: not exact)."""
+        self._sync(view)
+        total = len(self.nodes)
+        known = self._still_failing(pod)  # (a signature that failed here had amounts below LIMIT)
+        if known is not None:
+            return _NONE, total, known
         request = pod.request
         if any(abs(amount) >= LIMIT for amount in request.values()):
             return None
-        self._sync(view)
-        total = len(self.nodes)
-        known = self._still_failing(pod)
-        if known is not None:
-            return np.empty(0, dtype=np.intp), total, known
         static = self._static_codes(pod)
         fits = self._ready if static is None else self._ready & (static == 0)
         enough = [(resource, self._column(resource) >= amount) for resource, amount in request.items()]
