@@ -242,10 +242,12 @@ class NodeColumns:
                 elif static is not None and static[node]:
                     code = int(static[node])
                 else:
-                    for column, amount, code in checks:
+                    code = 0
+                    for column, amount, why in checks:
                         if column[node] < amount:
+                            code = why
                             break
-                    else:
+                    if not code:
                         return None  # it fits there
                 changes.append((node, code))
             codes, counts = failure.codes, failure.counts

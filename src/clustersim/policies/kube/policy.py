@@ -21,8 +21,8 @@ from clustersim.core.state import ClusterView
 from clustersim.intervals import IntervalSet
 from clustersim.platform.kube_labels import node_labels, node_taints
 from clustersim.policies.base import Policy
-from clustersim.policies.kube.filters import DEFAULT_FILTERS
 from clustersim.policies.kube.bands import BandQueue
+from clustersim.policies.kube.filters import DEFAULT_FILTERS
 from clustersim.policies.kube.framework import FilterPlugin, NodeInfo, PodInfo, ScorePlugin
 from clustersim.policies.kube.queue import QueuedPod, SchedulingQueue
 from clustersim.policies.kube.scores import BalancedAllocation, NodeResourcesFit
@@ -184,8 +184,8 @@ class KubePolicy(Policy):
         queue = self.queue
         pending = view.pending
         if isinstance(queue, BandQueue):
-            for pod, node in queue.drain(now, pending, lambda pod: self.place(pod, view)):
-                yield StartJob(pod.key, IntervalSet.range(node.unit, node.unit + 1))
+            for placed, target in queue.drain(now, pending, lambda pod: self.place(pod, view)):
+                yield StartJob(placed.key, IntervalSet.range(target.unit, target.unit + 1))
             return
         failed: dict[tuple[object, ...], str] = {}
         pods = queue.pop_all()
