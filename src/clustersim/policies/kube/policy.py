@@ -180,7 +180,9 @@ class KubePolicy(Policy):
         Unless `drain`, the pass stops once no pod left in it fits any node: the facade moves simulated time on
         then (every pod that fits is bound or reported), while kube-scheduler is still going through pods that
         fit nowhere. Those stay in its active queue with their older queueing times, so at the next cluster
-        event the scheduler resumes where it was, before the pods that failed in between."""
+        event the scheduler resumes where it was, before the pods that failed in between.
+
+        With the queue by bands (no backoff, `drain`: the defaults), `BandQueue.drain` makes the same pass."""
         queue = self.queue
         pending = view.pending
         if isinstance(queue, BandQueue):

@@ -13,6 +13,9 @@ queue, or to the backoff queue until its backoff (1 s, doubling per failed attem
 since its last attempt. Times are simulated seconds. Since v1.33
 (feature SchedulerPopFromBackoffQ, on by default) a scheduler whose active queue is empty takes pods from the
 backoff queue without waiting: earliest backoff end first (in 1 s windows), then the active queue's order.
+
+This queue holds each pod on its own: the reference. Without backoff and with drained passes (the policy's
+defaults), `bands.BandQueue` makes the same decisions by groups of pods, at a cost that does not grow with them.
 """
 
 from __future__ import annotations
