@@ -1,8 +1,8 @@
 """Energy against Batsim 4.2 on the reference corpus's `energy` family (20 cases, batsched 1.4's energy variants).
 
-Each case runs as the test suite runs it (tests/batsched_energy): batsched's `sleeper`, `energy_bf` and
-`energy_bf_dicho` re-written in Python and deciding over the protocol, the variants built on batsched's
-inertial-shutdown monitor answered with batsched's recorded replies (the `scheduler` column says which).
+Each case runs as the test suite runs it (tests/batsched_energy): batsched's variant re-written in Python and
+deciding over the protocol (the `scheduler` column would say `replayed` for a variant answered with batsched's
+recorded replies; none is left).
 Prints, per case, clustersim's total energy (schedule.csv's consumed_joules) next to Batsim's, and how many
 differences the full comparison finds (jobs, schedule.csv, the energy files row by row; see docs/energy.md for the
 cases that differ and why).

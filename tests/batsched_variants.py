@@ -41,8 +41,10 @@ class Batsched:
     def answer(self, message: dict[str, Any]) -> dict[str, Any]:
         now = message["now"]
         self.released, self.ended = [], []
+        self.decisions = []
         for event in message["events"]:
             kind, data = event["type"], event["data"]
+            self.on_event(now, kind, data)
             if kind == "SIMULATION_BEGINS":
                 self.nb_machines = data["nb_resources"]
                 self.available = IntervalSet.range(0, self.nb_machines)
@@ -52,7 +54,6 @@ class Batsched:
                 self.ended.append(data["job_id"])
             elif kind == "JOB_KILLED":
                 self.ended += [key for key in data["job_ids"] if key in self.allocations]
-        self.decisions = []
         for key in self.ended:
             allocation = self.allocations.pop(key, None)
             if allocation is not None:
@@ -67,6 +68,10 @@ class Batsched:
         self.make_decisions(now)
         latest = max([now, *(e["timestamp"] for e in self.decisions)])
         return {"now": latest, "events": self.decisions}
+
+    def on_event(self, now: float, kind: str, data: dict[str, Any]) -> None:
+        """An event as it is read, before the message's decisions (batsched handles some at once: a machine's
+        power state, a requested call); its decisions come first in the reply."""
 
     def add(self, kind: str, at: float, **data: Any) -> None:
         self.decisions.append({"timestamp": at, "type": kind, "data": data})

@@ -1,17 +1,18 @@
 """The reference corpus's `energy` family (Batsim 4.2 with -E, batsched 1.4's energy variants): per job, the
 schedule and the energy files, value for value.
 
-batsched's `sleeper`, `energy_bf` and `energy_bf_dicho` run re-written in Python over the protocol
-(tests/batsched_energy/sleeper.py, energy_bf.py; they decide from the messages they receive); the variants built on
-batsched's inertial-shutdown monitor (energy_bf_idle_sleeper, energy_bf_subpart_sleeper,
-energy_bf_monitoring_inertial) are not re-written yet and answer with batsched's recorded replies
-(tests/batsched_energy/replay.py). Cases that differ are marked with the exact reason (also in docs/energy.md).
+batsched's six energy variants run re-written in Python over the protocol (tests/batsched_energy/sleeper.py,
+energy_bf.py, inertial_shutdown.py; they decide from the messages they receive). Where clustersim's order of an
+instant's events makes them decide otherwise, batsched's recorded replies (tests/batsched_energy/replay.py) show
+that clustersim computes Batsim's outputs from batsched's decisions. Cases that differ are marked with the exact reason
+(also in docs/energy.md).
 """
 
 from __future__ import annotations
 
 import gzip
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -22,7 +23,10 @@ from batsched_energy.cases import (
     instant_differences,
     run_energy_case,
 )
+from batsched_energy.energy_bf import EnergySchedule
+from batsched_energy.inertial_shutdown import MonitoringInertial
 from batsim_reference import case_info, cases, compare, run_case
+from clustersim.intervals import IntervalSet
 from test_batsim_adapter import ScriptedScheduler
 
 CASES = cases("energy")
@@ -45,11 +49,14 @@ ROW_ORDER = {
         what="at 2011, JOB_COMPLETED w0!40 is answered by SET_RESOURCE_STATE 9, then JOB_COMPLETED w0!41 comes "
              "alone; Batsim's machine_states.csv has both ends before host 9 switches off"),
     "energy_001_energy_bf_idle_sleeper": (
-        "replayed: a job's end and a machine's transition end fall on one instant; in Batsim, SimGrid puts them a "
-        "few nanoseconds apart, so its rows for that instant come in an order clustersim gives otherwise"),
-    "energy_016_energy_bf_subpart_sleeper": (
-        "replayed: a job's end and a machine's transition end fall on one instant; in Batsim, SimGrid puts them a "
-        "few nanoseconds apart, so its rows for that instant come in an order clustersim gives otherwise"),
+        "at t=1381 Batsim sends REQUESTED_CALL first, answered by SET_RESOURCE_STATE 5-7 (off), then JOB_COMPLETED "
+        "w0!24 alone (out_protocol.jsonl.gz; Batsim puts a requested call before the other events of its instant in "
+        "every case of the family); clustersim sends the completion first and the idle sleeper switches 5-7 off on "
+        "it already, so its rows at 1381 have w0!24's end before the switch, Batsim's after. Also, "
+        + REPLY_AFTER_THE_INSTANT.format(
+            at="t=1181 (and 931, 1452, 2382)",
+            what="at 1181, JOB_COMPLETED w0!20 is answered by EXECUTE_JOB w0!24 and w0!25, then JOB_COMPLETED w0!22 "
+                 "comes alone; Batsim's machine_states.csv has both ends before the starts")),
 }
 """Cases whose energy files differ even per instant (the rest differ at most in the order of an instant's rows)."""
 
@@ -61,25 +68,74 @@ ROWS_WITHIN_AN_INSTANT = {
         at="t=178, 436, 741 and 751", what="at 751, JOB_COMPLETED w0!27 comes alone, then w0!34 and w0!40 together"),
     "energy_013_energy_bf": REPLY_AFTER_THE_INSTANT.format(
         at="t=894 and 1089", what="job ends at one instant in separate messages, each answered"),
+    "energy_004_energy_bf_idle_sleeper": REPLY_AFTER_THE_INSTANT.format(
+        at="t=466 (and 406, 1216)",
+        what="at 466, JOB_COMPLETED w0!14 is answered by EXECUTE_JOB w0!18, then JOB_COMPLETED w0!19 comes alone; "
+             "Batsim's machine_states.csv has both ends before w0!18 starts. At 406 Batsim sends the three ends of "
+             "w0!8, w0!16 and w0!9 in one message, clustersim in three; at 1216 RESOURCE_STATE_CHANGED 9-11 (off) "
+             "then JOB_COMPLETED w0!46 in two messages, clustersim both in one, the end first"),
+    "energy_014_energy_bf_idle_sleeper": REPLY_AFTER_THE_INSTANT.format(
+        at="t=47 (and 854)",
+        what="at 47, JOB_SUBMITTED w0!11 is answered by EXECUTE_JOB w0!11, then JOB_COMPLETED w0!9 comes alone; "
+             "Batsim's machine_states.csv has w0!9's end before w0!11's start. At 854 three groups of machines "
+             "(0-1, 2-3, 4-5) end switching on: Batsim's machine_states.csv has the first two in one row, "
+             "clustersim one row per group"),
 }
 """Python-scheduled cases whose energy files hold each instant's rows in another order."""
 
-REPLAYED = (
-    "replayed (batsched's recorded replies, the variant is not re-written in Python): the events of an instant "
-    "reach batsched grouped otherwise than in Batsim (the replay answers once Batsim's message is complete), so "
-    "the rows within an instant come in another order"
+WALLTIME_RACE = (
+    "job w0!22 (parallel_homogeneous, 50 s of computation, walltime 50 s) ends COMPLETED_WALLTIME_REACHED in Batsim: "
+    "SimGrid's walltime timer fired a few nanoseconds before the computation ended (elsewhere, as in energy_012's "
+    "w0!24, the computation wins); clustersim ends it successfully"
 )
+"""energy_019's job w0!22, whoever decides."""
 
-WALLTIME_RACE = {
-    "energy_019_energy_bf_monitoring_inertial": (
-        "job w0!22 (parallel_homogeneous, 50 s of computation, walltime 50 s) ends COMPLETED_WALLTIME_REACHED in "
-        "Batsim: SimGrid's walltime timer fired a few nanoseconds before the computation ended (elsewhere, as in "
-        "energy_012's w0!24, the computation wins); clustersim ends it successfully"
-    ),
-}
 IDENTICAL = {"energy_002_sleeper", "energy_005_sleeper", "energy_007_energy_bf_dicho", "energy_012_sleeper",
              "energy_015_sleeper"}
 """Cases whose every output (jobs, schedule.csv, the three energy files row by row) is Batsim's."""
+
+DECISIONS_DIFFER = {
+    "energy_008_energy_bf_idle_sleeper": (
+        "at t=5895 Batsim sends NOTIFY no_more_static_job_to_submit in one message with RESOURCE_STATE_CHANGED 0-2 "
+        "and 3-5 (on), answered by starting w0!49, w0!50 and w0!51 (out_protocol.jsonl.gz); clustersim sends the "
+        "NOTIFY alone, and batsched's make_decisions on it, with w0!49-51 still queued and 0-10 still switching "
+        "on, wakes 11-15 for them (select_idle_machines_to_awaken), machines Batsim's run lets sleep: 10 more "
+        "switches, +1.2% energy from t=5895 on"),
+    "energy_011_energy_bf_idle_sleeper": (
+        "at t=1230 Batsim sends REQUESTED_CALL alone, then JOB_COMPLETED w0!28 and w0!29 in one message, answered "
+        "by starting w0!31 (4 hosts: 17-20) and w0!36 (out_protocol.jsonl.gz); clustersim sends w0!28's end alone, "
+        "first: its 3 hosts start w0!32 (17-19), so w0!31 starts at 1245 rather than 1230, w0!32 at 1230 rather "
+        "than 1245"),
+    "energy_018_energy_bf_idle_sleeper": (
+        "at t=321 Batsim sends REQUESTED_CALL and JOB_SUBMITTED w0!13 in one message, the call first "
+        "(out_protocol.jsonl.gz): the monitoring stage puts 4-7 (idle for 10 s) to sleep before w0!13 is queued, "
+        "and w0!13 waits for them to wake again (starts at 343); clustersim sends the submission first, and w0!13 "
+        "starts on 4-7 at once, at 321"),
+    "energy_006_energy_bf_subpart_sleeper": (
+        "at t=300 Batsim sends REQUESTED_CALL alone, then JOB_COMPLETED w0!3 (out_protocol.jsonl.gz): the "
+        "monitoring stage runs while w0!3 holds the 32 machines and plans no switch; clustersim sends the "
+        "completion first, w0!4 (32 hosts) starts on it, and the call's monitoring stage then plans 0-15 to switch "
+        "off once w0!4 is over: at 305 they switch off rather than run w0!6 and the jobs Batsim starts there "
+        "(w0!10 starts at 505 rather than 305)"),
+    "energy_016_energy_bf_subpart_sleeper": (
+        "at t=1780 Batsim sends REQUESTED_CALL alone, then JOB_COMPLETED w0!25 (machine 9) "
+        "(out_protocol.jsonl.gz): the monitoring stage switches 12-14 off; clustersim sends the completion first, "
+        "so machine 9 is idle when the call comes and is the one switched off with 12-13: w0!28, w0!29, w0!30 and "
+        "w0!31 then run on 14 where Batsim runs them on 9"),
+    "energy_009_energy_bf_monitoring_inertial": (
+        "at t=360 Batsim sends REQUESTED_CALL alone, then JOB_COMPLETED w0!5 (all 16 machines) "
+        "(out_protocol.jsonl.gz): the monitoring stage runs while w0!5 holds every machine; clustersim sends the "
+        "completion first, the queued jobs start on it, and the call's monitoring stage (the load-horizon "
+        "integral having fallen) then plans a switch off by inertia: at 365 machine 13 switches off and w0!13 "
+        "takes 14-15 rather than 13-14; later jobs start later (w0!15 at 415 rather than 370)"),
+    "energy_019_energy_bf_monitoring_inertial": (
+        "at t=220 Batsim sends REQUESTED_CALL alone, answered by switching 10-13 off, then JOB_SUBMITTED w0!10 and "
+        "w0!9 (out_protocol.jsonl.gz); clustersim sends the submissions first (w0!10 starts, sleeping machines are "
+        "woken for w0!9), then the call: w0!9 starts at 240 rather than 241, w0!12 at 440 rather than 441. And "
+        + WALLTIME_RACE),
+}
+"""Python-scheduled cases where clustersim's grouping or order of an instant's events makes batsched decide
+otherwise (Batsim's delivery of one instant's events, docs/batsim-protocol.md)."""
 
 DECISIONS_REGROUPED = {
     "energy_010_energy_bf": (
@@ -90,11 +146,13 @@ DECISIONS_REGROUPED = {
 }
 """Cases where the Python scheduler makes batsched's decisions in another order, and why."""
 
+DIFFERENT_DECISIONS = {**DECISIONS_REGROUPED, **DECISIONS_DIFFER}
 
-def _marked(reasons: dict[str, str], default: str | None = None) -> list[object]:
+
+def _marked(reasons: dict[str, str]) -> list[object]:
     params: list[object] = []
     for case in CASES:
-        reason = reasons.get(case.name, default if case.name not in IDENTICAL else None)
+        reason = reasons.get(case.name)
         marks = [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
         params.append(pytest.param(case, id=case.name, marks=marks))
     return params
@@ -111,27 +169,27 @@ def outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return done
 
 
-@pytest.mark.parametrize("case", _marked(WALLTIME_RACE))
+@pytest.mark.parametrize("case", _marked(DECISIONS_DIFFER))
 def test_jobs_and_schedule_are_batsims(case: Path, outputs: dict[str, Path]) -> None:
     """Per job: start, finish, hosts, final state, consumed_energy (1e-6); schedule.csv column by column."""
     assert compare(case, outputs[case.name]) == []
 
 
-@pytest.mark.parametrize("case", _marked({**ROW_ORDER, **WALLTIME_RACE}))
+@pytest.mark.parametrize("case", _marked({**ROW_ORDER, **DECISIONS_DIFFER}))
 def test_energy_files_are_batsims_per_instant(case: Path, outputs: dict[str, Path]) -> None:
     """machine_states.csv, consumed_energy.csv, pstate_changes.csv: the same rows at each instant, the same state
     once each instant is over."""
     assert instant_differences(case, outputs[case.name]) == []
 
 
-@pytest.mark.parametrize("case", _marked({**ROW_ORDER, **ROWS_WITHIN_AN_INSTANT}, default=REPLAYED))
+@pytest.mark.parametrize("case", _marked({**ROW_ORDER, **ROWS_WITHIN_AN_INSTANT, **DECISIONS_DIFFER}))
 def test_energy_files_are_batsims_row_by_row(case: Path, outputs: dict[str, Path]) -> None:
     assert compare_energy_files(case, outputs[case.name]) == []
 
 
 @pytest.mark.parametrize("case", [
-    pytest.param(c, id=c.name, marks=[pytest.mark.xfail(reason=DECISIONS_REGROUPED[c.name], strict=True)]
-                 if c.name in DECISIONS_REGROUPED else [])
+    pytest.param(c, id=c.name, marks=[pytest.mark.xfail(reason=DIFFERENT_DECISIONS[c.name], strict=True)]
+                 if c.name in DIFFERENT_DECISIONS else [])
     for c in CASES if case_info(c)["variant"] in VARIANTS
 ])
 def test_the_python_variants_decide_as_batsched(case: Path, tmp_path: Path) -> None:
@@ -158,6 +216,24 @@ def test_the_python_variants_decide_as_batsched(case: Path, tmp_path: Path) -> N
     finally:
         served.join()
     assert [d for m in replies for d in _decisions(m)] == expected
+
+
+@pytest.mark.parametrize("case", [
+    pytest.param(c, id=c.name, marks=[pytest.mark.xfail(reason=WALLTIME_RACE, strict=True)]
+                 if c.name == "energy_019_energy_bf_monitoring_inertial" else [])
+    for c in CASES if c.name in DECISIONS_DIFFER
+])
+def test_batscheds_recorded_replies_give_batsims_jobs(case: Path, tmp_path: Path) -> None:
+    """Where clustersim's delivery of an instant makes batsched decide otherwise, batsched's own replies (each
+    given once the events of Batsim's message have all arrived, tests/batsched_energy/replay.py) give Batsim's jobs
+    and schedule.csv: what clustersim computes from the decisions is Batsim's, only their order differs."""
+    assert run_energy_case(case, tmp_path, replay=True) == [], "the replay diverged from Batsim's messages"
+    assert compare(case, tmp_path) == []
+
+
+def test_the_identical_cases_are_those_without_a_reason() -> None:
+    reasons = {**ROW_ORDER, **ROWS_WITHIN_AN_INSTANT, **DECISIONS_DIFFER}
+    assert {c.name for c in CASES if c.name not in reasons} == IDENTICAL
 
 
 def _decisions(message: dict[str, object]) -> list[tuple[float, str, str]]:
@@ -192,3 +268,53 @@ def test_energy_bf_wakes_a_machine_for_a_job_and_puts_it_back_to_sleep() -> None
         ("EXECUTE_JOB", {"job_id": "w0!1", "alloc": "0"})]
     assert send(26, ("JOB_COMPLETED", {"job_id": "w0!1", "job_state": "COMPLETED_SUCCESSFULLY"})) == [
         ("SET_RESOURCE_STATE", {"resources": "0", "state": "1"})]
+
+
+def test_energy_bf_idle_sleeper_sleeps_idle_machines_and_wakes_them_for_a_job() -> None:
+    """Hand-computed, 2 machines, monitoring every 10 s, asleep after 10 s idle, switching off 2 s, on 5 s.
+
+    A 1-machine job runs on machine 0 from 1 to 6; its submission asks for the first monitoring call (at 11). At 11
+    machine 1 has been idle since 0 (11 s) and machine 0 since 6 (5 s): only 1 is switched off. A 2-machine job
+    arrives at 15 while 1 sleeps: it fits no plan, so 1 is woken at once (its switch-on planned until 25 with
+    batsched's 5 s rjms_delay), and the job starts on 0-1 when 1 is awake, at 20."""
+    options = {"pstate_compute": 0, "pstate_sleep": 1, "power_compute": 200, "power_idle": 100, "power_sleep": 10,
+               "time_switch_on": 5, "time_switch_off": 2, "energy_switch_on": 1500, "energy_switch_off": 500,
+               "ensured_sleep_time_lower_bound": 0, "ensured_sleep_time_upper_bound": 0, "monitoring_period": 10,
+               "idle_time_to_sedate": 10, "sedate_idle_on_classical_events": False}
+    scheduler = VARIANTS["energy_bf_idle_sleeper"](options)
+
+    def send(now: float, *events: tuple[str, dict[str, object]]) -> list[tuple[str, dict[str, object]]]:
+        message = {"now": now, "events": [{"timestamp": now, "type": t, "data": d} for t, d in events]}
+        return [(e["type"], e["data"]) for e in scheduler.answer(message)["events"]]
+
+    def job(key: str, res: int, walltime: float) -> dict[str, object]:
+        return {"job_id": key, "job": {"id": key, "res": res, "walltime": walltime, "profile": "delay"}}
+
+    assert send(0, ("SIMULATION_BEGINS", {"nb_resources": 2})) == []
+    assert send(1, ("JOB_SUBMITTED", job("w0!1", 1, 5))) == [
+        ("CALL_ME_LATER", {"timestamp": 11}), ("EXECUTE_JOB", {"job_id": "w0!1", "alloc": "0"})]
+    assert send(6, ("JOB_COMPLETED", {"job_id": "w0!1", "job_state": "COMPLETED_SUCCESSFULLY"})) == []
+    assert send(11, ("REQUESTED_CALL", {})) == [
+        ("SET_RESOURCE_STATE", {"resources": "1", "state": "1"}), ("CALL_ME_LATER", {"timestamp": 21})]
+    assert send(13, ("RESOURCE_STATE_CHANGED", {"resources": "1", "state": "1"})) == []
+    assert send(15, ("JOB_SUBMITTED", job("w0!2", 2, 10))) == [
+        ("SET_RESOURCE_STATE", {"resources": "1", "state": "0"})]
+    assert send(20, ("RESOURCE_STATE_CHANGED", {"resources": "1", "state": "0"})) == [
+        ("EXECUTE_JOB", {"job_id": "w0!2", "alloc": "0-1"})]
+
+
+def test_the_liquid_load_horizon_pours_the_queue_into_the_free_machines() -> None:
+    """Hand-computed: 4 machines, 2 busy until t=10; a queued 2-machine job of walltime 15 (20 s with batsched's
+    rjms_delay) is 40 machine-seconds. From t=0 the 2 free machines take 20 by t=10, the 4 then take the other 20 in
+    5 s: the horizon is 15 s. With every machine asleep for ever it never fills: batsched's plan horizon, 1e19."""
+    options = {"pstate_compute": 0, "pstate_sleep": 1, "power_compute": 200, "power_idle": 100, "power_sleep": 10,
+               "time_switch_on": 5, "time_switch_off": 2, "energy_switch_on": 1500, "energy_switch_off": 500,
+               "monitoring_period": 10}
+    scheduler = MonitoringInertial(options)
+    scheduler.walltimes["w0!2"] = 20
+    plan = EnergySchedule(0, IntervalSet.range(0, 4))
+    assert plan.add("w0!1", 2, 10) is not None
+    assert scheduler.liquid_load_horizon(plan, [("w0!2", 2)], 0) == 15
+    asleep = EnergySchedule(0, IntervalSet.range(0, 4))
+    asleep.put("fakejob_psleep_all", 0, math.inf, 0b1111)
+    assert scheduler.liquid_load_horizon(asleep, [("w0!2", 2)], 0) == 1e19

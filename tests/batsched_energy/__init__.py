@@ -2,5 +2,5 @@
 
 Each variant does what batsched's C++ source does (oar-team/batsched, src/algo/<variant>.cpp), decision for
 decision, so that a case of the reference corpus run with it gives the outputs Batsim + batsched wrote.
-`framework.Batsched` plays batsched's main loop (events gathered per message, one `make_decisions` per message).
+`batsched_variants.Batsched` plays batsched's main loop (events gathered per message, one `make_decisions` per message).
 """

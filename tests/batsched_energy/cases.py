@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from batsched_energy.energy_bf import EnergyBackfilling, EnergyBackfillingDichotomy
+from batsched_energy.inertial_shutdown import IdleSleeper, MonitoringInertial, SubpartSleeper
 from batsched_energy.replay import Message, Replay
 from batsched_energy.sleeper import Sleeper
 from batsched_variants import Batsched
@@ -20,7 +21,10 @@ from test_batsim_adapter import ScriptedScheduler
 __all__ = ["Message", "compare_energy_files", "energy_differences", "run_energy_case"]
 
 VARIANTS: dict[str, type[Batsched]] = {"sleeper": Sleeper, "energy_bf": EnergyBackfilling,
-                                          "energy_bf_dicho": EnergyBackfillingDichotomy}
+                                          "energy_bf_dicho": EnergyBackfillingDichotomy,
+                                          "energy_bf_idle_sleeper": IdleSleeper,
+                                          "energy_bf_subpart_sleeper": SubpartSleeper,
+                                          "energy_bf_monitoring_inertial": MonitoringInertial}
 """batsched's energy variants re-written so far, by batsched name."""
 
 
@@ -53,7 +57,7 @@ ENERGY_COLUMNS = {
 def run_energy_case(case: Path, out: Path, replay: bool = False) -> list[str]:
     """clustersim on `case` the way the corpus ran it (-E), driven over the protocol by its batsched variant
     re-written in Python (deciding from the messages it receives), or with `replay` (or for a variant not
-    re-written: the inertial-shutdown family) by batsched's recorded replies.
+    re-written) by batsched's recorded replies.
     Returns the protocol's differences (a replay that diverged), empty when the run went as Batsim's."""
     info = json.loads((case / "case.json").read_text())
     options_file = case / "options.json"

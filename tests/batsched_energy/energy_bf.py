@@ -56,11 +56,23 @@ class EnergySchedule(TimeSlices):
                 setattr(other, name, type(value)(value))
         return other
 
+    def has_real_job(self) -> bool:
+        """Whether a job of the workload (not a power-state job) is planned (batsched's contains_any_nonfake_job)."""
+        return any(not key.startswith("fakejob_") for key in self._jobs)
+
     def jobs_at(self, s: int) -> dict[str, int]:
         """The jobs planned in slice `s` and their machines (a mask), by job id (batsched's map order)."""
         begin = self.begins[s]
         return {key: job[2] for key, job in sorted(self._jobs.items())
                 if (job[4] or job[0] <= begin) and job[1] > begin}
+
+    def free_during(self, begin: float, end: float) -> IntervalSet:
+        """The machines free all along [begin, end) (batsched's available_machines_during_period)."""
+        mask = self.everything
+        for s, start in enumerate(self.begins):
+            if start < end and self.end_of(s) > begin:
+                mask &= self.free[s]
+        return IntervalSet.from_mask(mask)
 
     def end_of(self, s: int) -> float:
         return self.begins[s + 1] if s + 1 < len(self.begins) else math.inf
@@ -135,23 +147,19 @@ class EnergyBackfilling(Batsched):
         self.walltimes: dict[str, float] = {}
         self.nb_jobs = self.nb_completed = self.nb_calls_pending = 0
 
-    def answer(self, message: dict[str, Any]) -> dict[str, Any]:
+    def on_event(self, now: float, kind: str, data: dict[str, Any]) -> None:
         """batsched's event loop: power-state changes and requested calls are handled as they are read, the rest
         in `make_decisions`."""
-        now = float(message["now"])
-        for event in message["events"]:
-            kind, data = event["type"], event["data"]
-            if kind == "SIMULATION_BEGINS":
-                machines = IntervalSet.range(0, int(data["nb_resources"]))
-                self.schedule = EnergySchedule(now, machines)
-                self.awake = machines
-            elif kind == "JOB_SUBMITTED":
-                self.walltimes[data["job_id"]] = float(data["job"]["walltime"]) + RJMS_DELAY
-            elif kind == "RESOURCE_STATE_CHANGED":
-                self.machine_state_changed(now, IntervalSet.parse(data["resources"]), int(data["state"]))
-            elif kind == "REQUESTED_CALL":
-                self.nb_calls_pending -= 1
-        return super().answer(message)
+        if kind == "SIMULATION_BEGINS":
+            machines = IntervalSet.range(0, int(data["nb_resources"]))
+            self.schedule = EnergySchedule(now, machines)
+            self.awake = machines
+        elif kind == "JOB_SUBMITTED":
+            self.walltimes[data["job_id"]] = float(data["job"]["walltime"]) + RJMS_DELAY
+        elif kind == "RESOURCE_STATE_CHANGED":
+            self.machine_state_changed(now, IntervalSet.parse(data["resources"]), int(data["state"]))
+        elif kind == "REQUESTED_CALL":
+            self.nb_calls_pending -= 1
 
     def machine_state_changed(self, now: float, machines: IntervalSet, pstate: int) -> None:
         schedule = self.schedule
@@ -230,11 +238,14 @@ class EnergyBackfilling(Batsched):
             plan.put(key, asleep_since, when, 1 << m)
         plan.put(f"{SWITCH_ON}{m}", when, when + self.switch_on_walltime, 1 << m)
 
-    def sedate_at_the_furthest_moment(self, plan: EnergySchedule, machines: IntervalSet) -> None:
-        """Every machine of `machines` that is awake is switched off as soon as it has nothing more planned."""
+    def sedate_at_the_furthest_moment(self, plan: EnergySchedule, machines: IntervalSet) -> float:
+        """Every machine of `machines` that is awake is switched off as soon as it has nothing more planned.
+        Returns when the last one handled (the highest of the earliest slice reached) is switched off, infinity
+        when none is."""
         to_sedate = machines.mask
         s = len(plan.begins) - 1
         awake = plan.free[s]
+        when = math.inf
         while to_sedate & awake:
             if s > 0:
                 s -= 1
@@ -244,13 +255,16 @@ class EnergyBackfilling(Batsched):
                     busy |= hosts
             now_sedated = busy & awake & to_sedate
             for m in _bits(now_sedated):
-                self.sedate(plan, m, plan.end_of(s))
+                when = plan.end_of(s)
+                self.sedate(plan, m, when)
             awake &= ~now_sedated
             if s == 0:
                 now_sedated = awake & to_sedate
                 for m in _bits(now_sedated):
-                    self.sedate(plan, m, plan.begins[0])
+                    when = plan.begins[0]
+                    self.sedate(plan, m, when)
                 awake &= ~now_sedated
+        return when
 
     def sedate(self, plan: EnergySchedule, m: int, when: float) -> None:
         plan.put(f"{SWITCH_OFF}{m}", when, when + self.switch_off_walltime, 1 << m)
@@ -318,11 +332,10 @@ class EnergyBackfillingDichotomy(EnergyBackfilling):
         self.comparison = str(options.get("comparison_type", "remove_sleep_jobs"))
         self.submitted_at: dict[str, float] = {}
 
-    def answer(self, message: dict[str, Any]) -> dict[str, Any]:
-        for event in message["events"]:
-            if event["type"] == "JOB_SUBMITTED":
-                self.submitted_at[event["data"]["job_id"]] = float(event["data"]["job"]["subtime"])
-        return super().answer(message)
+    def on_event(self, now: float, kind: str, data: dict[str, Any]) -> None:
+        super().on_event(now, kind, data)
+        if kind == "JOB_SUBMITTED":
+            self.submitted_at[data["job_id"]] = float(data["job"]["subtime"])
 
     def make_decisions(self, now: float) -> None:
         self.take_ended_and_released()

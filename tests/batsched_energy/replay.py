@@ -1,8 +1,8 @@
 """batsched's recorded decisions, replayed: clustersim's messages are matched to the messages Batsim sent, and
 each is answered with the reply batsched gave to Batsim's.
 
-For the energy variants not re-written in Python (energy_bf_idle_sleeper, energy_bf_subpart_sleeper and
-energy_bf_monitoring_inertial, built on batsched's inertial-shutdown monitor), this checks everything clustersim
+Where clustersim's delivery of one instant makes a re-written variant decide otherwise than batsched did (the
+requested call that Batsim sends first, see tests/test_batsim_energy_reference.py), this checks everything clustersim
 computes from the decisions: times, energy, machine states, the
 energy files. The events of one instant may reach the scheduler grouped otherwise than Batsim grouped them (a
 nanosecond-level matter of SimGrid's actors, see docs/energy.md): the replay then answers once the events of
