@@ -304,9 +304,10 @@ class Simulation:
                 self._born += 1
                 self._submitter = (1, self._born)
                 goodbye = events.pop() if type(events[-1]) is NoMoreJobs else None
-                ready = self._answer(events, received + (goodbye is not None))  # the goodbye arrives first
+                # (`answered`, not `ready`: one name of two types is one int to mypyc, which then rejects True)
+                answered = self._answer(events, received + (goodbye is not None))  # the goodbye arrives first
                 if goodbye is not None:
-                    self._answer([goodbye], ready)
+                    self._answer([goodbye], answered)
             if queue.next_time() == queue.now:
                 self._deliver_rounds(queue.pop_instant())
             return
@@ -455,7 +456,7 @@ class Simulation:
         event: Event
         if change.available:
             back = state.make_available(resources)
-            self._summary.unavailable_seconds += sum(now - since.pop(unit) for unit in back)
+            self._summary.unavailable_seconds += sum((now - since.pop(unit) for unit in back), 0.0)
             event = MachinesAvailable(resources)
         else:
             for unit in state.make_unavailable(resources):

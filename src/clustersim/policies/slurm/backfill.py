@@ -27,7 +27,7 @@ import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from clustersim.policies.slurm.select import Allocation, Consumables, ShapedRequest, bits, select_cpus
+from clustersim.policies.slurm.select import Allocation, Consumables, GresHeld, ShapedRequest, bits, select_cpus
 
 WILL_RUN_WINDOW = 30
 """cons_common's `time_window`: the first batch of running jobs removed ends within 30 s."""
@@ -46,7 +46,7 @@ class Running:
     """Its time limit in seconds (None: unlimited), for the guess made when OverTimeLimit is UNLIMITED."""
     memory: Allocation = field(default_factory=dict)
     """MiB it holds per node (memory as a consumable resource)."""
-    gpus: Allocation = field(default_factory=dict)
+    gres: GresHeld = field(default_factory=dict)
     cpus: int = field(init=False)
     """Its CPUs in all (the will-run test adds them up at once when all its nodes are tested)."""
     per_node: int = field(init=False)
@@ -331,7 +331,7 @@ def _will_run_request(
             for node, count in job.allocation.items():
                 future[node] += count
             if future_other is not None:
-                future_other.add(job.memory, job.gpus)
+                future_other.add(job.memory, job.gres)
             last = job
         allocation = request.select(nodes, future, future_other)
         if allocation is not None:
@@ -522,8 +522,8 @@ def backfill_cycle(
                 started = Running(job.key, now + job.time_limit, allocation, node_bitmap(allocation),
                                   job.time_limit)
                 if job.request is not None and other is not None:
-                    started.memory, started.gpus = job.request.holds(allocation)
-                    other.add(started.memory, started.gpus, -1)
+                    started.memory, started.gres = job.request.holds(allocation, other)
+                    other.add(started.memory, started.gres, -1)
                 running.insert(bisect.bisect_right(running, started.end, key=_end), started)
                 memory.clear()
                 started_keys.add(job.key)
