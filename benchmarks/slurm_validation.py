@@ -8,6 +8,10 @@ every recorded scenario is simulated (each real run in turn) and judged against 
 
     python benchmarks/slurm_validation.py --figure docs/slurm-validation.png     # the recorded scenarios
     python benchmarks/slurm_validation.py --record four-backfill-basic-burst@10 one-fifo-basic-swf@60
+    python benchmarks/slurm_validation.py --record-requests gpus-spread@10 job-scripts@10
+
+The request scenarios (one per kind of sbatch request, those of tests/test_slurm_sbatch_replay.py) are kept as
+`requests-NAME`.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from clustersim.policies.slurm.conf import parse_slurm_conf
 from clustersim.slurm.replay import replay, write_replay
 from clustersim.slurm.validation import Verdict, evaluate, scenario_directories, whole_second_records
 from clustersim.workload.job import Job
+from clustersim.workload.load import load_workload
 from clustersim.workload.profiles import Delay
 from clustersim.workload.swf import read_swf
 
@@ -108,17 +113,25 @@ def trace_jobs(trace: str, cpus: int) -> list[Job]:
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "slurm_validation"
 
 
-def record(name: str, cluster: str, scheduler: str, priority: str, trace: str, speedup: float, runs: int,
-           output: Path, data: Path) -> None:
-    """Replay the scenario `runs` times into real Slurm (clusters and logs in output/), and keep each run's
-    whole-second record (what scontrol and sacct give) with its replay.json in data/<name>/x<K>/."""
+REQUESTS = Path(__file__).resolve().parents[1] / "tests" / "data" / "slurm_requests"
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+REQUEST_SCENARIOS = {
+    **{d.name: (d / "slurm.conf", d / "jobs.csv") for d in sorted(REQUESTS.iterdir())},
+    "memory": (EXAMPLES / "requests.conf", EXAMPLES / "requests.csv"),
+    "job-scripts": (EXAMPLES / "gres.conf", EXAMPLES / "job-scripts"),
+}
+"""The request scenarios of tests/test_slurm_sbatch_replay.py (name -> slurm.conf, workload), recorded as
+`requests-NAME`."""
+
+
+def record(name: str, text: str, jobs: list[Job], speedup: float, runs: int, output: Path, data: Path) -> None:
+    """Replay the jobs on the slurm.conf `text` `runs` times into real Slurm (clusters and logs in output/), and
+    keep each run's whole-second record (what scontrol and sacct give) with its replay.json in data/<name>/x<K>/."""
     directory = output / name / f"x{speedup:g}"
     kept = data / name / f"x{speedup:g}"
     kept.mkdir(parents=True, exist_ok=True)
-    text = conf_text(cluster, priority, scheduler)
     (kept / "slurm.conf").write_text(text)
     conf = parse_slurm_conf(text, source=str(kept / "slurm.conf"))
-    jobs = trace_jobs(trace, sum(n.cpus for n in conf.nodes))
     for number in range(1, runs + 1):
         if (kept / f"real{number}.csv").exists():
             continue
@@ -127,6 +140,21 @@ def record(name: str, cluster: str, scheduler: str, priority: str, trace: str, s
         whole_second_records(directory / f"real{number}" / "jobs.csv", kept / f"real{number}.csv")
         shutil.copy(directory / f"real{number}" / "replay.json", kept / f"replay{number}.json")
         print(f"{name} x{speedup:g} run {number}: {result.wall_seconds:.0f} s", flush=True)
+
+
+def record_trace(name: str, cluster: str, scheduler: str, priority: str, trace: str, speedup: float, runs: int,
+                 output: Path, data: Path) -> None:
+    """Record one of the generated scenarios (a cluster, a scheduler, a priority plugin and a trace)."""
+    text = conf_text(cluster, priority, scheduler)
+    cpus = sum(n.cpus for n in parse_slurm_conf(text).nodes)
+    record(name, text, trace_jobs(trace, cpus), speedup, runs, output, data)
+
+
+def record_requests(name: str, speedup: float, runs: int, output: Path, data: Path) -> None:
+    """Record a request scenario (sbatch options or job scripts) as `requests-NAME`."""
+    conf, workload = REQUEST_SCENARIOS[name]
+    record(f"requests-{name}", conf.read_text(encoding="utf-8"), list(load_workload(workload).jobs), speedup, runs,
+           output, data)
 
 
 def evaluate_all(data: Path, output: Path) -> list[tuple[str, float, Verdict, float]]:
@@ -199,12 +227,43 @@ def table(results: list[tuple[str, float, Verdict, float]]) -> str:
     return "\n".join(lines)
 
 
+def by_acceleration(results: list[tuple[str, float, Verdict, float]], data: Path) -> str:
+    """The docs' "which accelerations stay faithful" table, from the same records: per K, what acceleration does
+    to the replay (its measured per-job overhead, its largest submit slip, both in cluster seconds, medians over
+    the real runs), how far two real runs are from each other, and how far the simulation is."""
+    import json
+    import statistics
+
+    lines = [
+        "| K | scenarios | overhead (s) | submit slip (s) | two real runs: mean abs start diff, median (max) "
+        "| simulation: median (max) | target met |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for speedup in sorted({k for _, k, _, _ in results}):
+        group = [(name, v) for name, k, v, _ in results if k == speedup]
+        names = sorted({name for name, _ in group})
+        infos = [json.loads((data / name / f"x{speedup:g}" / f"replay{n}.json").read_text()) for name in names
+                 for n in (1, 2)]
+        spreads = [v.spread.mean_abs for name, v in group if v.reference == 1]
+        simulated = [v.simulated.mean_abs for _, v in group]
+        met = sum(v.met for _, v in group)
+        lines.append(
+            f"| {speedup:g} | {len(names)} | {statistics.median(i['overhead'] for i in infos):.2f} "
+            f"| {statistics.median(i['submit_slip'] for i in infos):.1f} "
+            f"| {statistics.median(spreads):.2f} ({max(spreads):.2f}) "
+            f"| {statistics.median(simulated):.2f} ({max(simulated):.2f}) | {met} of {len(group)} |"
+        )
+    return "\n".join(lines)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, default=DATA, help="the recorded whole-second runs")
     parser.add_argument("--output", type=Path, default=Path("slurm-validation"), help="clusters, simulations")
     parser.add_argument("--record", nargs="*", metavar="SCENARIO@K",
                         help="replay these (e.g. four-backfill-basic-burst@10) into real Slurm first")
+    parser.add_argument("--record-requests", nargs="*", metavar="NAME@K",
+                        help=f"replay these request scenarios ({', '.join(REQUEST_SCENARIOS)}) first")
     parser.add_argument("--runs", type=int, default=2, help="real runs per scenario (2 gives the spread)")
     parser.add_argument("--figure", type=Path, help="draw real vs simulated starts of every scenario (PNG)")
     args = parser.parse_args()
@@ -214,9 +273,17 @@ def main() -> int:
         if name not in known or not speedup:
             print(f"not SCENARIO@K: {item}; scenarios: {', '.join(known)}", file=sys.stderr)
             return 2
-        record(*known[name], float(speedup), args.runs, args.output, args.data)
+        record_trace(*known[name], float(speedup), args.runs, args.output, args.data)
+    for item in args.record_requests or []:
+        name, _, speedup = item.partition("@")
+        if name not in REQUEST_SCENARIOS or not speedup:
+            print(f"not NAME@K: {item}; request scenarios: {', '.join(REQUEST_SCENARIOS)}", file=sys.stderr)
+            return 2
+        record_requests(name, float(speedup), args.runs, args.output, args.data)
     results = evaluate_all(args.data, args.output)
     print(table(results))
+    print()
+    print(by_acceleration(results, args.data))
     if args.figure is not None:
         figure(results, args.data, args.output, args.figure)
     return 0

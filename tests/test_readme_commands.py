@@ -40,7 +40,7 @@ def test_the_readme_commands_run_on_the_examples(tmp_path: Path, monkeypatch: py
     shutil.copytree(ROOT / "examples", tmp_path, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
     monkeypatch.chdir(tmp_path)
     commands = _readme_commands()
-    assert len(commands) == 17
+    assert len(commands) == 18
     for argv in commands:
         assert argv[0] == "clustersim"
         if argv[1] in ("run", "run-k8s"):
@@ -63,7 +63,7 @@ def _check(argv: list[str], where: Path, stdout: str) -> None:
     if command in ("run", "run-k8s"):
         rows = csv_rows(_records(argv, where))
         workload = argv[argv.index("-w" if "-w" in argv else "--workload") + 1]
-        expected = {"trace.swf": 12, "workload.json": 5, "pods.yaml": 8}[workload]
+        expected = {"trace.swf": 12, "workload.json": 5, "pods.yaml": 8, "job-scripts": 9}[workload]
         assert len(rows) == expected, argv
     elif command == "policies":
         assert [line.split()[0] for line in stdout.splitlines()] == [

@@ -16,7 +16,8 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 def test_options_become_the_request_partition_limit_and_dependency() -> None:
     options = parse_sbatch("-p q -N 2 --ntasks-per-node 2 -c2 --mem=1G -t 1:30 --dependency=afterok:3")
-    assert options.request == SbatchRequest(ntasks=4, cpus_per_task=2, nodes=2, ntasks_per_node=2, mem=1024)
+    assert options.request == SbatchRequest(ntasks=4, cpus_per_task=2, nodes=2, ntasks_per_node=2, mem=1024,
+                                           per_node_tasks=True)
     assert options.request.cpus == 8
     assert (options.partition, options.time_limit, options.dependency) == ("q", 90.0, "afterok:3")
     assert options.arguments == ("-p", "q", "-N", "2", "--ntasks-per-node", "2", "-c2", "--mem=1G", "-t", "1:30")
@@ -24,12 +25,19 @@ def test_options_become_the_request_partition_limit_and_dependency() -> None:
 
 @pytest.mark.parametrize(("text", "request_"), [
     ("", SbatchRequest()),
-    ("-N 3", SbatchRequest(ntasks=3, nodes=3)),  # one task per node, as sbatch counts them
+    ("-N 3", SbatchRequest(ntasks=3, nodes=3, per_node_tasks=True)),  # one task per node, as sbatch counts them
     ("-n 4 --exclusive", SbatchRequest(ntasks=4, exclusive=True)),
     ("--mem-per-cpu=512K", SbatchRequest(mem_per_cpu=1)),  # whole MiB, rounded up
     ("--mem=0", SbatchRequest(mem=0)),  # all of each node's memory
-    ("--gres=gpu:a100:2 -N 2", SbatchRequest(ntasks=2, nodes=2, gpus_per_node=2)),
-    ("--gpus=3 -n 2", SbatchRequest(ntasks=2, nodes=1, gpus_per_node=3)),  # the model's --gpus: one node
+    ("--gres=gpu:a100:2 -N 2", SbatchRequest(ntasks=2, nodes=2, per_node_tasks=True, gres=(("gpu", 2),))),
+    ("--gpus-per-node=1 --gres=bandwidth:10", SbatchRequest(gres=(("bandwidth", 10), ("gpu", 1)))),
+    ("--gres=gpu,mps:50", SbatchRequest(gres=(("gpu", 1), ("mps", 50)))),
+    ("--gpus=3 -n 2", SbatchRequest(ntasks=2, gpus=3)),  # GPUs per job, spread over the nodes as needed
+    ("-G a100:2 -N 2", SbatchRequest(ntasks=2, nodes=2, per_node_tasks=True, gpus=2)),
+    ("--gpus-per-task=2 -n 3", SbatchRequest(ntasks=3, gpus_per_task=2)),
+    ("-N 2-4", SbatchRequest(ntasks=2, nodes=2, max_nodes=4, per_node_tasks=True)),  # a task per node it gets
+    ("-N 1-3 -n 5", SbatchRequest(ntasks=5, nodes=1, max_nodes=3)),
+    ("-N 2-2", SbatchRequest(ntasks=2, nodes=2, per_node_tasks=True)),
 ])
 def test_requests_as_sbatch_derives_them(text: str, request_: SbatchRequest) -> None:
     assert parse_sbatch(text).request == request_
@@ -46,9 +54,13 @@ def test_requests_as_sbatch_derives_them(text: str, request_: SbatchRequest) -> 
     ("-t soon", "'soon' is not a Slurm time"),
     ("-n 1; rm -rf /", "';' in the sbatch options"),
     ("-J 'unclosed", "do not parse"),
-    ("--gpus=2 -N 2", "--gpus=2 with --nodes=2 is not modelled"),
-    ("--gres=mps:100", "only gpu[:TYPE][:N] is modelled"),
-    ("--gres=gpu:1 --gpus=1", "--gres with --gpus is not modelled"),
+    ("--gres=gpu:1 --gpus=1", "--gpus with --gres=gpu is not modelled"),
+    ("--gpus=1 --gpus-per-task=1", "--gpus with --gpus-per-task is not modelled"),
+    ("--gres=gpu:x:y:2", "is not a GRES list"),
+    ("--gres=1gpu", "is not a GRES list"),
+    ("--gpus=two", "is not a GPU count"),
+    ("-N 3-2", "the maximum is below the minimum"),
+    ("-N 1-x", "--nodes=x is not a positive count"),
     ("--array=3-1", "empty range"),
     ("--array=0-3%0", "not a positive task limit"),
 ])
@@ -91,7 +103,7 @@ def test_slurm_replay_submits_exactly_the_options_written() -> None:
     ("id,submit,duration,sbatch\n1,0,10,-n 1\n1,5,10,-n 1\n", "line 3, field 'id'"),
     ("id,submit,duration,sbatch\n1,soon,10,-n 1\n", "line 2, field 'submit'"),
     ("id,submit,duration,sbatch\n1,0,-5,-n 1\n", "line 2, field 'duration'"),
-    ("id,submit,duration,sbatch\n1,0,5,--gres=mps:1\n", "line 2, field 'sbatch'"),
+    ("id,submit,duration,sbatch\n1,0,5,--gres=mps:x:y:1\n", "line 2, field 'sbatch'"),
     ("id,submit,duration,sbatch\n", "no job"),
 ])
 def test_bad_files_name_the_line_and_field(tmp_path: Path, content: str, where: str) -> None:

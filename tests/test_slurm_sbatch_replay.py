@@ -1,14 +1,17 @@
 """sbatch-options workloads replayed into a real Slurm 22.05 on loopback, and simulated from the same slurm.conf.
 
-One short scenario per kind of request (2-3 nodes, 4-11 jobs, clock x10, about 10 s of wall time each), each
-job submitted with exactly the options its CSV row gives:
+One short scenario per kind of request (2-4 nodes, 4-11 jobs, clock x10, about 10 s of wall time each), each
+job submitted with exactly the options its CSV row or job script gives (tests/data/slurm_requests/, examples/):
 
 - memory: CR_CPU_Memory with DefMemPerCPU, `--mem`, `--mem-per-cpu`, partition MaxNodes, `-N`,
   `--ntasks-per-node`, `--cpus-per-task`, `--exclusive`, a dependency (examples/requests.csv);
 - default memory: CR_Core_Memory without DefMemPerCPU (a job naming no memory takes all of its node's);
 - select/linear, Slurm 22.05's default SelectType (the scenario's slurm.conf names none): whole nodes;
 - job arrays with `%` throttling, and a dependency on a whole array;
-- GPUs: `--gpus`, `--gres=gpu:N`, `--gpus-per-node` (gres.conf with empty files for devices).
+- GPUs: `--gpus`, `--gres=gpu:N`, `--gpus-per-node` (gres.conf with empty files for devices);
+- GPUs spread over nodes: `--gpus=N` over several nodes, `--gpus-per-task`, `-N MIN-MAX`;
+- job scripts (examples/job-scripts): `#SBATCH` lines, a counted GRES (`--gres=bw:60`, `Gres=bw:100`) next to
+  GPUs, a node range, a dependency, a GRES no node has (rejected).
 
 For each: the jobs Slurm rejects at submission are those the model rejects, the same jobs never start, and
 every job starts within 5 s of Slurm's start (measured: under 1 s, docs/slurm.md) on the
@@ -25,7 +28,7 @@ import pytest
 
 from clustersim.core.events import FinalState
 from clustersim.policies.registry import create_policy
-from clustersim.policies.slurm.conf import SlurmConf, parse_slurm_conf, platform_from_conf, read_slurm_conf
+from clustersim.policies.slurm.conf import SlurmConf, platform_from_conf, read_slurm_conf
 from clustersim.runner import simulate
 from clustersim.slurm.compare import Row, read_schedule
 from clustersim.slurm.replay import replay, simulate_replay, write_replay
@@ -34,13 +37,20 @@ from conftest import Collector
 
 pytestmark = pytest.mark.slurm
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+ROOT = Path(__file__).resolve().parent.parent
+REQUEST_SCENARIOS = {
+    **{d.name: (d / "slurm.conf", d / "jobs.csv") for d in sorted((ROOT / "tests/data/slurm_requests").iterdir())},
+    "memory": (ROOT / "examples/requests.conf", ROOT / "examples/requests.csv"),
+    "job-scripts": (ROOT / "examples/gres.conf", ROOT / "examples/job-scripts"),
+}
+"""name -> (slurm.conf, workload): one scenario per kind of request (benchmarks/slurm_validation.py records the
+same ones for the validation report)."""
 
 
 @dataclass(frozen=True)
 class Scenario:
-    conf: str
-    jobs: str
+    """What real Slurm does with a scenario's jobs, as measured."""
+
     rejected: frozenset[str] = frozenset()
     never: frozenset[str] = frozenset()
     """Jobs that stay pending for ever (PartitionNodeLimit)."""
@@ -48,30 +58,13 @@ class Scenario:
 
 
 SCENARIOS = {
-    "memory": Scenario((EXAMPLES / "requests.conf").read_text(encoding="utf-8"),
-                       (EXAMPLES / "requests.csv").read_text(encoding="utf-8"),
-                       rejected=frozenset({"5", "7"}), never=frozenset({"6"}), whole_nodes=frozenset({"8"})),
-    "default-memory": Scenario(
-        "SelectType=select/cons_tres\nSelectTypeParameters=CR_Core_Memory\nNodeName=n[1-2] CPUs=4 RealMemory=1000\n"
-        "PartitionName=p Nodes=n[1-2] Default=YES MaxTime=INFINITE\n",
-        "id,submit,duration,sbatch\n1,0,30,-n 1 -t 1\n2,1,30,-n 1 -t 1\n3,2,20,-n 1 --mem=100 -t 1\n"
-        "4,3,20,-n 2 --mem-per-cpu=200 -t 1\n"),
-    "linear": Scenario(
-        "NodeName=n[1-3] CPUs=2 RealMemory=1000\n"
-        "PartitionName=p Nodes=n[1-3] Default=YES MaxTime=INFINITE\n",
-        "id,submit,duration,sbatch\n1,0,30,-n 1 -t 1\n2,0,40,-n 3 -t 1\n3,1,20,-n 1 -t 1\n4,2,20,-N 2 -t 1\n"
-        "5,3,10,-n 1 --exclusive -t 1\n", whole_nodes=frozenset({"1", "2", "3", "4", "5"})),
-    "array": Scenario(
-        "SelectType=select/cons_tres\nNodeName=n[1-2] CPUs=2 RealMemory=1000\n"
-        "PartitionName=p Nodes=n[1-2] Default=YES MaxTime=INFINITE\n",
-        "id,submit,duration,sbatch\n1,0,20,--array=0-4%2 -n 1 -t 1\n2,1,15,-n 1 -t 1\n"
-        "3,2,10,-n 2 -t 1 --dependency=afterok:1\n"),
-    "gpus": Scenario(
-        "SelectType=select/cons_tres\nGresTypes=gpu\nNodeName=n[1-2] CPUs=4 RealMemory=1000 Gres=gpu:2\n"
-        "PartitionName=p Nodes=n[1-2] Default=YES MaxTime=INFINITE\n",
-        "id,submit,duration,sbatch\n1,0,30,--gpus=1 -n 1 -t 1\n2,4,30,--gres=gpu:2 -n 2 -t 1\n"
-        "3,8,20,--gpus-per-node=1 -N 2 -t 1\n4,12,10,-n 2 -t 1\n5,13,10,--gres=gpu:3 -n 1 -t 1\n"
-        "6,16,10,--gpus=1 -n 1 -t 1\n", rejected=frozenset({"5"})),
+    "memory": Scenario(rejected=frozenset({"5", "7"}), never=frozenset({"6"}), whole_nodes=frozenset({"8"})),
+    "default-memory": Scenario(),
+    "linear": Scenario(whole_nodes=frozenset({"1", "2", "3", "4", "5"})),
+    "array": Scenario(),
+    "gpus": Scenario(rejected=frozenset({"5"})),
+    "gpus-spread": Scenario(rejected=frozenset({"6"})),
+    "job-scripts": Scenario(rejected=frozenset({"08-too-much"})),
 }
 
 
@@ -96,14 +89,13 @@ def model_states(conf: SlurmConf, workload: Path) -> dict[str, FinalState | None
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
 def test_sbatch_requests_as_real_slurm_treats_them(slurm_installed: None, tmp_path: Path, name: str) -> None:
     scenario = SCENARIOS[name]
-    (tmp_path / "slurm.conf").write_text(scenario.conf, encoding="utf-8")
-    (tmp_path / "jobs.csv").write_text(scenario.jobs, encoding="utf-8")
-    conf = read_slurm_conf(tmp_path / "slurm.conf")
-    result = replay(list(load_workload(tmp_path / "jobs.csv").jobs), conf, tmp_path / "cluster", speedup=10)
+    conf_path, workload = REQUEST_SCENARIOS[name]
+    conf = read_slurm_conf(conf_path)
+    result = replay(list(load_workload(workload).jobs), conf, tmp_path / "cluster", speedup=10)
     write_replay(result, tmp_path / "real")
     real_rejected = {o.job.id for o in result.outcomes if o.state is FinalState.REJECTED}
     assert (real_rejected, set(result.unfinished)) == (scenario.rejected, scenario.never)
-    states = model_states(conf, tmp_path / "jobs.csv")
+    states = model_states(conf, workload)
     assert {k for k, s in states.items() if s is FinalState.REJECTED} == scenario.rejected
     assert {k for k, s in states.items() if s is None} == scenario.never
     simulate_replay(tmp_path / "real" / "jobs.csv", conf, result.ctld_start, tmp_path / "simulated",
@@ -121,7 +113,8 @@ def test_sbatch_requests_as_real_slurm_treats_them(slurm_installed: None, tmp_pa
 
 
 def test_the_scenarios_parse() -> None:
-    """Without Slurm: every scenario's files are valid (the replayed test needs root and apt)."""
-    for scenario in SCENARIOS.values():
-        parse_slurm_conf(scenario.conf)
-        assert scenario.jobs.startswith("id,submit,duration,sbatch\n")
+    """Without Slurm: every scenario's files are valid, and each has its expectations here."""
+    assert set(SCENARIOS) == set(REQUEST_SCENARIOS)
+    for conf, workload in REQUEST_SCENARIOS.values():
+        read_slurm_conf(conf)
+        assert list(load_workload(workload).jobs)

@@ -7,6 +7,8 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from clustersim.core.events import FinalState
 from clustersim.errors import InputError
@@ -169,3 +171,93 @@ def test_a_plain_shaped_request_plans_as_the_cpu_path_does() -> None:
         plain = will_run(cpus, nodes, free, running, 0.0)
         shaped = will_run(cpus, nodes, free, running, 0.0, request=request, other=Consumables())
         assert plain == shaped
+
+
+GRES = ("SelectType=select/cons_tres\nSelectTypeParameters=CR_CPU\nGresTypes=gpu,bw\n"
+        "NodeName=n[1-4] CPUs=4 Gres=gpu:2,bw:100\nPartitionName=p Nodes=n[1-4] Default=YES\n")
+
+
+@pytest.mark.parametrize(("options", "expected"), [
+    # CPU ids (4 per node: n1 0-3, n2 4-7, ...) that real Slurm 22.05 gave each job, submitted in turn to this
+    # cluster (runs of docs/slurm.md, "GRES": one group per line, the jobs all running at once).
+    (["--gpus=3 -N 2"], ["0 4"]),  # GPUs per job: 2 on n1, 1 on n2
+    (["--gpus=5 -n 4"], ["0-1 4 8"]),  # nodes until 5 GPUs; tasks dealt in turn
+    (["--gpus=5 -n 3"], ["0 4 8"]),
+    (["--gpus=2 -n 4"], ["0-3"]),  # one node has the CPUs and the GPUs: the best fit
+    (["--gpus=2 -N 2"], ["0 4"]),
+    (["--gpus=1 -n 1", "--gpus=4 -n 2"], ["3", "4 8"]),
+    (["--gpus=1 -n 1", "--gpus=3 -n 3"], ["3", "4-5 8"]),  # n1 (one GPU left) weighs more: n2 and n3
+    (["--gpus=1 -n 1", "--gpus=1 -n 1", "--gpus=3 -n 2"], ["3", "2", "4 8"]),
+    (["--gpus-per-task=1 -n 3"], ["2-3 6"]),  # the highest CPUs of the tasks a node's GPUs allow
+    (["--gpus-per-task=2 -n 2"], ["3 7"]),
+    (["--gpus-per-task=1 -n 5"], ["2-3 6-7 10"]),
+    (["--gpus=1 -n 1", "--gpus-per-task=1 -n 3"], ["3", "6-7 10"]),
+    (["-N 1-3 -n 2"], ["0 4"]),  # no more nodes than tasks
+    (["-N 2-4 -n 8"], ["0-2 4-6 8 12"]),  # all 4 nodes; 8 tasks dealt 3, 3, 1, 1
+    (["-N 1-2 -n 6"], ["0-5"]),  # 4 on n1, 2 on n2
+    (["--exclusive -N 2", "-N 2-4"], ["0 4", "8 12"]),  # as many nodes as are free, 2 at least
+    (["--gres=bw:60 -n 1", "--gres=bw:60 -n 1"], ["3", "7"]),  # a count per node: n1 has 40 left
+    (["--gres=gpu:1,bw:50 -n 1"] * 3, ["3", "2", "7"]),
+    (["--gres=bw:30 -N 2"], ["0 4"]),
+    (["--gres=bw:100 -n 1", "-n 4 --gres=bw:10"], ["3", "4-7"]),
+    (["--gres=bw:10 -n 2"], ["0-1"]),
+])
+def test_gres_and_node_ranges_as_real_slurm_allocates_them(options: list[str], expected: list[str]) -> None:
+    jobs = [sbatch(i + 1, 1.5 * i, 100, f"{text} -t 5") for i, text in enumerate(options)]
+    result = run(GRES, jobs)
+    assert [units(result, str(i + 1)) for i in range(len(jobs))] == expected
+
+
+def test_a_node_range_without_tasks_takes_every_free_node_up_to_its_maximum() -> None:
+    """`-N 2-3` alone: one task on each of 3 nodes (real Slurm: NumNodes=3 NumCPUs=3); the job reports the 2
+    CPUs its minimum asks for (the core's count) while it holds 3 nodes."""
+    jobs = [sbatch(1, 0, 100, "-N 2-3 -t 5"), sbatch(2, 2, 100, "--exclusive -N 2 -t 5")]
+    result = run(GRES, jobs)
+    assert units(result, "1") == "4 8"  # n1 (CPU 0, not reported), n2, n3
+    assert starts(result)["2"] == 100  # only n4 is idle until job 1 ends
+
+
+@pytest.mark.parametrize("options", ["--gpus=4 -n 1", "--gres=bw:150 -n 1", "--gres=mps:1 -n 1", "-N 5-6"])
+def test_gres_no_node_has_is_rejected_at_submission(options: str) -> None:
+    result = run(GRES, [sbatch(1, 0, 10, f"{options} -t 1")])
+    assert result.outcomes["1"].state is FinalState.REJECTED
+
+
+def test_gres_types_must_declare_the_nodes_gres() -> None:
+    with pytest.raises(InputError, match="Gres= names bw not in GresTypes=gpu"):
+        parse_slurm_conf("GresTypes=gpu\nNodeName=n1 CPUs=4 Gres=gpu:1,bw:10\n")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    nodes=st.lists(st.tuples(st.integers(1, 4), st.integers(0, 4), st.integers(0, 3), st.integers(0, 100)),
+                   min_size=1, max_size=5),
+    options=st.sampled_from(["--gpus=3 -n 2", "--gpus=2 -N 2", "--gpus=5 -n 4", "--gpus-per-task=1 -n 3",
+                             "-N 2-4 -n 6", "-N 1-3", "-N 2-3 -n 3", "--gres=bw:30 -n 2", "--gres=gpu:1,bw:20 -N 2",
+                             "--gpus=2 -N 1-3 -n 3", "-n 5", "-N 2 -n 3 --exclusive"]),
+)
+def test_a_gres_or_node_range_allocation_fits_what_is_free(
+        nodes: list[tuple[int, int, int, int]], options: str) -> None:
+    """Whatever the free CPUs and GRES: the CPUs and GRES a job gets are free, it gets its tasks on a number of
+    nodes within its range, and every node of a `--gpus` job holds one GPU at least."""
+    sizes = tuple(size for size, _, _, _ in nodes)
+    free = [min(cpus, size) for size, cpus, _, _ in nodes]
+    other = Consumables(None, {"gpu": [gpus for _, _, gpus, _ in nodes], "bw": [bw for _, _, _, bw in nodes]})
+    request = parse_sbatch(options).request
+    shape = Shape(request.ntasks, request.cpus_per_task, request.nodes, request.ntasks_per_node, request.exclusive,
+                  max_nodes=request.max_nodes, per_node_tasks=request.per_node_tasks, gres=request.gres,
+                  gpus=request.gpus, gpus_per_task=request.gpus_per_task)
+    allocation = ShapedRequest(shape, sizes, None).select((1 << len(nodes)) - 1, free, other)
+    if allocation is None:
+        return
+    assert all(0 < cpus <= free[node] for node, cpus in allocation.items())
+    low = request.nodes or 1
+    assert low <= len(allocation) <= (request.max_nodes or request.nodes or len(nodes))
+    if not request.exclusive:
+        total = sum(allocation.values())
+        assert total == request.cpus if not request.per_node_tasks else total >= request.cpus
+    _, held = ShapedRequest(shape, sizes, None).holds(allocation, other)
+    for name, counts in held.items():
+        assert all(0 < count <= other.gres[name][node] for node, count in counts.items()), name
+    if request.gpus:
+        assert sum(held["gpu"].values()) == request.gpus and set(held["gpu"]) == set(allocation)

@@ -107,21 +107,22 @@ def test_the_recorded_real_runs_are_whole_second_records() -> None:
     for directory in directories:
         for number in (1, 2):
             rows = read_schedule(directory / f"real{number}.csv")
-            assert len(rows) == 40
+            assert len(rows) >= 4 if directory.parent.name.startswith("requests-") else len(rows) == 40
             assert all(float(t).is_integer() for r in rows.values() for t in (r.submit, r.start, r.finish))
 
 
 def test_the_model_is_as_close_to_real_slurm_as_slurm_is_to_itself(tmp_path: Path) -> None:
     """The issue's criterion: the simulation of a real run (whole seconds in, whole seconds out) no farther from
     it than the other real run (mean and max abs(start difference), start-order flips, makespan). Today it holds
-    for 38 of the 52 (scenario, run) pairs; the issue's 90% is not reached (docs/slurm.md: backfill races, real
-    runs that agree to the second, machine stalls), so this holds the model to what it reaches."""
+    for 48 of the 66 (scenario, run) pairs (26 trace scenarios, 7 request scenarios); the issue's 90% is not
+    reached (docs/slurm.md: backfill races, real runs that agree to the second, machine stalls), so this holds
+    the model to what it reaches."""
     verdicts = [evaluate(d, tmp_path / d.parent.name / d.name / str(run), f"{d.parent.name} {d.name} run {run}", run)
                 for d in scenario_directories(RECORDED) for run in (1, 2)]
     missed = [f"{v.name}: {'; '.join(v.farther)}" for v in verdicts if not v.met]
-    assert len(verdicts) == 52
+    assert len(verdicts) == 66
     assert len(verdicts) - len(missed) >= MET_SHARE * len(verdicts), "\n".join(missed)
 
 
 MET_SHARE = 0.7
-"""The share of (scenario, run) pairs meeting the criterion today: 38 of 52 (73%)."""
+"""The share of (scenario, run) pairs meeting the criterion today: 48 of 66 (73%)."""

@@ -8,7 +8,8 @@ The cluster's slurm.conf is derived from the model's: its scheduling settings, n
 partitions are kept; the plumbing is replaced (loopback addresses and free ports, `auth/none` and `cred/none`
 instead of munge, `proctrack/pgid`, `task/none`, no accounting, `SlurmdParameters=config_overrides` so declared
 CPUs need not exist, a large `MinJobAge` so finished jobs stay visible), and timeouts are scaled by K (Slurm
-caps them at 65535 s). GPUs (`Gres=gpu:N`) are empty files named by a generated gres.conf (`AutoDetect=off`).
+caps them at 65535 s). GPUs (`Gres=gpu:N`) are empty files named by a generated gres.conf (`AutoDetect=off`),
+other GRES are counts (`Count=`).
 
 Every process of the cluster carries a random token in its environment (daemons, job steps, payloads), so
 `stop` kills exactly those, by PID, even when slurmd has detached the job steps into sessions of their own.
@@ -46,7 +47,7 @@ PLUMBING = {
     "jobcomptype", "minjobage", "returntoservice", "slurmdparameters", "clustername", "launchparameters",
     "messagetimeout", "tcptimeout", "slurmctldtimeout", "slurmdtimeout", "batchstarttimeout", "killwait",
     "unkillablesteptimeout", "prologepilogtimeout", "inactivelimit", "slurmctlddebug", "slurmddebug",
-    "plugstackconfig", "maxjobcount", "firstjobid", "healthcheckprogram", "gresttypes", "cgroupplugin",
+    "plugstackconfig", "maxjobcount", "firstjobid", "healthcheckprogram", "grestypes", "cgroupplugin",
 }
 """Keys of the model's slurm.conf that the loopback cluster sets itself."""
 
@@ -133,8 +134,10 @@ def loopback_conf(
         f"SlurmdDebug={debug}",
     ]
     lines += [f"{key}={min(MAX_TIMEOUT, round(value * scale))}" for key, value in TIMEOUTS.items()]
-    if any(node.gpus for node in conf.nodes) and "grestypes" not in conf.settings:
-        lines.append("GresTypes=gpu")
+    names = [name.strip() for name in conf.settings.get("grestypes", "").split(",") if name.strip()]
+    names += [name for node in conf.nodes for name, _ in node.gres if name not in names]
+    if names:
+        lines.append(f"GresTypes={','.join(dict.fromkeys(names))}")
     for key, value in conf.settings.items():
         if key not in PLUMBING:
             lines.append(f"{conf.original_keys.get(key, key)}={value}")
@@ -142,7 +145,8 @@ def loopback_conf(
         lines.append(
             f"NodeName={node.name} NodeHostname=localhost NodeAddr=127.0.0.1 Port={port} "
             f"CPUs={node.cpus} RealMemory={node.real_memory} Weight={node.weight} "
-            + (f"Gres=gpu:{node.gpus} " if node.gpus else "") + "State=UNKNOWN"
+            + (f"Gres={','.join(f'{name}:{count}' for name, count in node.gres)} " if node.gres else "")
+            + "State=UNKNOWN"
         )
     for part in conf.partitions:
         words = [
@@ -236,16 +240,19 @@ class LoopbackCluster:
             raise
 
     def _write_gres_conf(self) -> None:
-        """gres.conf for the nodes' GPUs: one empty file per GPU stands for its device (slurmd logs that it is
-        not a device, and counts it: the jobs never touch it)."""
+        """gres.conf for the nodes' GRES: one empty file per GPU stands for its device (slurmd logs that it is
+        not a device, and counts it: the jobs never touch it); other GRES are counts (`Count=`)."""
         lines = ["AutoDetect=off"]
         devices = self.workdir / "gpus"
         for node in self.conf.nodes:
-            if node.gpus:
+            for name, count in node.gres:
+                if name != "gpu":
+                    lines.append(f"NodeName={node.name} Name={name} Count={count}")
+                    continue
                 (devices / node.name).mkdir(parents=True, exist_ok=True)
-                for i in range(node.gpus):
+                for i in range(count):
                     (devices / node.name / f"gpu{i}").touch()
-                lines.append(f"NodeName={node.name} Name=gpu File={devices / node.name}/gpu[0-{node.gpus - 1}]")
+                lines.append(f"NodeName={node.name} Name=gpu File={devices / node.name}/gpu[0-{count - 1}]")
         if len(lines) > 1:
             (self.workdir / "gres.conf").write_text("\n".join(lines) + "\n", encoding="utf-8")
 

@@ -27,7 +27,8 @@ EPILOG_SHARE = 0.1
 def whole_second_records(jobs_csv: Path, output: Path) -> None:
     """Rewrite a replay's jobs.csv with Slurm's whole-second times (what `scontrol`/`sacct` show): the start and
     end it recorded (`slurm_start`, `slurm_end`), and the submit second (`eligible` when the job had no
-    dependency, else the floored submit time)."""
+    dependency and is not an array's task, else the floored submit time: a throttled task becomes eligible when
+    it may start, long after the array's submission)."""
     with open(jobs_csv, newline="", encoding="utf-8") as f:
         reader = csv.DictReader(f)
         fields = list(reader.fieldnames or [])
@@ -36,7 +37,7 @@ def whole_second_records(jobs_csv: Path, output: Path) -> None:
         if not row["starting_time"] or float(row["starting_time"]) < 0:
             continue
         meta = dict(item.partition("=")[::2] for item in row["metadata"].split(";") if "=" in item)
-        if meta.get("eligible") and not meta.get("dependency") and not meta.get("preceding_job"):
+        if meta.get("eligible") and not any(meta.get(key) for key in ("dependency", "preceding_job", "array_job")):
             submit = float(meta["eligible"])
         else:
             submit = float(math.floor(float(row["submission_time"]) + 1e-6))

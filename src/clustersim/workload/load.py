@@ -6,10 +6,13 @@ A third-party reader is a `FileFormat` registered in `WORKLOAD_READERS`
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from clustersim._io.formats import FileFormat, format_options, recognise
 from clustersim._io.textfile import StrPath
 from clustersim.plugins import Registry
 from clustersim.workload.batsim_json import read_batsim_workload
+from clustersim.workload.job_scripts import read_job_scripts
 from clustersim.workload.sbatch import COLUMNS, read_sbatch_csv
 from clustersim.workload.stream import Workload
 from clustersim.workload.swf import Processors, Walltime, read_swf
@@ -29,10 +32,17 @@ WORKLOAD_READERS.add("sbatch-csv", FileFormat(
     sniff=lambda head: set(COLUMNS) <= {cell.strip().lower() for cell in head.split("\n", 1)[0].split(",")},
     suffixes=(),
 ))
+WORKLOAD_READERS.add("job-scripts", FileFormat(
+    "sbatch job scripts", "(#SBATCH lines and a '# clustersim: submit=S runtime=S' line; a directory of them)",
+    read_job_scripts, sniff=lambda head: head.startswith(("#!", "#SBATCH")), suffixes=(".sbatch", ".slurm"),
+))
 
 
 def workload_format(path: StrPath) -> str:
-    """The registered name of the file's format (`swf`, `batsim-json`...), from its content, else its name."""
+    """The registered name of the file's format (`swf`, `batsim-json`...), from its content, else its name (a
+    directory is a trace of job scripts)."""
+    if Path(path).is_dir():
+        return "job-scripts"
     return recognise(WORKLOAD_READERS.items(), path, "workload format")
 
 

@@ -43,7 +43,8 @@ SUPPORTED = {
     "-t": "time", "--time": "time",
     "-d": "dependency", "--dependency": "dependency",
     "-a": "array", "--array": "array",
-    "-G": "gpus", "--gpus": "gpus", "--gpus-per-node": "gpus_per_node", "--gres": "gres",
+    "-G": "gpus", "--gpus": "gpus", "--gpus-per-node": "gpus_per_node", "--gpus-per-task": "gpus_per_task",
+    "--gres": "gres",
 }
 """sbatch options the format accepts (short and long spellings) -> the request field they set."""
 _SIZE = re.compile(r"(\d+)([KMGT]?)B?", re.IGNORECASE)
@@ -95,15 +96,24 @@ class SbatchRequest:
     ntasks: int = 1
     cpus_per_task: int = 1
     nodes: int | None = None
-    """`-N`: exactly this many nodes (None: as many as the tasks need)."""
+    """`-N`: at least this many nodes (None: as many as the tasks need)."""
     ntasks_per_node: int | None = None
     exclusive: bool = False
     mem: int | None = None
     """`--mem`, MiB per node (0: all the memory of each node)."""
     mem_per_cpu: int | None = None
     """`--mem-per-cpu`, MiB."""
-    gpus_per_node: int = 0
-    """`--gres=gpu:N`, `--gpus-per-node=N`, or `--gpus=N` (then on one node: `nodes` is 1)."""
+    max_nodes: int | None = None
+    """`-N MIN-MAX`: at most MAX nodes, as many as fit (None: exactly `nodes`)."""
+    per_node_tasks: bool = False
+    """`-N` without `-n`: one task (or `--ntasks-per-node`) on every node the job gets; `ntasks` is the least
+    it gets (with `-N MIN-MAX`, MIN nodes' worth)."""
+    gres: tuple[tuple[str, int], ...] = ()
+    """Generic resources on each node of the job: `--gres=name[:type]:N,...` and `--gpus-per-node=N` (gpu)."""
+    gpus: int = 0
+    """`--gpus=N`: GPUs for the whole job, spread over its nodes."""
+    gpus_per_task: int = 0
+    """`--gpus-per-task=N`."""
 
     @property
     def cpus(self) -> int:
@@ -212,8 +222,8 @@ def _array(text: str, source: str, line: int | None) -> tuple[tuple[int, ...], i
 
 
 def _request(values: dict[str, str], source: str, line: int | None) -> SbatchRequest:
-    def count(key: str, option: str) -> int | None:
-        text = values.get(key)
+    def count(key: str, option: str, text: str | None = None) -> int | None:
+        text = values.get(key) if text is None else text
         if text is None:
             return None
         if not (text.isascii() and text.isdigit()) or int(text) <= 0 or int(text) > 1_000_000:
@@ -221,48 +231,71 @@ def _request(values: dict[str, str], source: str, line: int | None) -> SbatchReq
         return int(text)
 
     ntasks = count("ntasks", "--ntasks")
-    nodes = count("nodes", "--nodes")
+    nodes, max_nodes = None, None
+    if "nodes" in values:
+        low, dash, high = values["nodes"].partition("-")
+        nodes = count("nodes", "--nodes", low)
+        max_nodes = count("nodes", "--nodes", high) if dash else None
+        if nodes is not None and max_nodes is not None and max_nodes < nodes:
+            raise InputError(source, f"--nodes={values['nodes']}: the maximum is below the minimum", line=line,
+                             field="sbatch")
+        if max_nodes == nodes:
+            max_nodes = None
     per_node = count("ntasks_per_node", "--ntasks-per-node")
     cpus_per_task = count("cpus_per_task", "--cpus-per-task") or 1
+    per_node_tasks = ntasks is None and nodes is not None
     if ntasks is None:
         ntasks = (nodes or 1) * (per_node or 1)
-    if nodes is not None and per_node is not None and ntasks != nodes * per_node:
+    if nodes is not None and per_node is not None and ntasks != nodes * per_node and max_nodes is None:
         raise InputError(source, f"--ntasks={ntasks} with --nodes={nodes} and --ntasks-per-node={per_node} "
                          "is not modelled (give two of them)", line=line, field="sbatch")
     if nodes is not None and ntasks < nodes:
         raise InputError(source, f"--ntasks={ntasks} is fewer than --nodes={nodes}", line=line, field="sbatch")
-    gpus = _gpus(values, nodes, source, line)
-    if gpus and "gpus" in values:
-        nodes = 1  # the model places a job's --gpus on one node (docs/slurm.md)
+    gres, gpus, gpus_per_task = _gres(values, source, line)
     mem = _mebibytes(values, "mem", source, line)
     mem_per_cpu = _mebibytes(values, "mem_per_cpu", source, line)
     if mem is not None and mem_per_cpu is not None:
         raise InputError(source, "--mem and --mem-per-cpu are mutually exclusive (sbatch refuses both)", line=line,
                          field="sbatch")
-    return SbatchRequest(ntasks, cpus_per_task, nodes, per_node, "exclusive" in values, mem, mem_per_cpu, gpus)
+    return SbatchRequest(ntasks, cpus_per_task, nodes, per_node, "exclusive" in values, mem, mem_per_cpu,
+                         max_nodes, per_node_tasks, gres, gpus, gpus_per_task)
 
 
-def _gpus(values: dict[str, str], nodes: int | None, source: str, line: int | None) -> int:
-    """GPUs per node from `--gres=gpu[:TYPE]:N`, `--gpus-per-node=[TYPE:]N` or `--gpus=[TYPE:]N`."""
-    given = [key for key in ("gres", "gpus_per_node", "gpus") if key in values]
-    if len(given) > 1:
-        raise InputError(source, f"--{given[0].replace('_', '-')} with --{given[1].replace('_', '-')} is not "
-                         "modelled (give one)", line=line, field="sbatch")
-    if not given:
-        return 0
-    key = given[0]
-    text = values[key]
+_GRES_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+
+
+def _gres(values: dict[str, str], source: str, line: int | None) -> tuple[tuple[tuple[str, int], ...], int, int]:
+    """Per-node GRES (`--gres=name[:type][:N],...`, `--gpus-per-node=[type:]N`), GPUs per job (`--gpus`) and
+    per task (`--gpus-per-task`). A type is accepted and not told apart (the model counts a node's GRES of a
+    name together)."""
+    per_node: dict[str, int] = {}
+    if "gres" in values:
+        for item in values["gres"].split(","):
+            fields = item.split(":")
+            number = fields[-1] if len(fields) > 1 and fields[-1].isdigit() else "1"
+            named = fields[:-1] if len(fields) > 1 and fields[-1].isdigit() else fields
+            if not _GRES_NAME.fullmatch(named[0]) or len(named) > 2 or named[0] in per_node \
+                    or not 0 < int(number) <= 1_000_000:
+                raise InputError(source, f"--gres={values['gres']} is not a GRES list such as gpu:2, "
+                                 "gpu:a100:2 or gpu:1,bandwidth:10", line=line, field="sbatch")
+            per_node[named[0]] = int(number)
+    gpu_options = {key: _gpu_count(values[key], key, source, line)
+                   for key in ("gpus_per_node", "gpus", "gpus_per_task") if key in values}
+    if len(gpu_options) + ("gpu" in per_node) > 1:
+        given = [f"--{key.replace('_', '-')}" for key in gpu_options] + (["--gres=gpu"] if "gpu" in per_node else [])
+        raise InputError(source, f"{' with '.join(given)} is not modelled (give one way of asking for GPUs)",
+                         line=line, field="sbatch")
+    if "gpus_per_node" in gpu_options:
+        per_node["gpu"] = gpu_options["gpus_per_node"]
+    return tuple(per_node.items()), gpu_options.get("gpus", 0), gpu_options.get("gpus_per_task", 0)
+
+
+def _gpu_count(text: str, key: str, source: str, line: int | None) -> int:
+    """`[TYPE:]N` of the --gpus options."""
     fields = text.split(":")
-    if key == "gres":
-        if fields[0] != "gpu" or len(fields) > 3:
-            raise InputError(source, f"--gres={text}: only gpu[:TYPE][:N] is modelled", line=line, field="sbatch")
-        fields = fields[1:] or ["1"]
     count = fields[-1]
     if len(fields) > 2 or not (count.isascii() and count.isdigit()) or not 0 < int(count) <= 1024:
         raise InputError(source, f"--{key.replace('_', '-')}={text} is not a GPU count such as 2 or a100:2",
-                         line=line, field="sbatch")
-    if key == "gpus" and nodes not in (None, 1):
-        raise InputError(source, f"--gpus={text} with --nodes={nodes} is not modelled: give --gpus-per-node",
                          line=line, field="sbatch")
     return int(count)
 
@@ -306,24 +339,30 @@ def read_sbatch_csv(path: StrPath, name: str = "w0") -> Workload:
         if not job_id or job_id in seen:
             raise InputError(source, f"job id '{job_id}' is empty or given twice", line=number, field="id")
         seen.add(job_id)
-        submit = _number(row[where["submit"]], source, number, "submit")
-        duration = _number(row[where["duration"]], source, number, "duration")
-        options = parse_sbatch(row[where["sbatch"]], source, number)
-        extra: dict[str, object] = {"sbatch": shlex.join(options.arguments)}
-        if options.dependency:
-            extra["dependency"] = options.dependency
-        for task in options.array or (None,):
-            task_id = job_id if task is None else f"{job_id}_{task}"
-            task_extra = extra if task is None else {**extra, "array_job": job_id}
-            jobs.append(Job(task_id, submit, options.request.cpus, Delay(duration), walltime=options.time_limit,
-                            workload=name, profile_name=f"delay{duration:g}", queue=options.partition,
-                            extra=task_extra))
+        submit = seconds(row[where["submit"]], source, number, "submit")
+        duration = seconds(row[where["duration"]], source, number, "duration")
+        jobs.extend(sbatch_jobs(job_id, submit, duration, parse_sbatch(row[where["sbatch"]], source, number), name))
     if not jobs:
         raise InputError(source, "no job: expected one row per job after the header")
     return Workload.from_jobs(jobs, name=name)
 
 
-def _number(text: str, source: str, line: int, field: str) -> float:
+def sbatch_jobs(job_id: str, submit: float, duration: float, options: SbatchOptions, name: str) -> list[Job]:
+    """The jobs one submission makes: one, or one per task of an array (`ID_TASK`)."""
+    extra: dict[str, object] = {"sbatch": shlex.join(options.arguments)}
+    if options.dependency:
+        extra["dependency"] = options.dependency
+    jobs = []
+    for task in options.array or (None,):
+        task_id = job_id if task is None else f"{job_id}_{task}"
+        task_extra = extra if task is None else {**extra, "array_job": job_id}
+        jobs.append(Job(task_id, submit, options.request.cpus, Delay(duration), walltime=options.time_limit,
+                        workload=name, profile_name=f"delay{duration:g}", queue=options.partition, extra=task_extra))
+    return jobs
+
+
+def seconds(text: str, source: str, line: int, field: str) -> float:
+    """A number of seconds from 0 to 1e12 (a submit time, a duration)."""
     try:
         value = float(text)
     except ValueError:

@@ -3,13 +3,14 @@
 The reader accepts any slurm.conf: keys the model does not interpret are kept verbatim (the real daemons need
 them). What it interprets:
 
-- `NodeName=` lines (hostlists such as `n[1-4]`, `DEFAULT` lines): `CPUs`, `RealMemory`, `Weight`, `Gres` (GPUs),
+- `NodeName=` lines (hostlists such as `n[1-4]`, `DEFAULT` lines): `CPUs`, `RealMemory`, `Weight`, `Gres` (any names),
   `Port`, `NodeAddr`, `NodeHostname`, `State`; the nodes are numbered in file order, as slurmctld numbers them;
 - `PartitionName=` lines: `Nodes` (hostlist or `ALL`), `Default`, `MaxTime`, `MaxNodes`, `DefaultTime`,
   `PriorityJobFactor`, `PriorityTier` (and the older `Priority`, which sets both), `State`;
 - global keys: `SchedulerType`, `SchedulerParameters`, `SelectType`, `SelectTypeParameters`, `DefMemPerCPU`,
   `PriorityType`, `PriorityWeight*`, `PriorityMaxAge`, `PriorityFavorSmall`, `PriorityCalcPeriod`,
-  `PriorityDecayHalfLife`, `PriorityFlags`, `AccountingStorageType`, `EnforcePartLimits`.
+  `PriorityDecayHalfLife`, `PriorityFlags`, `AccountingStorageType`, `EnforcePartLimits`, `GresTypes` (every
+  name of the nodes' `Gres=` must be in it).
 
 Times use Slurm's formats (`minutes`, `minutes:seconds`, `hours:minutes:seconds`, `days-hours[:minutes[:seconds]]`,
 `INFINITE`/`UNLIMITED`) and are returned in seconds, None meaning unlimited.
@@ -93,12 +94,16 @@ class NodeConf:
     real_memory: int = 1
     """MiB, as slurm.conf gives it."""
     weight: int = 1
-    gpus: int = 0
-    """`Gres=gpu:N` (or `gpu:TYPE:N`): GPUs of the node."""
+    gres: tuple[tuple[str, int], ...] = ()
+    """`Gres=gpu:2,bandwidth:100` (types `gpu:a100:2` summed per name): the node's generic resources."""
     port: int | None = None
     addr: str | None = None
     hostname: str | None = None
     state: str = "UNKNOWN"
+
+    @property
+    def gpus(self) -> int:
+        return dict(self.gres).get("gpu", 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,6 +230,12 @@ def parse_slurm_conf(text: str, *, source: str = "slurm.conf", base: Path | None
     nodes = _nodes(node_lines, source)
     if not nodes:
         raise InputError(source, "no NodeName= line: the cluster has no node")
+    if "grestypes" in settings:
+        declared = {name.strip() for name in settings["grestypes"].split(",")}
+        undeclared = sorted({name for node in nodes for name, _ in node.gres} - declared)
+        if undeclared:
+            raise InputError(source, f"Gres= names {', '.join(undeclared)} not in GresTypes={settings['grestypes']} "
+                             "(slurmctld refuses to start)", field="GresTypes")
     partitions = _partitions(part_lines, nodes, source)
     line_keys = {
         kind: frozenset(key for _, pairs in lines for key in pairs)
@@ -295,7 +306,7 @@ def _nodes(lines: list[tuple[int, dict[str, str]]], source: str) -> list[NodeCon
                 cpus=cpus,
                 real_memory=_positive(values.get("realmemory", "1"), "RealMemory", source, number),
                 weight=_positive(values.get("weight", "1"), "Weight", source, number),
-                gpus=_gpus(values.get("gres", ""), source, number),
+                gres=_gres(values.get("gres", ""), source, number),
                 port=ports[i],
                 addr=addrs[i],
                 hostname=hostnames[i],
@@ -385,18 +396,17 @@ def _partitions(
     return partitions
 
 
-def _gpus(text: str, source: str, number: int) -> int:
-    """The GPUs a node's `Gres=` gives (`gpu:2`, `gpu:a100:2,gpu:v100:1`); other GRES are not counted."""
-    total = 0
+def _gres(text: str, source: str, number: int) -> tuple[tuple[str, int], ...]:
+    """A node's `Gres=` (`gpu:2`, `gpu:a100:2,gpu:v100:1,bandwidth:100`): the count of each name."""
+    counts: dict[str, int] = {}
     for item in filter(None, (part.strip() for part in text.split(","))):
         fields = item.split(":")
-        if fields[0] != "gpu":
-            continue
         count = fields[-1] if len(fields) > 1 else "1"
-        if not _digits(count) or len(fields) > 3:
-            raise InputError(source, f"'Gres={text}' is not a GRES list such as gpu:2 or gpu:a100:2", line=number)
-        total += int(count)
-    return total
+        if not _digits(count) or len(fields) > 3 or not fields[0]:
+            raise InputError(source, f"'Gres={text}' is not a GRES list such as gpu:2, gpu:a100:2 or bandwidth:100",
+                             line=number)
+        counts[fields[0]] = counts.get(fields[0], 0) + int(count)
+    return tuple(counts.items())
 
 
 def _max_nodes(text: str, source: str, number: int) -> int | None:

@@ -3,8 +3,8 @@
 Configured by a slurm.conf (`conf` option), the same file a real cluster reads; without one, the platform's
 nodes form one partition with Slurm's defaults (cons_tres, CR_CPU). Jobs ask for CPUs (units of a Unit.CORE
 platform, numbered node by node) and may span nodes; jobs of the sbatch-options format (`Job.extra["sbatch"]`)
-also ask for memory, node counts, whole nodes and GPUs, and arrays' tasks are throttled (docs/slurm.md,
-"Requests beyond CPUs"); `Job.queue` names the partition or a list of them (`a,b`; the default partition
+also ask for memory, node counts and ranges, whole nodes, GPUs and other GRES, and arrays' tasks are throttled
+(docs/slurm.md, "Requests beyond CPUs"); `Job.queue` names the partition or a list of them (`a,b`; the default partition
 when it names none; an unknown name is rejected, as Slurm rejects it), `Job.user` and `Job.group` are the user
 and account, `Job.extra["dependency"]` is `--dependency` (afterok/afterany; an SWF preceding job is afterany).
 
@@ -57,7 +57,7 @@ from clustersim.policies.slurm.backfill import (
 )
 from clustersim.policies.slurm.conf import NodeConf, PartitionConf, SlurmConf, read_slurm_conf
 from clustersim.policies.slurm.priority import BasicPriority, JobFactors, MultifactorPriority, PriorityPlugin
-from clustersim.policies.slurm.select import Allocation, Consumables, Shape, ShapedRequest, select_cpus
+from clustersim.policies.slurm.select import Allocation, Consumables, GresHeld, Shape, ShapedRequest, select_cpus
 from clustersim.workload.job import Job
 from clustersim.workload.sbatch import SbatchOptions, SbatchRequest, sbatch_options
 
@@ -66,7 +66,7 @@ MODELLED = frozenset({
     "priorityweightage", "priorityweightfairshare", "priorityweightjobsize", "priorityweightpartition",
     "priorityweightqos", "prioritymaxage", "priorityfavorsmall", "prioritycalcperiod", "prioritydecayhalflife",
     "priorityflags", "fairsharedampeningfactor", "accountingstoragetype", "enforcepartlimits", "killwait",
-    "overtimelimit", "defmempercpu",
+    "overtimelimit", "defmempercpu", "grestypes",
 })
 """Global slurm.conf keys the model reads."""
 NOT_SCHEDULING = frozenset({
@@ -80,7 +80,7 @@ NOT_SCHEDULING = frozenset({
     "jobcomptype", "jobcomploc", "minjobage", "maxjobcount", "firstjobid", "returntoservice",
     "slurmdparameters", "launchparameters", "messagetimeout", "tcptimeout", "slurmctldtimeout",
     "slurmdtimeout", "batchstarttimeout", "unkillablesteptimeout", "prologepilogtimeout", "inactivelimit",
-    "plugstackconfig", "healthcheckprogram", "healthcheckinterval", "grestypes", "cgroupplugin", "mailprog",
+    "plugstackconfig", "healthcheckprogram", "healthcheckinterval", "cgroupplugin", "mailprog",
     "slurmctldparameters", "communicationparameters", "waittime", "prolog", "epilog", "srunprolog",
     "srunepilog", "taskprolog", "taskepilog", "include",
 })
@@ -160,8 +160,8 @@ class _Job:
     """The shaped request per partition index (MaxNodes differs between partitions)."""
     memory: Allocation = field(default_factory=dict)
     """MiB it holds per node once started (memory as a consumable resource)."""
-    gpus: Allocation = field(default_factory=dict)
-    """GPUs it holds per node once started."""
+    gres: GresHeld = field(default_factory=dict)
+    """GRES it holds per node once started."""
     array: _Array | None = None
     """The job array it is a task of (None: not an array task)."""
     task: int = 0
@@ -319,11 +319,9 @@ class Slurm(Policy):
                              "set SelectType=select/cons_tres)", field="SelectTypeParameters")
         memory = bool(words & MEMORY_PARAMETERS) and select_type != "select/linear"
         self._real_memory = tuple(node.real_memory for node in conf.nodes) if memory else None
-        gpus = [node.gpus for node in conf.nodes]
-        self._other = Consumables(None if self._real_memory is None else list(self._real_memory),
-                                  gpus if any(gpus) else None)
-        """Memory free per node when a consumable resource (CR_CPU_Memory, CR_Core_Memory), and GPUs free."""
-        self._consumables = self._other.memory is not None or self._other.gpus is not None
+        self._other = self._idle_consumables()
+        """Memory free per node when a consumable resource (CR_CPU_Memory, CR_Core_Memory), and GRES free."""
+        self._consumables = self._other.memory is not None or bool(self._other.gres)
         self._sizes = tuple(node.cpus for node in conf.nodes)
         self._linear = select_type == "select/linear"
         self._def_mem_per_cpu = conf.integer("DefMemPerCPU", 0)
@@ -459,7 +457,8 @@ class Slurm(Policy):
             else:
                 mem = 0
         return Shape(request.ntasks, request.cpus_per_task, request.nodes, request.ntasks_per_node,
-                     request.exclusive or self._linear, mem, per_cpu, request.gpus_per_node)
+                     request.exclusive or self._linear, mem, per_cpu, request.max_nodes, request.per_node_tasks,
+                     request.gres, request.gpus, request.gpus_per_task)
 
     def _shaped(self, info: _Job, part: _Partition) -> ShapedRequest | None:
         """The job's shaped request in a partition (made once; None for a plain job in a partition without
@@ -481,13 +480,20 @@ class Slurm(Policy):
         shape = shape if shape is not None else Shape(job.nb_res)
         max_nodes = None if shape.nodes is not None else part.conf.max_nodes
         request = ShapedRequest(shape, self._sizes, self._real_memory, max_nodes, self._bf.weights)
-        idle = Consumables(None if self._real_memory is None else list(self._real_memory),
-                           [node.gpus for node in self._conf.nodes] if self._conf is not None else None)
-        return request.select(part.nodes, self._sizes, idle) is not None
+        return request.select(part.nodes, self._sizes, self._idle_consumables()) is not None
+
+    def _idle_consumables(self) -> Consumables:
+        """Memory (when consumable) and GRES of the idle cluster."""
+        nodes = self._conf.nodes if self._conf is not None else ()
+        names = dict.fromkeys(name for node in nodes for name, _ in node.gres)
+        return Consumables(None if self._real_memory is None else list(self._real_memory),
+                           {name: [dict(node.gres).get(name, 0) for node in nodes] for name in names})
 
     def _select(self, info: _Job, part: _Partition, avail: int) -> Allocation | None:
         request = None if info.shape is None and part.conf.max_nodes is None else self._shaped(info, part)
         if request is None:
+            if self._bf_memory.idle_cpus(part.nodes & avail, self._free) < info.cpus:
+                return None  # select_cpus fails exactly then
             return select_cpus(info.cpus, part.nodes & avail, self._free, weights=self._bf.weights)
         return request.select(part.nodes & avail, self._free, self._other)
 
@@ -576,7 +582,7 @@ class Slurm(Policy):
         for node, ids in info.cpu_ids.items():
             self._free_ids[node] = sorted(self._free_ids[node] + ids)
             self._free[node] += len(ids)
-        self._other.add(info.memory, info.gpus)
+        self._other.add(info.memory, info.gres)
         if isinstance(self._plugin, MultifactorPriority) and self._plugin.accounting:
             elapsed = now - max(self._last_calc, info.start)
             self._plugin.fairshare.charge(info.factors.user, info.factors.account, info.cpus, elapsed)
@@ -668,28 +674,25 @@ class Slurm(Policy):
             self._stuck = True
 
     def _start(self, info: _Job, allocation: Allocation, now: float, part: _Partition) -> StartJob:
-        """Take the lowest free CPU ids of each allocated node (Slurm's CPU_IDs are lowest first); a one-task job
-        with GPUs takes the highest (as real Slurm 22.05 does: docs/slurm.md, GPUs)."""
+        """Take the lowest free CPU ids of each allocated node (Slurm's CPU_IDs are lowest first), of the highest
+        ones a GRES job may use there (as real Slurm 22.05 does: docs/slurm.md, GRES)."""
         self._bf_memory.clear()
         self._running_records = None
         units: list[int] = []
         cpu_ids: dict[int, list[int]] = {}
-        last = info.shape is not None and info.shape.gpus_per_node > 0 and info.shape.tasks == 1
         reported = _asked(allocation, info.cpus) if sum(allocation.values()) > info.cpus else allocation
         for node, count in sorted(allocation.items()):
             ids = self._free_ids[node]
-            if last:
-                taken, self._free_ids[node] = ids[len(ids) - count:], ids[:len(ids) - count]
-            else:
-                taken, self._free_ids[node] = ids[:count], ids[count:]
+            skip = len(ids) - self._gres_cpus(info.shape, node, count)
+            taken, self._free_ids[node] = ids[skip:skip + count], ids[:skip] + ids[skip + count:]
             cpu_ids[node] = taken
             self._free[node] -= count
             offset = self._offsets[node]
             units.extend(offset + cpu for cpu in taken[:reported[node]])
         request = self._shaped(info, part)
         if request is not None:
-            info.memory, info.gpus = request.holds(allocation)
-            self._other.add(info.memory, info.gpus, -1)
+            info.memory, info.gres = request.holds(allocation, self._other)
+            self._other.add(info.memory, info.gres, -1)
         del self._pending[info.job.key]
         self._entries = None
         if info.array is not None:
@@ -700,7 +703,7 @@ class Slurm(Policy):
         info.allocation = allocation
         info.cpu_ids = cpu_ids
         info.running = Running(info.job.key, info.slurm_end, allocation, node_bitmap(allocation), info.limit,
-                               info.memory, info.gpus)
+                               info.memory, info.gres)
         over = self._bf.over_time_limit
         walltime = info.job.walltime
         if over is not None and info.limit is not None and (walltime is None or walltime > info.limit):
@@ -712,6 +715,17 @@ class Slurm(Policy):
             self._first_limit = min(self._first_limit, info.slurm_end)
         self._note_work(now)
         return StartJob(info.job.key, IntervalSet.from_ids(units))
+
+    def _gres_cpus(self, shape: Shape | None, node: int, count: int) -> int:
+        """How many of a node's free CPUs, the highest, a job may take `count` of: those of the tasks it may run
+        there when cons_tres knows their number (`Shape.known_tasks`, GRES jobs: measured on real Slurm
+        22.05), else all of them (the lowest are taken first)."""
+        ids = len(self._free_ids[node])
+        known = None if shape is None else shape.known_tasks(
+            self._other.gres["gpu"][node] if shape.gpus_per_task else 0)
+        if shape is None or known is None:
+            return ids
+        return max(count, min(ids, known * shape.cpus_per_task))
 
     # -- the backfill scheduler ----------------------------------------------------------------------
 
@@ -725,8 +739,8 @@ class Slurm(Policy):
         running = self._running_records  # backfill_cycle works on a sorted copy
         started = False
         second = self._second(now) - self._epoch  # backfill.c works in whole seconds (time_t)
-        cycle = backfill_cycle(second, candidates, list(self._free), running, self._up, self._bf, self._epoch,
-                               self._bf_memory, self._other.copy() if self._consumables else None)
+        cycle = backfill_cycle(second, candidates, self._free, running, self._up, self._bf, self._epoch,
+                               self._bf_memory, self._other if self._consumables else None)
         for candidate, allocation in cycle:
             started = True
             info, part = by_candidate[id(candidate)]

@@ -18,8 +18,9 @@ CR_CPU_Memory) go through `ShapedRequest.select`, which counts tasks where `sele
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 Allocation = dict[int, int]
 """node index -> CPUs taken there."""
@@ -53,12 +54,15 @@ def select_cpus(
     `weights` are the nodes' `Weight` (None: all equal). With `max_nodes` None the job fits exactly when the
     allowed nodes have `cpus` idle CPUs in all (the backfill pass relies on it).
     """
+    members = bits(allowed)
+    if sum(map(free.__getitem__, members)) < cpus:
+        return None  # too few idle CPUs in all: known without walking the nodes
     runs: list[list[int]] = []
     totals: list[int] = []
     run_weights: list[int] = []
     previous = -2
     idle = 0
-    for node in bits(allowed):
+    for node in members:
         count = free[node]
         if count <= 0:
             previous = -2
@@ -115,42 +119,76 @@ def select_cpus(
     return allocation if remaining <= 0 else None
 
 
+GresHeld = dict[str, Allocation]
+"""GRES name -> count held per node."""
+
+
 @dataclass(frozen=True, slots=True)
 class Shape:
-    """A request beyond "N CPUs anywhere" (sbatch `-N`, `--ntasks-per-node`, `-c`, `--exclusive`, memory, GPUs)."""
+    """A request beyond "N CPUs anywhere" (sbatch `-N`, `--ntasks-per-node`, `-c`, `--exclusive`, memory, GRES)."""
 
     tasks: int
     cpus_per_task: int = 1
     nodes: int | None = None
-    """`-N`: exactly this many nodes, the tasks spread over them (None: as many nodes as the tasks need)."""
+    """`-N`: at least this many nodes, the tasks spread over them (None: as many nodes as the tasks need)."""
     tasks_per_node: int | None = None
     whole_nodes: bool = False
     """`--exclusive` or select/linear: only idle nodes, and all their CPUs."""
     mem_per_node: int | None = None
     """MiB on each node (0: all of it); with memory consumable and neither given, the job takes all of it."""
     mem_per_cpu: int | None = None
-    gpus_per_node: int = 0
+    max_nodes: int | None = None
+    """`-N MIN-MAX`: up to MAX nodes, as many as fit (None: exactly `nodes`)."""
+    per_node_tasks: bool = False
+    """No task count (`-N` alone): `tasks_per_node` (or one) task on each node it gets."""
+    gres: tuple[tuple[str, int], ...] = ()
+    """GRES asked on each of its nodes (`--gres`, `--gpus-per-node`)."""
+    gpus: int = 0
+    """`--gpus`: GPUs for the whole job, one at least on each of its nodes."""
+    gpus_per_task: int = 0
+
+    @property
+    def has_gres(self) -> bool:
+        return bool(self.gres or self.gpus or self.gpus_per_task)
+
+    def known_tasks(self, gpus: int) -> int | None:
+        """The tasks a GRES job may run on a node when cons_tres knows that number (it then offers only their
+        cores, the highest of the node's free ones): `--gpus-per-task` (the node's `gpus` free over it),
+        `--ntasks-per-node`, or one (`-n 1`, or `-n` equal to `-N`); None: unknown (all free cores)."""
+        if not self.has_gres:
+            return None
+        if self.gpus_per_task:
+            return gpus // self.gpus_per_task
+        if self.tasks_per_node is not None:
+            return self.tasks_per_node
+        if not self.per_node_tasks and (self.tasks == 1 or (self.tasks == self.nodes and self.max_nodes is None)):
+            return 1
+        return None
 
 
 @dataclass(slots=True)
 class Consumables:
-    """What nodes have free besides CPUs: memory (MiB) and GPUs per node (None: not a consumable resource)."""
+    """What nodes have free besides CPUs: memory (MiB; None: not a consumable resource) and each GRES."""
 
     memory: list[int] | None = None
-    gpus: list[int] | None = None
+    gres: dict[str, list[int]] = field(default_factory=dict)
 
     def copy(self) -> Consumables:
         return Consumables(None if self.memory is None else list(self.memory),
-                           None if self.gpus is None else list(self.gpus))
+                           {name: list(counts) for name, counts in self.gres.items()})
 
-    def add(self, memory: Allocation, gpus: Allocation, sign: int = 1) -> None:
+    def add(self, memory: Allocation, gres: GresHeld, sign: int = 1) -> None:
         """Give back (sign 1) or take (sign -1) what a job holds."""
         if self.memory is not None:
             for node, mib in memory.items():
                 self.memory[node] += sign * mib
-        if self.gpus is not None:
-            for node, count in gpus.items():
-                self.gpus[node] += sign * count
+        for name, held in gres.items():
+            counts = self.gres[name]
+            for node, count in held.items():
+                counts[node] += sign * count
+
+
+_NO_GRES: list[int] = []
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,51 +207,130 @@ class ShapedRequest:
     def select(self, allowed: int, free: Sequence[int], other: Consumables | None = None) -> Allocation | None:
         """The CPUs per node the job gets on `allowed` nodes with `free` CPUs and `other` resources; None: no fit.
 
-        As cons_tres does: each node offers the tasks its free CPUs and memory hold (exactly `tasks_per_node`
-        or none) if it has the GPUs asked, the nodes are chosen as `select_cpus` chooses them (with tasks for
-        CPUs), and with `-N` the tasks go to the chosen nodes in order, each keeping one task for every node after.
+        As cons_tres does: each node offers the tasks its free CPUs, memory and GPUs hold (exactly
+        `tasks_per_node` or none), if it has the GRES asked per node (and a free GPU for a job asking GPUs).
+        A job asking only tasks takes nodes as `select_cpus` chooses them; one with `-N`, a node range or
+        `--gpus` as `_eval_nodes` does (nodes until the tasks, the node count and the GPUs are there), its
+        tasks then dealt to those nodes in turn (`_dist_tasks_compute_c_b`). A job asking GPUs prefers nodes
+        with more of them free (cons_tres lowers their sched_weight by the GPUs it could use there).
         """
         shape = self.shape
         memory = None if other is None or self.real_memory is None else other.memory
-        gpus = None if other is None else other.gpus
+        gres = {} if other is None else other.gres
+        if (shape.gpus or shape.gpus_per_task) and "gpu" not in gres:
+            return None
+        gpus = gres["gpu"] if shape.gpus or shape.gpus_per_task else _NO_GRES
         caps = [0] * len(free)
         usable = 0
         for node in bits(allowed):
             cpus = free[node]
             if shape.whole_nodes and cpus != self.sizes[node]:
                 continue
-            if shape.gpus_per_node and (gpus is None or gpus[node] < shape.gpus_per_node):
+            if any(name not in gres or gres[name][node] < count for name, count in shape.gres):
+                continue
+            if gpus is not _NO_GRES and gpus[node] < 1:
                 continue
             tasks = cpus // shape.cpus_per_task
             if memory is not None and self.real_memory is not None:
                 tasks = min(tasks, self._memory_tasks(memory[node], self.real_memory[node]))
-            if shape.tasks_per_node is not None:
-                tasks = shape.tasks_per_node if tasks >= shape.tasks_per_node else 0
+            known = shape.known_tasks(gpus[node] if shape.gpus_per_task else 0)
+            if known is not None:
+                tasks = min(tasks, known)
+            per_node = shape.tasks_per_node or (1 if shape.per_node_tasks else None)
+            if per_node is not None:
+                tasks = per_node if tasks >= per_node else 0
             if tasks > 0:
                 caps[node] = tasks
                 usable |= 1 << node
-        if shape.nodes is None:
-            picked = select_cpus(shape.tasks, usable, caps, self.max_nodes, self.weights)
+        weights = self._gpu_weights(usable, gpus) if gpus is not _NO_GRES else self.weights
+        if shape.nodes is None and shape.max_nodes is None and not shape.gpus:
+            picked = select_cpus(shape.tasks, usable, caps, self.max_nodes, weights)
         else:
-            picked = self._spread(shape.nodes, usable, caps)
+            picked = self._eval_nodes(usable, caps, weights, gpus)
         if picked is None:
             return None
         if shape.whole_nodes:
             return {node: self.sizes[node] for node in picked}
         return {node: tasks * shape.cpus_per_task for node, tasks in picked.items()}
 
-    def _spread(self, count: int, usable: int, caps: list[int]) -> Allocation | None:
-        slots = select_cpus(count, usable, [min(cap, 1) for cap in caps], count, self.weights)
-        if slots is None:
-            return None
+    def _gpu_weights(self, usable: int, gpus: Sequence[int]) -> tuple[int, ...]:
+        """Node weights for a job asking GPUs per job or per task: the configured Weight first, then fewer free
+        GPUs weigh more (cons_tres: `sched_weight = Weight << 8 | (0xff - near_gpu_cnt)`, the GPUs counted up
+        to the job's `--gpus`). Per-node requests need not: every node they may use offers the same count."""
+        shape = self.shape
+        wanted = shape.gpus or 0xff
+        base = self.weights or (0,) * len(self.sizes)
+        return tuple(base[node] * 256 + 0xff - min(gpus[node], wanted, 0xff) if usable >> node & 1 else
+                     base[node] * 256 for node in range(len(self.sizes)))
+
+    def _eval_nodes(self, usable: int, caps: list[int], weights: Sequence[int] | None,
+                    gpus: Sequence[int]) -> Allocation | None:
+        """Nodes for a job with a node count (`-N N`, `-N MIN-MAX`) or GPUs per job, as cons_tres's
+        `_eval_nodes` picks them, then its tasks dealt out over them in turn; None: no fit."""
+        shape = self.shape
+        low = shape.nodes or 1
+        most = shape.max_nodes or shape.nodes or len(caps)
+        if self.max_nodes is not None:
+            most = min(most, self.max_nodes)
+        requested = min(shape.max_nodes or low, most)
+        if not shape.per_node_tasks:
+            most = min(most, max(shape.tasks, low))  # choose_nodes: no more nodes than tasks
+        tasks_left = shape.tasks
+        budget = math.inf if shape.per_node_tasks else shape.tasks
+        nodes_left = min(low, requested) if shape.gpus else max(low, requested)
+        low_left = low
+        gpus_left = shape.gpus
+        runs: list[list[int]] = []
+        previous = -2
+        for node in bits(usable):
+            if node == previous + 1 and (weights is None or weights[node] == weights[previous]):
+                runs[-1].append(node)
+            else:
+                runs.append([node])
+            previous = node
         picked: Allocation = {}
-        remaining = self.shape.tasks
-        chosen = sorted(slots)
-        for position, node in enumerate(chosen):
-            take = min(caps[node], remaining - (len(chosen) - position - 1))
-            picked[node] = take
-            remaining -= take
-        return picked if remaining == 0 else None
+
+        def done() -> bool:
+            return nodes_left <= 0 and tasks_left <= 0 and gpus_left <= 0
+
+        while runs and most > 0 and not done():
+            best = -1
+            best_enough = False
+            best_tasks = 0
+            for i, run in enumerate(runs):
+                total = sum(caps[node] for node in run)
+                enough = (total >= tasks_left and _enough_nodes(len(run), nodes_left, low, requested)
+                          and (gpus_left <= 0 or sum(gpus[node] for node in run) >= gpus_left))
+                weight = 0 if weights is None else weights[run[0]]
+                best_weight = 0 if weights is None or best < 0 else weights[runs[best][0]]
+                if best < 0 or weight < best_weight or (weight == best_weight and (
+                        (enough and not best_enough) or (enough and total < best_tasks)
+                        or (not enough and not best_enough and total > best_tasks))):
+                    best, best_enough, best_tasks = i, enough, total
+            run = runs.pop(best)
+            if nodes_left <= 1:  # one node may be enough: the best fit
+                fits = [node for node in run if caps[node] >= tasks_left
+                        and (gpus_left <= 0 or gpus[node] >= gpus_left)]
+                if fits:
+                    run = [min(fits, key=lambda node: (caps[node], node))]
+            for node in run:
+                if most <= 0 or done():
+                    break
+                if most == 1 and caps[node] < tasks_left:
+                    continue
+                reserve = max(low_left - 1, 0)
+                take = caps[node] if caps[node] <= budget - reserve else max(budget - reserve, 1)
+                picked[node] = int(take)
+                tasks_left -= int(take)
+                budget -= take
+                nodes_left -= 1
+                low_left -= 1
+                most -= 1
+                if gpus_left > 0:
+                    gpus_left -= gpus[node]
+        if tasks_left > 0 or gpus_left > 0 or not _enough_nodes(0, nodes_left, low, requested):
+            return None
+        return _deal(shape.tasks if not shape.per_node_tasks else sum(picked.values()), picked)
 
     def _memory_tasks(self, free: int, real: int) -> int:
         """How many tasks `free` MiB of a node of `real` MiB hold."""
@@ -223,12 +340,46 @@ class ShapedRequest:
         need = real if not shape.mem_per_node else shape.mem_per_node
         return shape.tasks if free >= need else 0
 
-    def holds(self, allocation: Allocation) -> tuple[Allocation, Allocation]:
-        """The memory (MiB; empty when not consumable) and the GPUs the job holds on each of its nodes."""
+    def holds(self, allocation: Allocation, other: Consumables | None = None) -> tuple[Allocation, GresHeld]:
+        """The memory (MiB; empty when not consumable) and the GRES the job holds on each of its nodes.
+
+        `--gpus=N` puts one GPU on each node, then fills the nodes in order with what they have free in
+        `other` (`gres_select_filter_select_and_set`: measured, `--gpus=3 -N 2` holds 2 + 1)."""
         shape = self.shape
-        gpus = {node: shape.gpus_per_node for node in allocation} if shape.gpus_per_node else {}
+        held: GresHeld = {name: dict.fromkeys(allocation, count) for name, count in shape.gres}
+        if shape.gpus_per_task:
+            held["gpu"] = {node: cpus // shape.cpus_per_task * shape.gpus_per_task
+                           for node, cpus in allocation.items()}
+        elif shape.gpus:
+            free = None if other is None else other.gres.get("gpu")
+            share = dict.fromkeys(sorted(allocation), 1)
+            left = shape.gpus - len(share)
+            for node in share:
+                more = min(left, (free[node] if free is not None else shape.gpus) - 1)
+                share[node] += more
+                left -= more
+            held["gpu"] = share
         if self.real_memory is None:
-            return {}, gpus
+            return {}, held
         if shape.mem_per_cpu is not None:
-            return {node: shape.mem_per_cpu * cpus for node, cpus in allocation.items()}, gpus
-        return {node: shape.mem_per_node or self.real_memory[node] for node in allocation}, gpus
+            return {node: shape.mem_per_cpu * cpus for node, cpus in allocation.items()}, held
+        return {node: shape.mem_per_node or self.real_memory[node] for node in allocation}, held
+
+
+def _enough_nodes(available: int, wanted: int, low: int, requested: int) -> bool:
+    """`_enough_nodes`: with a node range, the nodes beyond the minimum are welcome, not needed."""
+    return available >= (wanted + low - requested if requested > low else wanted)
+
+
+def _deal(tasks: int, caps: Allocation) -> Allocation | None:
+    """`tasks` dealt to the nodes in turn, one each per round, each up to its cap (cons_tres's block
+    distribution of an allocation: `-N 2-4 -n 8` on 4-CPU nodes gets 3, 3, 1, 1)."""
+    if sum(caps.values()) < tasks or len(caps) > tasks:
+        return None
+    dealt = dict.fromkeys(sorted(caps), 0)
+    while tasks > 0:
+        for node in dealt:
+            if tasks > 0 and dealt[node] < caps[node]:
+                dealt[node] += 1
+                tasks -= 1
+    return dealt
