@@ -7,6 +7,10 @@ makespan and mean wait, and the built-in `kube` policy's figures on the same wor
     python benchmarks/kubernetes_scheduler.py sim burst --runs 10  # repeat: are the runs identical?
     python benchmarks/kubernetes_scheduler.py sim saturated 400 10 --seeds 1,2,3,4,5 --runs 2
         # the built-in `kube` policy against the real scheduler: mean over seeds (and runs), and the differences
+    python benchmarks/kubernetes_scheduler.py sim saturated 20000 1000 --wall-limit 600
+        # stop after 600 s of wall time: how far simulated time got, and how many pods were bound
+    python benchmarks/kubernetes_scheduler.py sim saturated 1000 20 --debug 20
+        # the scheduler's scheduling attempts (its /metrics), and a 20 s CPU profile (go tool pprof) from 3 s in
 
 The facade's CPU is this process's (it runs in it); the scheduler's is its process's. Their sum over the wall
 time says who is busy: on 2 cores, a facade share well below half means it is not the bottleneck.
@@ -16,9 +20,15 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import re
+import shutil
+import socket
+import ssl
 import statistics
 import tempfile
+import threading
 import time
+import urllib.request
 from pathlib import Path
 
 from clustersim.kubernetes import KubeSession, PodWorkload, TimeControl, batkube_platform, batkube_pods
@@ -37,23 +47,62 @@ def inputs(kind: str, count: int, nodes: int, seed: int = 1) -> tuple[Platform, 
     return batkube_platform(), batkube_pods(kind)
 
 
-def run_once(binary: Path, platform: Platform, pods: list[Job], extra: str, out: Path) -> dict[str, float]:
+def debug_flags(port: int) -> list[str]:
+    """kube-scheduler's own secure port, serving /metrics and /debug/pprof to anyone (loopback only)."""
+    return [f"--secure-port={port}", "--bind-address=127.0.0.1", "--authentication-skip-lookup=true",
+            "--authentication-tolerate-lookup-failure=true",
+            "--authorization-always-allow-paths=/healthz,/metrics,/debug/pprof,/debug/pprof/*"]
+
+
+def fetch(url: str, timeout: float) -> bytes:
+    context = ssl.create_default_context()
+    context.check_hostname, context.verify_mode = False, ssl.CERT_NONE  # its self-signed certificate
+    with urllib.request.urlopen(url, timeout=timeout, context=context) as answer:
+        return bytes(answer.read())
+
+
+def run_once(binary: Path, platform: Platform, pods: list[Job], extra: str, out: Path,
+             wall_limit: float = 0, debug: float = 0) -> dict[str, float]:
     session = KubeSession(platform, PodWorkload(Workload.from_jobs(pods)), out,
                           TimeControl(deadlock_timeout=120), port=0)
     config = write_config(out / "scheduler.yaml", session.kubeconfig, extra)
+    args, port = [], 0
+    if debug:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        args = debug_flags(port)
     wall, cpu = time.perf_counter(), time.process_time()
-    with session, KubeScheduler(binary, config, out / "scheduler.log") as scheduler:
-        while True:
+    result, stats = None, {}
+    with session, KubeScheduler(binary, config, out / "scheduler.log", *args) as scheduler:
+        if debug:
+            def profile() -> None:
+                time.sleep(3)
+                with contextlib.suppress(OSError):
+                    (out / "cpu.pprof").write_bytes(fetch(
+                        f"https://127.0.0.1:{port}/debug/pprof/profile?seconds={debug:g}", debug + 30))
+            profiler = threading.Thread(target=profile, daemon=True)
+            profiler.start()
+        while wall_limit <= 0 or time.perf_counter() - wall < wall_limit:
             with contextlib.suppress(TimeoutError):
                 result = session.wait(0.5)
                 break
             if not scheduler.running:
                 raise SystemExit(f"kube-scheduler died: see {out / 'scheduler.log'}")
+        if debug:
+            profiler.join()
+            metrics = fetch(f"https://127.0.0.1:{port}/metrics", 30).decode()
+            for outcome in ("scheduled", "unschedulable", "error"):
+                found = re.search(rf'^scheduler_schedule_attempts_total{{.*result="{outcome}"}} (\S+)$', metrics, re.M)
+                stats[f"attempts {outcome}"] = float(found[1]) if found else 0.0
         scheduler_cpu = scheduler.cpu_seconds()
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    common = {"wall": wall, "facade_cpu": cpu, "scheduler_cpu": scheduler_cpu,
+              "bindings": session.facade.nb_bindings, **stats}
+    if result is None:  # stopped at the wall limit
+        return {**common, "reached": session.facade.now()}
     m = result.metrics
-    return {"wall": wall, "facade_cpu": cpu, "scheduler_cpu": scheduler_cpu, "makespan": m.makespan,
-            "mean_wait": m.mean("waiting"), "bindings": session.facade.nb_bindings}
+    return {**common, "makespan": m.makespan, "mean_wait": m.mean("waiting")}
 
 
 def main() -> None:
@@ -64,6 +113,11 @@ def main() -> None:
     parser.add_argument("nodes", nargs="?", type=int, default=100, help="saturated: nodes of 8 cpu, 32Gi")
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--seeds", default="1", help="saturated: comma-separated workload seeds (default 1)")
+    parser.add_argument("--wall-limit", type=float, default=0, help="stop a run after this many seconds of wall "
+                        "time and say how far it got (default: no limit)")
+    parser.add_argument("--debug", type=float, default=0, metavar="SECONDS",
+                        help="count the scheduler's attempts and keep a CPU profile of SECONDS (cpu.pprof, in a "
+                        "directory kept and named)")
     args = parser.parse_args()
     started = time.perf_counter()
     binary = build(SIMULATION if args.build == "sim" else PLAIN)
@@ -76,19 +130,31 @@ def main() -> None:
         outcomes = []
         for run in range(args.runs):
             with tempfile.TemporaryDirectory() as out:
-                r = run_once(binary, platform, pods, extra, Path(out))
-            outcomes.append((r["makespan"], r["mean_wait"]))
+                r = run_once(binary, platform, pods, extra, Path(out), args.wall_limit, args.debug)
+                if args.debug:
+                    kept = Path(tempfile.mkdtemp(prefix="kube-scheduler-profile-"))
+                    shutil.copytree(out, kept, dirs_exist_ok=True)
+                    print(f"profile and logs in {kept}: go tool pprof -top {binary} {kept / 'cpu.pprof'}")
             share = r["facade_cpu"] / r["wall"]
-            print(f"seed {seed} run {run + 1}: {r['wall']:.2f} s wall; facade CPU {r['facade_cpu']:.2f} s ({share:.0%} "
-                  f"of a core), scheduler CPU {r['scheduler_cpu']:.2f} s; makespan {r['makespan']:g} s, mean wait "
-                  f"{r['mean_wait']:.6g} s, {r['bindings']:g} bindings", flush=True)
+            cpu = (f"{r['wall']:.2f} s wall; facade CPU {r['facade_cpu']:.2f} s ({share:.0%} of a core), scheduler "
+                   f"CPU {r['scheduler_cpu']:.2f} s")
+            attempts = "".join(f", {r[k]:g} {k}" for k in sorted(r) if k.startswith("attempts"))
+            if "reached" in r:
+                print(f"seed {seed} run {run + 1}: stopped at the wall limit, {cpu}; simulated time "
+                      f"{r['reached']:g} s reached (last submission at {max(pod.submit_time for pod in pods):g} s), "
+                      f"{r['bindings']:g} of {len(pods)} pods bound{attempts}", flush=True)
+                continue
+            outcomes.append((r["makespan"], r["mean_wait"]))
+            print(f"seed {seed} run {run + 1}: {cpu}; makespan {r['makespan']:g} s, mean wait {r['mean_wait']:.6g} s, "
+                  f"{r['bindings']:g} bindings{attempts}", flush=True)
         if args.runs > 1:
             print(f"{len(set(outcomes))} distinct (makespan, mean wait) over {args.runs} runs: {sorted(set(outcomes))}")
         real += outcomes
     if args.workload == "saturated":
-        makespan, wait = (statistics.fmean(values) for values in zip(*real, strict=True))
-        print(f"kube-scheduler ({args.build}), mean of {len(real)} runs: makespan {makespan:.1f} s, mean wait "
-              f"{wait:.2f} s")
+        makespan, wait = (statistics.fmean(values) for values in zip(*real, strict=True)) if real else (0.0, 0.0)
+        if real:
+            print(f"kube-scheduler ({args.build}), mean of {len(real)} runs: makespan {makespan:.1f} s, mean wait "
+                  f"{wait:.2f} s")
         for options in ({}, {"initial_backoff": 1, "max_backoff": 10}, {"drain": "false"}):
             built_in = []
             for seed in seeds:
@@ -96,8 +162,9 @@ def main() -> None:
                 m = simulate(platform, Workload.from_jobs(pods), create_policy("kube", **options)).metrics
                 built_in.append((m.makespan, m.mean("waiting")))
             ours, our_wait = (statistics.fmean(values) for values in zip(*built_in, strict=True))
-            print(f"built-in kube policy {options or '(defaults)'}: makespan {ours:.1f} s ({ours / makespan - 1:+.1%}),"
-                  f" mean wait {our_wait:.2f} s ({our_wait / wait - 1:+.1%})")
+            versus = (f" ({ours / makespan - 1:+.1%})", f" ({our_wait / wait - 1:+.1%})") if real else ("", "")
+            print(f"built-in kube policy {options or '(defaults)'}: makespan {ours:.1f} s{versus[0]}, mean wait "
+                  f"{our_wait:.2f} s{versus[1]}", flush=True)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ a fresh subprocess (SimGrid runs one simulation per process; peak RSS is that ru
 
     python benchmarks/platform_model.py                  # 10,000 jobs, com = 100 MB
     python benchmarks/platform_model.py --jobs 2000 --com 1e6
+    python benchmarks/platform_model.py --delivery batsim   # Batsim's control messages too (clustersim run's way)
     python benchmarks/platform_model.py --corpus docs/platform-model.png
         # instead: each job of the reference corpus's `network` family replayed (Batsim's starts and hosts)
         # with both models; prints how close to Batsim's execution times they come, and draws the figure
@@ -59,11 +60,12 @@ def _prepare(directory: Path, nb_jobs: int, com: float) -> tuple[Path, Path]:
     return platform, workload
 
 
-def _measure(platform: str, workload: str, model: str) -> dict[str, float]:
+def _measure(platform: str, workload: str, model: str, delivery: str) -> dict[str, float]:
     """One run in this (fresh) process."""
     import warnings
 
     from clustersim.core.execution_choice import execution_model
+    from clustersim.core.simulation import Delivery
     from clustersim.platform.simgrid import read_simgrid_platform
     from clustersim.policies.registry import create_policy
     from clustersim.runner import simulate
@@ -77,7 +79,7 @@ def _measure(platform: str, workload: str, model: str) -> dict[str, float]:
     started = time.perf_counter()
     cpu_started = time.process_time()
     with tempfile.TemporaryDirectory() as out:
-        result = simulate(loaded, jobs, create_policy("easy"), out, execution=execution)
+        result = simulate(loaded, jobs, create_policy("easy"), out, execution=execution, delivery=Delivery(delivery))
     return {
         "jobs": result.metrics.nb_jobs,
         "wall": time.perf_counter() - started,
@@ -129,7 +131,10 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=10_000, help="how many of HPC2N's first jobs (default 10,000)")
     parser.add_argument("--com", type=float, default=1e8, help="bytes each host sends to each other (default 1e8)")
     parser.add_argument("--corpus", type=Path, metavar="FIGURE", help="compare with Batsim on the network family")
-    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument("--delivery", choices=("instant", "batsim"), default="instant",
+                        help="instant: the core decides at each event (default); batsim: Batsim's rounds, and with "
+                             "the simgrid model Batsim's control messages as SimGrid communications")
+    parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         print(json.dumps(_measure(*args.child)))
@@ -142,7 +147,7 @@ def main() -> None:
         print(f"{'model':8} {'jobs':>7} {'wall s':>8} {'cpu s':>8} {'peak MB':>8} {'makespan s':>12} "
               f"{'mean wait s':>12}")
         for model in ("fast", "simgrid"):
-            command = [sys.executable, __file__, "--child", str(platform), str(workload), model]
+            command = [sys.executable, __file__, "--child", str(platform), str(workload), model, args.delivery]
             r = json.loads(subprocess.run(command, check=True, capture_output=True, text=True).stdout.splitlines()[-1])
             print(f"{model:8} {r['jobs']:>7.0f} {r['wall']:>8.2f} {r['cpu']:>8.2f} {r['rss_mb']:>8.1f} "
                   f"{r['makespan']:>12.1f} {r['mean_wait']:>12.1f}")

@@ -8,6 +8,7 @@ jobs only (memory must not grow with the trace).
     python benchmarks/replay.py                      # HPC2N, KTH-SP2 and CEA-Curie under fcfs and easy
     python benchmarks/replay.py --traces HPC2N-2002-2.2-cln.swf.gz --policies easy
     python benchmarks/replay.py --delivery instant   # one decision call per instant instead of Batsim's rounds
+    PYTHONPATH=$(python tests/compiled_build.py) python benchmarks/replay.py   # the mypyc-compiled modules
 """
 
 from __future__ import annotations

@@ -3,8 +3,9 @@
 The platform is a slurm.conf of N nodes (CPUs per node given) with Slurm's defaults (sched/backfill,
 select/cons_tres CR_CPU, priority/basic); the trace's jobs ask for their allocated processors and requested
 times. Prints the CPU seconds of the simulation (process time, reading the trace included), the jobs, the
-simulated span and a digest of jobs.csv (two versions of the model agree when it does). `--compare easy` runs
-the `easy` policy on the same input for scale.
+simulated span and a digest of jobs.csv (two versions of the model agree when it does), and, for the runs issue
+#16 sets a target for, that target next to the figure. `--compare easy` runs the `easy` policy on the same
+input for scale.
 
     python benchmarks/slurm_trace_speed.py ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --nodes 100
     python benchmarks/slurm_trace_speed.py ../shared/traces/HPC2N-2002-2.2-cln.swf.gz --nodes 120 --cpus 2
@@ -27,6 +28,13 @@ from clustersim.runner import simulate
 from clustersim.workload.stream import Workload
 from clustersim.workload.swf import read_swf
 
+TARGETS = {
+    ("KTH-SP2-1996-2.1-cln.swf.gz", 100, 1, None): 15.0,
+    ("HPC2N-2002-2.2-cln.swf.gz", 120, 2, None): 60.0,
+}
+"""Issue #16's CPU-second targets by (trace file, nodes, CPUs per node, jobs): KTH-SP2 on 100 nodes in 15 s,
+the whole HPC2N trace in a minute."""
+
 
 def conf_text(nodes: int, cpus: int) -> str:
     return ("SchedulerType=sched/backfill\nSelectType=select/cons_tres\nSelectTypeParameters=CR_CPU\n"
@@ -45,9 +53,15 @@ def run(trace: str, nodes: int, cpus: int, jobs: int | None, policy: str,
         result = simulate(platform, Workload.from_jobs(selected), process, out)
         cpu = time.process_time() - started
         digest = hashlib.sha256((Path(out) / "jobs.csv").read_bytes()).hexdigest()[:16]
-    return {"policy": policy, "trace": trace, "jobs": len(selected), "nodes": nodes, "cpus_per_node": cpus,
-            "cpu_seconds": round(cpu, 2), "makespan": result.metrics.makespan,
-            "mean_wait": round(result.metrics.mean("waiting"), 3), "jobs_csv_sha256": digest}
+    figures: dict[str, object] = {
+        "policy": policy, "trace": trace, "jobs": len(selected), "nodes": nodes, "cpus_per_node": cpus,
+        "cpu_seconds": round(cpu, 2)}
+    target = TARGETS.get((Path(trace).name, nodes, cpus, jobs)) if policy == "slurm" else None
+    if target is not None:
+        figures.update(target_cpu_seconds=target, target_met=cpu <= target)
+    figures.update(makespan=result.metrics.makespan, mean_wait=round(result.metrics.mean("waiting"), 3),
+                   jobs_csv_sha256=digest)
+    return figures
 
 
 def main() -> int:

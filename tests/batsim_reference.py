@@ -2,8 +2,10 @@
 Batsim 4.2 + batsched 1.4 wrote, get the list of differences (empty: identical).
 
 API: `cases(family)` lists a family's case folders; `run_case(case, out)` runs one (a built-in policy for the
-batsched variants that have one, else the scheduler given); `compare(case, out)` returns the differences, with
-the tolerances of the corpus's README ("How to compare"). `BUILT_IN` maps batsched variants to policies.
+batsched variants that have one, else the scheduler given); `run_variant(case, out)` runs one with the built-in
+policy or the reference scheduler (tests/batsched_variants.py) of its variant; `compare(case, out)` returns the
+differences, with the tolerances of the corpus's README ("How to compare"). `BUILT_IN` maps batsched variants to
+policies.
 """
 
 from __future__ import annotations
@@ -56,6 +58,22 @@ def run_case(case: Path, out: Path, external: str | None = None, extra: Sequence
     if code != 0:
         raise AssertionError(f"clustersim {' '.join(argv)} exited with {code}")
     return out
+
+
+def run_variant(case: Path, out: Path, extra: Sequence[str] = ()) -> Path:
+    """Run `case` with the built-in equivalent of its batsched variant, or with the variant's reference scheduler
+    (tests/batsched_variants.py) served over the protocol."""
+    import batsched_variants
+
+    variant = str(case_info(case)["variant"])
+    if variant in BUILT_IN:
+        return run_case(case, out, extra=extra)
+    if variant not in batsched_variants.VARIANTS:
+        raise AssertionError(f"no reference scheduler for batsched's {variant}")
+    options_file = case / "options.json"
+    options = json.loads(options_file.read_text()) if options_file.exists() else None
+    with batsched_variants.serving(variant, options) as endpoint:
+        return run_case(case, out, external=endpoint, extra=extra)
 
 
 def _rows(path: Path) -> list[dict[str, str]]:

@@ -12,13 +12,11 @@ the expected failures are strict, so a case that becomes identical must leave th
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
-import batsched_variants
-from batsim_reference import BUILT_IN, case_info, cases, compare, run_case
+from batsim_reference import cases, compare, run_variant
 
 
 def grouping(instant: float) -> str:
@@ -46,20 +44,23 @@ def drift(instant: float) -> str:
     )
 
 
+WITH_SIMGRID = " (identical with --platform-model simgrid, Batsim's messages in SimGrid: test_batsim_network_corpus.py)"
+MEASURED_WITH_SIMGRID = WITH_SIMGRID.replace("test_batsim_network_corpus.py", "benchmarks/batsim_corpus_simgrid.py")
+
 DIFFERENT: dict[str, str] = {
-    "profiles_010_ph_conservative_bf": grouping(183),
+    "profiles_010_ph_conservative_bf": grouping(183) + WITH_SIMGRID,
     "ties_034_conservative_bf": grouping(5),
     "ties_030_conservative_bf": grouping(42),
     "ties_026_conservative_bf": grouping(5),
     "ties_006_conservative_bf": grouping(45),
-    "ties_000_easy_bf": grouping(8),
+    "ties_000_easy_bf": grouping(8) + MEASURED_WITH_SIMGRID,
     "ties_001_fcfs": grouping(1),
-    "ties_011_filler": grouping(28),
+    "ties_011_filler": grouping(28) + MEASURED_WITH_SIMGRID,
     "ties_024_easy_bf": grouping(380),
     "ties_029_fcfs": drift(595),
     "ties_031_filler": grouping(105),
     "ties_033_fcfs": grouping(2),
-    "ties_035_filler": grouping(12),
+    "ties_035_filler": grouping(12) + MEASURED_WITH_SIMGRID,
     "ties_037_fcfs": grouping(6),
     "ties_039_filler": grouping(60),
     "ties_041_fcfs": grouping(58),
@@ -67,8 +68,8 @@ DIFFERENT: dict[str, str] = {
     "ties_047_filler": grouping(190),
     "ties_048_easy_bf": grouping(27),
     "ties_051_filler": grouping(6),
-    "profiles_012_pht_easy_bf": messages(90),
-    "profiles_017_pht_fcfs": messages(3),
+    "profiles_012_pht_easy_bf": messages(90) + WITH_SIMGRID,
+    "profiles_017_pht_fcfs": messages(3) + WITH_SIMGRID,
 }
 """Cases that still differ from Batsim's outputs, with the reason."""
 
@@ -82,21 +83,8 @@ def _params(family: str) -> list[object]:
     return params
 
 
-def _run(case: Path, out: Path) -> list[str]:
-    variant = str(case_info(case)["variant"])
-    if variant in BUILT_IN:
-        run_case(case, out)
-    else:
-        if variant not in batsched_variants.VARIANTS:
-            pytest.fail(f"no reference scheduler for batsched's {variant}")
-        options_file = case / "options.json"
-        options = json.loads(options_file.read_text()) if options_file.exists() else None
-        with batsched_variants.serving(variant, options) as endpoint:
-            run_case(case, out, external=endpoint)
-    return compare(case, out)
-
-
 @pytest.mark.parametrize("case", _params("ties") + _params("profiles") + _params("dynamic"))
 def test_batsim_reference_case_gives_batsims_values(case: Path, tmp_path: Path) -> None:
-    differences = _run(case, tmp_path)
+    run_variant(case, tmp_path)
+    differences = compare(case, tmp_path)
     assert not differences, f"{len(differences)} difference(s) with Batsim, first: " + "; ".join(differences[:5])

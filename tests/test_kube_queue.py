@@ -6,13 +6,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from clustersim.kubernetes import PodSpec, make_pod
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from clustersim.kubernetes import PodSpec, Toleration, make_pod
 from clustersim.kubernetes.sources import load_kube_platform, load_pod_workload
 from clustersim.kubernetes.synthetic import main as synthetic_main
 from clustersim.kubernetes.synthetic import saturated
 from clustersim.platform.kube_labels import TAINTS_PROPERTY
 from clustersim.platform.model import Node, Platform
 from clustersim.policies.kube import KubePolicy
+from clustersim.policies.kube.bands import BandQueue
+from clustersim.policies.kube.queue import SchedulingQueue
 from clustersim.policies.registry import create_policy
 from clustersim.runner import simulate
 from clustersim.workload.job import Job
@@ -93,3 +98,40 @@ def test_the_generator_writes_manifests_that_load_back_to_the_same_run(tmp_path:
         direct.makespan, direct.mean("waiting"), 120)
     assert {p.request["cpu"] for p in pods} == {250, 500, 1000, 2000}  # type: ignore[index]
     assert saturated(120, 6, seed=3)[1][7].request == pods[7].request and saturated(120, 6, seed=4)[1] != pods
+
+
+node_kinds = st.tuples(st.sampled_from([1, 2]), st.sampled_from(["a", "b"]), st.booleans())
+"""cores, zone, tainted."""
+pod_kinds = st.tuples(
+    st.sampled_from([500, 1000, 2000]), st.sampled_from([0, 0, 5]), st.sampled_from(["", "", "", "a", "c"]),
+    st.booleans(), st.integers(1, 400), st.sampled_from([0, 0, 0, 0, 1, 50, 400]))
+"""cpu, priority, zone wanted ("c": none has it, so no pod's end can help), tolerates the taint, duration, gap
+since the previous pod (long gaps let the 5-minute flush happen)."""
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(node_kinds, min_size=1, max_size=4), st.lists(pod_kinds, min_size=30, max_size=80))
+def test_the_queue_by_bands_decides_as_the_queue_pod_by_pod(nodes: list[tuple[int, str, bool]],
+                                                            pods: list[tuple[int, int, str, bool, int, int]]) -> None:
+    """Pods of a few signatures and priorities, some refused for room and some for their selector or a taint, on
+    nodes a pod's end frees: `BandQueue` with the node columns (the default) and `SchedulingQueue` without backoff
+    with the plugins, node by node, start every pod at the same time on the same node, and leave the same pods
+    queued with the same attempts and reasons (the columns bring a signature's last failure up to date from the
+    nodes changed since)."""
+    platform = Platform([Node(i, f"n{i}", cores=cores, memory=GIB, properties={
+        "zone": zone, **({TAINTS_PROPERTY: "gpu=true:NoSchedule"} if tainted else {})})
+        for i, (cores, zone, tainted) in enumerate(nodes)])
+    jobs, time = [], 0.0
+    for i, (cpu, priority, zone, tolerates, duration, gap) in enumerate(pods):
+        time += gap
+        spec = PodSpec(f"p{i}", priority=priority, node_selector={"zone": zone} if zone else {},
+                       tolerations=(Toleration("gpu", "Exists"),) if tolerates else ())
+        jobs.append(make_pod(spec, {"cpu": cpu}, float(duration), time, job_id=f"{i:03d}"))
+    banded, reference = KubePolicy(), KubePolicy()
+    assert isinstance(banded.queue, BandQueue)
+    reference.queue, reference.vectorized = SchedulingQueue(0.0, 0.0), False
+    runs = [run(platform, jobs, policy) for policy in (banded, reference)]
+    assert runs[0].schedule() == runs[1].schedule()
+    assert banded.reasons == reference.reasons
+    assert ({q.pod.key: q.attempts for q in banded.queue.parked()}
+            == {q.pod.key: q.attempts for q in reference.queue.parked()})

@@ -172,7 +172,8 @@ def test_the_builtin_policy_queues_as_the_simulation_build_on_saturated_heteroge
         tmp_path: Path, binaries: dict[str, Path]) -> None:
     """Issue 15: the built-in `kube` policy (its defaults: backoff 0, every queued pod tried at every event, as
     the simulation build, whose whole pass the facade waits for) within 5 % of the real scheduler's makespan and
-    mean wait, averaged over seeded workloads (the real runs differ a little: random tie-breaks).
+    mean wait, averaged over seeded workloads (the real runs still differ now and then at this scale: see
+    docs/kubernetes.md, Determinism).
     docs/kubernetes.md has the figures, with kube-scheduler's own backoff (1-10 s) too (waits 22 % shorter)."""
     real, built_in = [], []
     for seed in SEEDS:
@@ -190,3 +191,23 @@ def test_the_builtin_policy_queues_as_the_simulation_build_on_saturated_heteroge
                                                     for runs in (real, built_in))
     assert abs(makespan / real_makespan - 1) < 0.05, (real, built_in)
     assert abs(wait / real_wait - 1) < 0.05, (real, built_in)
+
+
+@pytest.mark.xfail(strict=False, reason="a race is left (docs/kubernetes.md, Determinism): identical in every "
+                   "run on a quiet machine, but its two runs differed in both full-suite runs at load 15-20")
+def test_two_runs_of_the_simulation_build_on_mixed_pods_are_byte_identical(tmp_path: Path,
+                                                                           binaries: dict[str, Path]) -> None:
+    """Heterogeneous pods (score ties between nodes at every size, many retries): the same schedule and the
+    same output files, byte for byte. (Before seeding the ties from the pod's name, not its uid, which depends on
+    how many events the scheduler had posted, every run of this workload differed from the previous one.)"""
+    platform, pods = saturated(400, 10, seed=1)
+    outputs = []
+    for run in (1, 2):
+        session = KubeSession(platform, PodWorkload(Workload.from_jobs(pods)), tmp_path / f"run{run}",
+                              TimeControl(deadlock_timeout=60), port=0)
+        with scheduling(session, binaries[SIMULATION]) as scheduler:
+            rows = finish(session, scheduler)
+        assert len(rows) == 400 and len({r["node"] for r in rows}) == 10
+        outputs.append({name: (session.output / name).read_bytes()
+                        for name in ("jobs.csv", "pods.csv", "schedule.csv")})
+    assert outputs[0] == outputs[1]

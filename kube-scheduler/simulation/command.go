@@ -8,9 +8,11 @@
 //     order. The configuration file cannot say this (its validation requires podInitialBackoffSeconds > 0);
 //   - it takes each simulated instant whole and reports when it is done with it (idle.go): the facade then
 //     moves time on exactly at the end of the scheduler's pass, never half-way through it;
-//   - nodes are filtered and scored by one goroutine (scheduler.WithParallelism(1)), and score ties are drawn
-//     from math/rand seeded at each scheduling cycle from the pod and its attempt (idle.go, and main.go's
-//     //go:debug lines): the same feasible list and the same draws on every run.
+//   - nodes are filtered and scored by one goroutine (scheduler.WithParallelism(1)), score ties are drawn
+//     from math/rand seeded at each scheduling cycle from the pod's name and attempt (idle.go, and main.go's
+//     //go:debug lines), and the pod event handlers run between scheduling cycles (idle.go): the same feasible
+//     list and the same draws on every run;
+//   - Go's garbage collector runs at GOGC=400 unless GOGC is set (main.go): it changes no decision.
 package simulation
 
 import (

@@ -57,10 +57,14 @@ type idleReporter struct {
 	binding map[types.UID]bool          // pods whose binding cycle is on (Done is called before the binding)
 	poke    chan struct{}
 	ready   chan struct{} // poked by the pod handlers: NextPod's wait
+	cycle   sync.Mutex    // held by a scheduling cycle, from NextPod's return to the next NextPod; pod handlers wait
+	inCycle bool          // the scheduling goroutine holds cycle (only that goroutine reads or writes it)
 	stop    chan struct{} // closed when the scheduler stops
 	off     atomic.Bool
 	seen    atomic.Int64 // resourceVersion of the last new pod or pod end handled by a pod handler
 	known   int64        // resourceVersion of the last pod event the facade had published when last asked
+	active  int          // pods in the active queue when NextPod last counted them, less those popped since
+	recount atomic.Bool  // set by the pod handlers: they may have taken pods out of the active queue
 }
 
 func newIdleReporter(client clientset.Interface) *idleReporter {
@@ -133,18 +137,26 @@ type countingHandler struct {
 	r       *idleReporter
 }
 
+// The scheduler's pod handlers run between scheduling cycles, never during one (see attach).
+
 func (h countingHandler) OnAdd(obj interface{}, initial bool) {
+	h.r.cycle.Lock()
 	h.ResourceEventHandler.OnAdd(obj, initial)
+	h.r.cycle.Unlock()
 	h.done(obj, true)
 }
 
 func (h countingHandler) OnUpdate(old, obj interface{}) {
+	h.r.cycle.Lock()
 	h.ResourceEventHandler.OnUpdate(old, obj)
+	h.r.cycle.Unlock()
 	h.done(obj, false)
 }
 
 func (h countingHandler) OnDelete(obj interface{}) {
+	h.r.cycle.Lock()
 	h.ResourceEventHandler.OnDelete(obj)
+	h.r.cycle.Unlock()
 	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		obj = tombstone.Obj
 	}
@@ -165,6 +177,7 @@ func (h countingHandler) done(obj interface{}, instant bool) {
 			h.r.mu.Unlock()
 		}
 	}
+	h.r.recount.Store(true)
 	h.r.wake()
 	select {
 	case h.r.ready <- struct{}{}:
@@ -191,6 +204,12 @@ func (q countingQueue) Done(uid types.UID) {
 
 // attach follows the scheduler made with the wrapped factory: its queue, and NextPod (entered when the previous
 // pod's scheduling cycle is over).
+//
+// A scheduling cycle (from NextPod's return to the next call, failure handling included) holds r.cycle, and the
+// pod handlers take it: a pod event is handled between two cycles, never during one. The queue draws from
+// math/rand's global source for every pod it activates (runPreEnqueuePlugins, on the handlers' goroutines), and
+// kube-scheduler breaks score ties from the same source (selectHost): a handler drawing in the middle of a cycle
+// would shift that cycle's draws by thread timing.
 func (r *idleReporter) attach(sched *scheduler.Scheduler) {
 	r.queue = sched.SchedulingQueue
 	r.assumed = sched.Cache.IsAssumedPod
@@ -198,12 +217,18 @@ func (r *idleReporter) attach(sched *scheduler.Scheduler) {
 	sched.SchedulingQueue = countingQueue{sched.SchedulingQueue, r}
 	next := sched.NextPod
 	sched.NextPod = func(logger klog.Logger) (*framework.QueuedPodInfo, error) {
+		if r.inCycle { // the previous cycle is over
+			r.inCycle = false
+			r.cycle.Unlock()
+		}
 		r.wake()
 		if !r.off.Load() && !r.instantReady(logger) {
 			return nil, nil // the scheduler is stopping
 		}
 		pInfo, err := next(logger)
 		if pInfo != nil && pInfo.Pod != nil {
+			r.cycle.Lock()
+			r.inCycle = true
 			seedTies(pInfo)
 		}
 		return pInfo, err
@@ -212,10 +237,12 @@ func (r *idleReporter) attach(sched *scheduler.Scheduler) {
 
 // seedTies seeds math/rand's global source for one scheduling cycle from the pod and its attempt: kube-scheduler
 // breaks score ties with it (selectHost), and other goroutines also draw from it (the queue, for each pod it
-// moves), so one seed for the whole run would give each cycle draws that depend on thread timing.
+// moves), so one seed for the whole run would give each cycle draws that depend on thread timing. The pod is
+// named by namespace and name, not uid: an API server numbers uids across kinds, so a pod's uid depends on how
+// many events the scheduler had posted (asynchronously) before the pod was created.
 func seedTies(pInfo *framework.QueuedPodInfo) {
 	hash := fnv.New64a()
-	hash.Write([]byte(pInfo.Pod.UID))
+	hash.Write([]byte(pInfo.Pod.Namespace + "/" + pInfo.Pod.Name + "/"))
 	hash.Write([]byte(strconv.Itoa(pInfo.Attempts)))
 	rand.Seed(int64(hash.Sum64())) //nolint:staticcheck // see main.go
 }
@@ -241,7 +268,7 @@ func (r *idleReporter) instantReady(logger klog.Logger) bool {
 			published, _ := strconv.ParseInt(answer.ResourceVersion, 10, 64)
 			r.known = max(published, seen)
 		}
-		if r.handledAll() >= r.known && len(r.queue.PodsInActiveQ()) > 0 {
+		if r.handledAll() >= r.known && r.activeQueued() {
 			return true
 		}
 		select {
@@ -251,6 +278,20 @@ func (r *idleReporter) instantReady(logger klog.Logger) bool {
 		case <-time.After(100 * time.Millisecond): // a safety net
 		}
 	}
+	return true
+}
+
+// activeQueued: the active queue has a pod for the Pop that follows. Counting the queue copies it
+// (PodsInActiveQ), so NextPod counts once and then counts down its own Pops; it counts again when the count
+// reaches 0 (a failure may have put pods back) or after a pod handler ran (it may have removed some).
+func (r *idleReporter) activeQueued() bool {
+	if r.recount.Swap(false) || r.active <= 0 {
+		r.active = len(r.queue.PodsInActiveQ())
+	}
+	if r.active == 0 {
+		return false
+	}
+	r.active--
 	return true
 }
 
@@ -335,6 +376,12 @@ func (r *idleReporter) idle() (int64, bool) {
 		}
 		delete(r.binding, uid)
 	}
+	// Not during a scheduling cycle: a failed pod leaves the queue's in-flight pods (Done) before the failure
+	// handler writes its PodScheduled=False status, and that write must reach the facade before the report.
+	if !r.cycle.TryLock() {
+		return 0, false
+	}
+	defer r.cycle.Unlock()
 	// Read after rv: the effects of every event up to rv are in the queue now.
 	// In flight first (cheap, and non-empty during a pass), then the queues; then in flight again, for a pod that
 	// moved from the active queue to in flight between the reads.

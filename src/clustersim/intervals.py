@@ -21,7 +21,13 @@ class IntervalSet:
 
     __slots__ = ("_intervals", "_size")
 
-    def __init__(self, intervals: Iterable[Interval] = ()):
+    def __init__(self, intervals: Iterable[Interval] = (), trusted_size: int = -1):
+        """`trusted_size` (internal, `_trusted`): the intervals are sorted, disjoint and non-adjacent already and
+        hold that many ids."""
+        if trusted_size >= 0:
+            self._intervals: tuple[Interval, ...] = tuple(intervals)
+            self._size = trusted_size
+            return
         merged: list[Interval] = []
         for lo, hi in sorted(intervals):
             if lo > hi:
@@ -31,16 +37,14 @@ class IntervalSet:
                     merged[-1] = (merged[-1][0], hi)
             else:
                 merged.append((lo, hi))
-        self._intervals: tuple[Interval, ...] = tuple(merged)
+        self._intervals = tuple(merged)
         self._size = sum(hi - lo + 1 for lo, hi in merged)
 
     @classmethod
     def _trusted(cls, intervals: Iterable[Interval], size: int) -> IntervalSet:
-        """Build from intervals already sorted, disjoint and non-adjacent (internal fast path)."""
-        new = cls.__new__(cls)
-        new._intervals = tuple(intervals)
-        new._size = size
-        return new
+        """Build from intervals already sorted, disjoint and non-adjacent (internal fast path; a constructor
+        argument rather than `__new__`, which mypyc-compiled classes do not allow)."""
+        return cls(intervals, size)
 
     @classmethod
     def from_mask(cls, mask: int) -> IntervalSet:

@@ -31,8 +31,10 @@ MAX_HEADER_BYTES = 64 * 1024
 """Bytes of one request line and of its headers together in `serve-k8s`."""
 MAX_JSON_DEPTH = 100
 """Nesting depth of a JSON request body in `serve-k8s` (deeper is refused with 400)."""
-MAX_CONNECTIONS = 64
-"""Connections `serve-k8s` serves at once; beyond it new connections wait in the listen queue."""
+MAX_CONNECTIONS = 400
+"""Connections `serve-k8s` serves at once (kube-apiserver's --max-requests-inflight); beyond it a new connection
+is answered 429 with `Retry-After: 1`. kube-scheduler posts each event on a goroutine (and a connection) of its
+own: 64 was exceeded by its bursts of FailedScheduling events."""
 HEADER_TIMEOUT = 10.0
 """Seconds `serve-k8s` waits for a whole request line and headers (a slowloris client is dropped after it)."""
 IDLE_TIMEOUT = 60.0
@@ -57,7 +59,7 @@ LIMITS = (
     Limit("MAX_BODY_BYTES", MAX_BODY_BYTES, "bytes of one serve-k8s request body (413 beyond)"),
     Limit("MAX_HEADER_BYTES", MAX_HEADER_BYTES, "bytes of one serve-k8s request line plus headers (431 beyond)"),
     Limit("MAX_JSON_DEPTH", MAX_JSON_DEPTH, "nesting depth of a serve-k8s JSON body (400 beyond)"),
-    Limit("MAX_CONNECTIONS", MAX_CONNECTIONS, "serve-k8s connections served at once (more wait to be accepted)"),
+    Limit("MAX_CONNECTIONS", MAX_CONNECTIONS, "serve-k8s connections served at once (429 with Retry-After: 1 beyond)"),
     Limit("HEADER_TIMEOUT", HEADER_TIMEOUT, "seconds serve-k8s waits for a request's line and headers"),
     Limit("IDLE_TIMEOUT", IDLE_TIMEOUT, "seconds a serve-k8s connection may stay idle between requests"),
 )

@@ -11,6 +11,7 @@ package main
 
 import (
 	"os"
+	"runtime/debug"
 
 	"k8s.io/component-base/cli"
 	_ "k8s.io/component-base/logs/json/register" // for JSON log format registration
@@ -23,6 +24,11 @@ import (
 )
 
 func main() {
+	if os.Getenv("GOGC") == "" {
+		// Go's collector at its default (100) took a quarter of the CPU on saturated workloads, where every
+		// completion sends every waiting pod through the filters: collect less often (GOGC=400), memory allowing.
+		debug.SetGCPercent(400)
+	}
 	command := simulation.NewCommand(
 		app.WithPlugin(podpacking.Name, podpacking.New), // out-of-tree plugins: one app.WithPlugin each
 	)

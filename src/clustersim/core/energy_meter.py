@@ -81,7 +81,7 @@ class EnergyMeter:
         self._dvfs: dict[int, list[tuple[float, float, float]]] = {}
         """Node -> its computation state changes (time, change of full watts, of idle watts), per unit."""
         self._prefix_sums()
-        self._static = sum(m.idle_watts for m in self.models)
+        self._static = sum((m.idle_watts for m in self.models), 0.0)
         self._dynamic_power = 0.0
         self.energy = 0.0
         self._last = 0.0
@@ -131,7 +131,7 @@ class EnergyMeter:
         if len(intervals) == 1:
             lo, hi = intervals[0]
             return sums[hi + 1] - sums[lo]
-        return sum(sums[hi + 1] - sums[lo] for lo, hi in intervals)
+        return sum((sums[hi + 1] - sums[lo] for lo, hi in intervals), 0.0)
 
     # The core calls `advance(now)` once per instant, before it changes anything: the methods below record
     # changes at the current instant.
@@ -234,7 +234,7 @@ class EnergyMeter:
         """`nodes` end their transition together; called before they move (Batsim's row has the power before
         and, since it sets the new power state first, the minimum power after)."""
         old, new = (NodeState.SWITCHING_ON, NodeState.IDLE) if on else (NodeState.SWITCHING_OFF, NodeState.SLEEPING)
-        after = self._static + sum(self._base_watts(n, new) - self._base_watts(n, old) for n in nodes)
+        after = self._static + sum((self._base_watts(n, new) - self._base_watts(n, old) for n in nodes), 0.0)
         self._entry(now, "p", after)
         self._pstate_rows(now, nodes, self._compute_pstate if on else self._sleep_pstate)
 

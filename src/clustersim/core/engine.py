@@ -65,3 +65,9 @@ class EventQueue(Generic[T]):
             _, kind, _, payload = heapq.heappop(heap)
             batch.append((kind, payload))
         return batch
+
+    def take_all(self) -> list[tuple[float, EventClass, T]]:
+        """Remove every event, in the documented order, without moving the clock (for a caller that times them
+        itself)."""
+        heap, self._heap = self._heap, []
+        return [(time, kind, payload) for time, kind, _, payload in sorted(heap)]

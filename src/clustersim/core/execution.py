@@ -108,7 +108,7 @@ class FastExecution:
             if steps_before[step] > 0:
                 left *= steps_after[step] / steps_before[step]
             self._progress[key] = (now, step, left)
-            moved.append((key, now + left + sum(steps_after[step + 1:])))
+            moved.append((key, now + left + sum(steps_after[step + 1:], 0.0)))
         return moved
 
 

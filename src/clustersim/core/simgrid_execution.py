@@ -12,6 +12,11 @@ from SimGrid. `cancel` kills a job's actor, which cancels its activity.
 A change of computation power state (DVFS) sets the hosts' SimGrid pstate, as Batsim does: SimGrid re-times
 the activities running there.
 
+With Batsim's delivery, the core runs as Batsim's own actors in this engine (core/batsim_actors.py): then a
+start only prepares the job's actor (`start`), which `launch` creates when the EXECUTE_JOB message reaches the
+server, and the actor itself stops the job at its walltime and says when it ended (`on_end`), as Batsim's
+executor does.
+
 SimGrid has one engine per process, so a process runs one SimGrid simulation (the CLI runs one).
 """
 
@@ -215,13 +220,33 @@ class SimgridExecution:
         compute = {node.name for node in platform.nodes}
         self._storage: dict[str, Any] = {name: by_name[name] for name in platform.storage_hosts if name in by_name}
         others = [host for host in self._engine.all_hosts if host.name not in compute]
-        self._home: Any = others[0] if others else self._hosts[0]
+        masters = [host for host in others if host.name not in self._storage]
+        self._home: Any = masters[0] if masters else others[0] if others else self._hosts[0]
+        """Where the core's actor runs: Batsim's master host (the host that neither computes nor stores)."""
         self._wake: Any = simgrid.Semaphore(0)
         self._actors: dict[str, Any] = {}
         self._ended: list[tuple[float, str]] = []
         self._released = 0
         self._acquired = 0
         self._error: BaseException | None = None
+        self.on_end: Callable[[str, float, bool], None] | None = None
+        """Set by Batsim's actors: a job's actor calls it when the job ends (key, time, walltime reached), and
+        starts wait for `launch`."""
+        self._prepared: dict[str, tuple[Any, list[Any], float]] = {}
+
+    @property
+    def engine(self) -> Any:
+        """SimGrid's engine (its clock) and module, for Batsim's actors."""
+        return self._engine
+
+    @property
+    def simgrid(self) -> Any:
+        return self._sg
+
+    @property
+    def master(self) -> Any:
+        """The host Batsim's server and the core's actor run on."""
+        return self._home
 
     def drive(self, loop: Callable[[], None]) -> None:
         sg = self._sg
@@ -251,8 +276,58 @@ class SimgridExecution:
             else:
                 storage = [self._storage_host(label) for label in step.storage]
                 tasks.append(((hosts if step.own_hosts else []) + storage, step.flops, step.comm))
+        if self.on_end is not None:
+            walltime = running.job.walltime
+            self._prepared[key] = (hosts[0], tasks, -1.0 if walltime is None else float(walltime))
+            return None
         self._actors[key] = self._sg.Actor.create(f"job {key}", hosts[0], self._execute, key, tasks)
         return None
+
+    def is_prepared(self, key: str) -> bool:
+        """Whether a started job waits for `launch` (not yet launched, not cancelled)."""
+        return key in self._prepared
+
+    def launch(self, key: str) -> None:
+        """Create a started job's actor now, on its first host (Batsim's executor): it runs the steps within the
+        walltime and then calls `on_end`."""
+        host, tasks, walltime = self._prepared.pop(key)
+        self._actors[key] = self._sg.Actor.create(f"job {key}", host, self._execute_within, key, tasks, walltime)
+
+    def _execute_within(self, key: str, tasks: list[float | tuple[list[Any], list[float], list[float]]],
+                        walltime: float) -> None:
+        """Batsim's executor (jobs_execution.cpp, task_execution.cpp): each step within the time left of the
+        walltime (-1: none); a delay not shorter than that time sleeps it and reaches the walltime. Batsim does
+        not cancel a parallel task that reaches the walltime: it goes on sharing the links until the executor
+        is over, after its JOB_COMPLETED message (here: `activity` lives until this function returns). The
+        network family of the reference corpus gives Batsim's execution times to 1e-6 only so."""
+        sg = self._sg
+        this_actor = sg.this_actor
+        remaining, reached = walltime, False
+        for task in tasks:
+            if isinstance(task, float):
+                if remaining < 0 or task < remaining:
+                    this_actor.sleep_for(task)
+                    if remaining > 0:
+                        remaining = remaining - task
+                    continue
+                this_actor.sleep_for(remaining)
+                reached = True
+                break
+            if remaining < 0:
+                this_actor.parallel_execute(*task)
+                continue
+            before = self._engine.clock
+            activity = this_actor.exec_init(*task)
+            activity.start()
+            try:
+                activity.wait_for(remaining)
+            except sg.TimeoutException:
+                reached = True
+                break
+            remaining = remaining - (self._engine.clock - before)
+        self._actors.pop(key, None)
+        assert self.on_end is not None
+        self.on_end(key, self._engine.clock, reached)
 
     def _storage_host(self, label: str) -> Any:
         """The storage host an I/O profile names; with a single storage host, that one whatever the label (as
@@ -296,6 +371,7 @@ class SimgridExecution:
         return ended
 
     def cancel(self, key: str) -> None:
+        self._prepared.pop(key, None)
         actor = self._actors.pop(key, None)
         if actor is not None:
             actor.kill()

@@ -17,6 +17,9 @@ How the events of one instant reach the decision process is the `Delivery` rule:
   machine's transition end with a job end of the same instant); then the rest (machine availability, requested
   calls). Events that a call's decisions add at the same instant join the rounds still to come; a job started
   there counts, as its message offset, its decision's place after the earlier calls' decisions and ready signals.
+  With the SimGrid execution model (and neither power management nor external events), Batsim's own actors run
+  in SimGrid instead (core/batsim_actors.py): every event is a SimGrid communication to the core, which does
+  what Batsim's server does, and messages take the time SimGrid gives them on the platform's routes.
 - `Delivery.INSTANT` (the library's default, used by the Kubernetes and Slurm layers and the experiments)
   applies every event of the instant first (ends, switches, submissions, calls) and asks the decision process
   once: fewer calls, and the policy sees the whole instant at once.
@@ -28,6 +31,7 @@ from bisect import insort
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import TYPE_CHECKING
 
 from clustersim.core.decisions import (
     CallMeLater,
@@ -69,6 +73,9 @@ from clustersim.platform.model import Platform
 from clustersim.workload.job import Job, id_order
 from clustersim.workload.profiles import Delay, needs_speed
 from clustersim.workload.stream import Workload
+
+if TYPE_CHECKING:
+    from clustersim.core.batsim_actors import BatsimActors
 
 
 class _Execution:
@@ -176,6 +183,13 @@ class Simulation:
         self._born = 0  # how many actors began to wait so far (orders the messages posted at one offset)
         self._submitter: tuple[int, int] | None = None  # the job submitter's offset and order at its next instant
         self._power = PowerSwitcher(self.state, self._queue, meter, self._speeds_changed)
+        self._actors: BatsimActors | None = None
+        if delivery is Delivery.BATSIM and self.execution.stepped and nodes is None and not events:
+            from clustersim.core.batsim_actors import BatsimActors
+            from clustersim.core.simgrid_execution import SimgridExecution
+
+            if isinstance(self.execution, SimgridExecution):  # Batsim's actors run in its engine
+                self._actors = BatsimActors(self, self.execution)
         self._appliers: dict[type, Callable[[Decision], None]] = {
             StartJob: self._start,  # type: ignore[dict-item]
             RejectJob: self._reject,  # type: ignore[dict-item]
@@ -219,6 +233,9 @@ class Simulation:
 
     def _loop(self) -> None:
         """The event loop: a stepped execution model first runs up to the next event and reports job ends."""
+        if self._actors is not None:  # Batsim's own actors in SimGrid deliver the events instead
+            self._actors.serve()
+            return
         self._pull_next_submission()
         for change in self.events:
             self._queue.push(change.time, EventClass.MACHINES, change)
@@ -304,9 +321,10 @@ class Simulation:
                 self._born += 1
                 self._submitter = (1, self._born)
                 goodbye = events.pop() if type(events[-1]) is NoMoreJobs else None
-                ready = self._answer(events, received + (goodbye is not None))  # the goodbye arrives first
+                # (`answered`, not `ready`: one name of two types is one int to mypyc, which then rejects True)
+                answered = self._answer(events, received + (goodbye is not None))  # the goodbye arrives first
                 if goodbye is not None:
-                    self._answer([goodbye], ready)
+                    self._answer([goodbye], answered)
             if queue.next_time() == queue.now:
                 self._deliver_rounds(queue.pop_instant())
             return
@@ -422,15 +440,11 @@ class Simulation:
                 events.append(RequestedCall(self._queue.now))
         return events
 
-    def _submit_instant(self) -> list[Event]:
-        """Queue every job submitted at this instant, in id order, and schedule the next submission."""
+    def _submit_instant(self, taken: list[Job] | None = None) -> list[Event]:
+        """Queue every job submitted at this instant, in id order, and schedule the next submission; or queue
+        the jobs `taken` from the workload by Batsim's job submitter actor (`_take_instant`)."""
         now = self._queue.now
-        batch: list[Job] = []
-        lookahead = self._lookahead
-        while lookahead is not None and lookahead.submit_time == now:
-            batch.append(lookahead)
-            lookahead = next(self._jobs, None)
-        self._lookahead = lookahead
+        batch = self._take_instant(now) if taken is None else taken
         if len(batch) > 1:  # Batsim submits an instant's jobs in the string order of their ids ("w0!12" < "w0!2")
             batch.sort(key=_batsim_order if self.delivery is Delivery.BATSIM else _id_order)
         pending = self.state.pending
@@ -443,10 +457,21 @@ class Simulation:
         self._summary.nb_submitted += len(batch)
         if self.meter is not None and batch:
             self.meter.job_submitted(now)
-        self._schedule_lookahead()
+        if taken is None:
+            self._schedule_lookahead()
         if self._lookahead is None:
             events.append(NoMoreJobs())
         return events
+
+    def _take_instant(self, time: float) -> list[Job]:
+        """The workload's jobs submitted at `time`, taken from it (the next one becomes the look-ahead)."""
+        batch: list[Job] = []
+        lookahead = self._lookahead
+        while lookahead is not None and lookahead.submit_time == time:
+            batch.append(lookahead)
+            lookahead = next(self._jobs, None)
+        self._lookahead = lookahead
+        return batch
 
     def _availability(self, change: AvailabilityChange) -> list[Event]:
         """Machines become unavailable (nothing may start there; running jobs go on) or available again."""
@@ -455,7 +480,7 @@ class Simulation:
         event: Event
         if change.available:
             back = state.make_available(resources)
-            self._summary.unavailable_seconds += sum(now - since.pop(unit) for unit in back)
+            self._summary.unavailable_seconds += sum((now - since.pop(unit) for unit in back), 0.0)
             event = MachinesAvailable(resources)
         else:
             for unit in state.make_unavailable(resources):
@@ -617,7 +642,7 @@ class Simulation:
             self._schedule_end(running, runtime, now + runtime)
             self._executions[job.key].offset, self._executions[job.key].born = self._replied, self._born
             return
-        if walltime is None:  # no end event until the model reports one
+        if walltime is None or self._actors is not None:  # no end event until the model reports one
             self._executions[job.key] = _Execution(running, float("inf"), FinalState.COMPLETED_SUCCESSFULLY)
             return
         state, offset = FinalState.COMPLETED_WALLTIME_REACHED, self._replied

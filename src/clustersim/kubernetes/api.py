@@ -710,12 +710,15 @@ class _Server(ThreadingHTTPServer):
         super().__init__(address, _Handler)
 
     def process_request(self, request: socket.socket, client_address: object) -> None:  # type: ignore[override]
-        """Serve the connection on a thread of its own, or answer 429 when MAX_CONNECTIONS are being served."""
+        """Serve the connection on a thread of its own, or answer 429 when MAX_CONNECTIONS are being served, with
+        kube-apiserver's `Retry-After: 1` (client-go retries only a 429 that says when: without it a binding or a
+        status patch would be lost)."""
         if not self._slots.acquire(blocking=False):
             with contextlib.suppress(OSError):
                 body = json.dumps(status(429, "TooManyRequests", f"more than {MAX_CONNECTIONS} connections"))
                 request.sendall(f"HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\n"
-                                f"Connection: close\r\nContent-Length: {len(body)}\r\n\r\n{body}".encode())
+                                f"Retry-After: 1\r\nConnection: close\r\nContent-Length: {len(body)}\r\n\r\n"
+                                f"{body}".encode())
             self.shutdown_request(request)
             return
         super().process_request(request, client_address)

@@ -177,7 +177,7 @@ class ScheduleMetrics:
                 time_switching_off=energy.time_switching_off,
                 time_switching_on=energy.time_switching_on,
             )
-        return {name: _batsim_number(value) for name, value in row.items()}
+        return {name: _batsim_number(name, value) for name, value in row.items()}
 
     def extra_row(self) -> dict[str, str]:
         """extra_metrics.csv's row: bounded slowdown (tau = BOUNDED_SLOWDOWN_TAU) and utilisation."""
@@ -201,7 +201,7 @@ class ScheduleMetrics:
         path = Path(path)
         row = self.as_row(wall_clock, energy)
         if unavailable_seconds is not None:
-            row["time_unavailable"] = _batsim_number(unavailable_seconds)
+            row["time_unavailable"] = _batsim_number("time_unavailable", unavailable_seconds)
         extra = path.with_name(path.name.removesuffix("schedule.csv") + "extra_metrics.csv")
         extra_row = self.extra_row()
         if partial:
@@ -213,10 +213,11 @@ class ScheduleMetrics:
                 writer.writerow(values.values())
 
 
-def _batsim_number(value: float | int | str) -> str:
-    """Batsim's format: counts as integers, every other number with `%f` (6 decimals)."""
+def _batsim_number(name: str, value: float | int | str) -> str:
+    """Batsim's format: counts (the `nb_` columns) as integers, every other number with `%f` (6 decimals), even
+    a time that happens to be a Python int (jobs built in code with whole-second times)."""
     if isinstance(value, str):
         return value
-    if isinstance(value, int):
+    if name.startswith("nb_"):
         return str(value)
     return f"{value:f}"

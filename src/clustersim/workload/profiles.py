@@ -57,7 +57,7 @@ class Composed:
     repeat: int = 1
 
     def runtime(self, nb_resources: int, min_speed: float) -> float:
-        once = sum(p.runtime(nb_resources, min_speed) for p in self.sequence)
+        once = sum((p.runtime(nb_resources, min_speed) for p in self.sequence), 0.0)
         return once * self.repeat
 
 
@@ -123,5 +123,5 @@ def runtime_on(profile: Profile, speeds: Sequence[float]) -> float:
     if type(profile) is Parallel:
         return max((flops / speed for flops, speed in zip(profile.flops, speeds, strict=False)), default=0.0)
     if type(profile) is Composed:
-        return sum(runtime_on(part, speeds) for part in profile.sequence) * profile.repeat
+        return sum((runtime_on(part, speeds) for part in profile.sequence), 0.0) * profile.repeat
     return profile.runtime(len(speeds), min(speeds))

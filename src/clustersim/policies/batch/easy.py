@@ -17,9 +17,17 @@ from itertools import islice
 from operator import attrgetter
 
 from clustersim.core.decisions import Decision, StartJob
-from clustersim.core.events import Event, JobSubmitted, NoMoreExternalEvents, NoMoreJobs, RequestedCall
-from clustersim.core.state import ClusterView
-from clustersim.intervals import IntervalSet
+from clustersim.core.events import (
+    Event,
+    JobCompleted,
+    JobSubmitted,
+    NoMoreExternalEvents,
+    NoMoreJobs,
+    RequestedCall,
+)
+from clustersim.core.state import ClusterView, RunningJob
+from clustersim.intervals import Interval, IntervalSet
+from clustersim.policies.batch.ends import RunningByEnd
 from clustersim.policies.batch.parts import BACKFILLING, BatchPolicy, Hosts, QueueOrder
 from clustersim.policies.batch.shapes import ShapeIndex
 from clustersim.policies.registry import register_policy
@@ -34,27 +42,31 @@ class Reservation:
     resources: IntervalSet
 
 
-def reserve(nb_res: int, view: ClusterView, hosts: Hosts = IntervalSet.lowest) -> Reservation:
+def reserve(
+    nb_res: int, view: ClusterView, hosts: Hosts = IntervalSet.lowest, by_end: Iterable[RunningJob] | None = None
+) -> Reservation:
     """The earliest time `nb_res` units are free by the running jobs' walltimes, on the `hosts` of those.
 
-    Units of unavailable machines are not freed when their job ends: the reservation waits for others.
+    `by_end` is the running jobs in order of expected end (`RunningByEnd`), sorted here when not given. Units of
+    unavailable machines are not freed when their job ends: the reservation waits for others.
     """
     free = view.free
     if nb_res <= len(free):
         return Reservation(view.now, hosts(free, nb_res))
-    ordered = sorted(view.running.values(), key=attrgetter("expected_end"))
+    if by_end is None:
+        by_end = sorted(view.running.values(), key=attrgetter("expected_end"))
     unavailable = view.unavailable
     available = len(free)
     start = math.inf
-    last = len(ordered)
-    for i, running in enumerate(ordered):
+    freed: list[Interval] = []
+    for running in by_end:
+        if running.expected_end > start:
+            break  # the jobs ending at the reservation's start all free their units: later ones do not
         available += len(running.resources - unavailable if unavailable else running.resources)
-        if available >= nb_res and (i + 1 == len(ordered) or ordered[i + 1].expected_end != running.expected_end):
+        freed.extend(running.resources.intervals)
+        if available >= nb_res:
             start = running.expected_end
-            last = i + 1
-            break
-    freed = [interval for running in ordered[:last] for interval in running.resources.intervals]
-    return Reservation(start, hosts(IntervalSet(list(free.intervals) + freed) - unavailable, nb_res))
+    return Reservation(start, hosts((free | IntervalSet(freed)) - unavailable, nb_res))
 
 
 _UNCHANGING = (JobSubmitted, RequestedCall, NoMoreJobs, NoMoreExternalEvents)
@@ -77,12 +89,15 @@ class EasyBackfilling:
         self._reservation: tuple[str, Reservation] | None = None
         self._shapes = ShapeIndex()
         """The queue by job shape, in submit order."""
+        self._by_end = RunningByEnd()
+        """The running jobs by expected end, for the reservation."""
 
     def schedule(
         self, now: float, events: Sequence[Event], view: ClusterView, order: QueueOrder, hosts: Hosts
     ) -> Iterator[Decision]:
         if not all(isinstance(e, _UNCHANGING) for e in events):
             self._reservation = None
+            self._by_end.forget([e.job.key for e in events if type(e) is JobCompleted])
         pending = view.pending
         indexed = order.key is None
         if indexed:
@@ -101,7 +116,8 @@ class EasyBackfilling:
         if self._reservation is not None and self._reservation[0] == head.key:
             reservation = self._reservation[1]
         else:
-            reservation = reserve(head.nb_res, view, hosts)
+            self._by_end.sync(view.running)
+            reservation = reserve(head.nb_res, view, hosts, self._by_end)
             self._reservation = (head.key, reservation)
         if queue is None:
             yield from self._backfill_by_shape(now, view, reservation, hosts)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
@@ -35,8 +36,14 @@ from clustersim.policies.kube.scores import BalancedAllocation, NodeResourcesFit
 LIMIT = 2**53
 """Amounts below this are exact as float64 and their products by 100 fit int64."""
 MAX_SPECS = 256
-"""Static filter results kept (one int32 per node each)."""
+"""Static filter results kept (one int32 per node each), and failures."""
+MAX_LOG = 1_000_000
+"""Node changes logged before the log and the failures are dropped."""
+MAX_CHANGES = 512
+"""Beyond this many node changes since a signature's last failure, filtering every node again is as quick."""
 
+_NONE = np.empty(0, dtype=np.intp)
+"""No feasible node (never written to)."""
 Column = npt.NDArray[np.int64]
 Mask = npt.NDArray[np.bool_]
 Codes = npt.NDArray[np.int32]
@@ -76,16 +83,23 @@ class NodeColumns:
         self._messages = [""]
         """Failure reasons by code (0: the node fits)."""
         self._codes: dict[str, int] = {}
+        self._log: list[int] = []
+        """Every node whose free amounts or availability changed, in order, repeated at each change."""
+        self._failures: dict[tuple[object, ...], _Failure] = {}
+        """The last failure of each signature: why each node refused it, brought up to date from `_log`."""
 
     def filter(self, pod: PodInfo, view: ClusterView, start: int,
                wanted: int) -> tuple[npt.NDArray[np.intp], int, dict[str, int]] | None:
         """`KubePolicy.place`'s filtering: up to `wanted` feasible nodes in visiting order from `start`, how
         many nodes were visited and, when none fits, how many failed for each reason (None: not exact)."""
+        self._sync(view)
+        total = len(self.nodes)
+        known = self._still_failing(pod)  # (a signature that failed here had amounts below LIMIT)
+        if known is not None:
+            return _NONE, total, known
         request = pod.request
         if any(abs(amount) >= LIMIT for amount in request.values()):
             return None
-        self._sync(view)
-        total = len(self.nodes)
         static = self._static_codes(pod)
         fits = self._ready if static is None else self._ready & (static == 0)
         enough = [(resource, self._column(resource) >= amount) for resource, amount in request.items()]
@@ -93,7 +107,14 @@ class NodeColumns:
             fits = fits & passed
         feasible = np.flatnonzero(fits)
         if not len(feasible):
-            return feasible, total, self._reasons(static, enough)
+            codes = self._refusals(pod, static)
+            checks = [(self._free["pods"], 1, self._code(TOO_MANY_PODS)),
+                      *((self._column(r), amount, self._code(insufficient(r))) for r, amount in request.items())]
+            failure = self._failures[pod.signature] = _Failure(len(self._log), codes.tolist(), _count(codes),
+                                                               static, checks)
+            if len(self._failures) > MAX_SPECS:
+                self._failures.pop(next(iter(self._failures)))
+            return feasible, total, self._reasons(failure.counts)
         split = int(np.searchsorted(feasible, start))
         if split:
             feasible = np.concatenate((feasible[split:], feasible[:split]))
@@ -141,6 +162,8 @@ class NodeColumns:
             for resource in ("pods", *self._score_resources):
                 self._column(resource)
             self._intervals = None
+            self._log.clear()
+            self._failures.clear()
         elif self._changed:
             changed = list(self._changed)
             self._changed.clear()  # (not pop(): a set emptied by pops keeps its size, and pop() scans it)
@@ -152,10 +175,16 @@ class NodeColumns:
                     column[node] = free.get(resource, 0)
                 hosts[node] = host = shared.pods(node) > 0
                 ready[node] = (host or unit_free[node]) and free.get("pods", 0) >= 1
+            self._log += changed
+            if len(self._log) > MAX_LOG:  # (every failure kept is older than that)
+                self._log.clear()
+                self._failures.clear()
         intervals = view.free.intervals
         if intervals is not self._intervals:
             self._intervals = intervals
-            self._unit_free = _members(intervals, self._units)
+            unit_free = _members(intervals, self._units)
+            self._log += np.flatnonzero(unit_free != self._unit_free).tolist()
+            self._unit_free = unit_free
             self._ready = (self._hosts | self._unit_free) & (self._free["pods"] >= 1)
 
     def _column(self, resource: str) -> Column:
@@ -193,30 +222,75 @@ class NodeColumns:
         result = self._static[key] = codes if codes.any() else None
         return result
 
-    def _reasons(self, static: Codes | None, enough: list[tuple[str, Mask]]) -> dict[str, int]:
-        """How many nodes fail for each reason: the first failing filter of each node, in the plugins' order."""
-        available = self._hosts | self._unit_free
-        checks = [(TOO_MANY_PODS, self._free["pods"] >= 1), *((insufficient(r), passed) for r, passed in enough)]
-        reasons: dict[str, int] = {}
+    def _still_failing(self, pod: PodInfo) -> dict[str, int] | None:
+        """How many nodes refuse the pod for each reason, if its signature failed before and no node that changed
+        since takes it (reading those nodes only, one by one: they are few); None: not known, or some node may."""
+        failure = self._failures.get(pod.signature)
+        if failure is None:
+            return None
+        log = self._log
+        if len(log) - failure.seen > MAX_CHANGES:
+            del self._failures[pod.signature]
+            return None
+        if len(log) > failure.seen:
+            hosts, unit_free, static, checks = self._hosts, self._unit_free, failure.static, failure.checks
+            unschedulable = self._code(UNSCHEDULABLE)
+            changes = []
+            for node in set(log[failure.seen:]):
+                if not (hosts[node] or unit_free[node]):
+                    code = unschedulable
+                elif static is not None and static[node]:
+                    code = int(static[node])
+                else:
+                    code = 0
+                    for column, amount, why in checks:
+                        if column[node] < amount:
+                            code = why
+                            break
+                    if not code:
+                        return None  # it fits there
+                changes.append((node, code))
+            codes, counts = failure.codes, failure.counts
+            for node, code in changes:
+                counts[codes[node]] -= 1
+                counts[code] = counts.get(code, 0) + 1
+                codes[node] = code
+            failure.seen = len(log)
+        return self._reasons(failure.counts)
 
-        def count(why: str, failed: int) -> None:
-            if failed:
-                reasons[why] = reasons.get(why, 0) + failed
-
-        left, nb_left = available, int(np.count_nonzero(available))
-        count(UNSCHEDULABLE, len(self.nodes) - nb_left)
+    def _refusals(self, pod: PodInfo, static: Codes | None) -> Codes:
+        """Why each node refuses the pod (0: it fits): the code of its first failing filter, in the plugins' order
+        (kube-scheduler counts each node once, for that filter)."""
+        codes = np.zeros(len(self.nodes), dtype=np.int32)
+        for resource, amount in reversed(list(pod.request.items())):
+            codes[self._column(resource) < amount] = self._code(insufficient(resource))
+        codes[self._free["pods"] < 1] = self._code(TOO_MANY_PODS)
         if static is not None:
-            counts = np.bincount(static[left])
-            for code in np.flatnonzero(counts[1:]).tolist():
-                count(self._messages[code + 1], int(counts[code + 1]))
-            left = left & (static == 0)
-            nb_left = int(np.count_nonzero(left))
-        for why, passed in checks:
-            left = left & passed
-            nb_passed = int(np.count_nonzero(left))
-            count(why, nb_left - nb_passed)
-            nb_left = nb_passed
-        return reasons
+            codes = np.where(static != 0, static, codes)
+        codes[~(self._hosts | self._unit_free)] = self._code(UNSCHEDULABLE)
+        return codes
+
+    def _reasons(self, counts: dict[int, int]) -> dict[str, int]:
+        messages = self._messages
+        return {messages[code]: count for code, count in counts.items() if count}
+
+
+@dataclass(slots=True)
+class _Failure:
+    """Why each node refused a signature (`_refusals`), as of the `seen` first entries of the change log."""
+
+    seen: int
+    codes: list[int]
+    counts: dict[int, int]
+    """Nodes by refusal code."""
+    static: Codes | None
+    checks: list[tuple[Column, int, int]]
+    """The free amounts the pod needs, in the filters' order: (column, least amount, code if below)."""
+
+
+def _count(codes: Codes) -> dict[int, int]:
+    counts = np.bincount(codes)
+    return {int(code): int(counts[code]) for code in np.flatnonzero(counts).tolist()}
 
 
 def _members(intervals: tuple[tuple[int, int], ...], ids: npt.NDArray[np.int64]) -> Mask:

@@ -21,7 +21,8 @@ from clustersim.core.state import ClusterView
 from clustersim.intervals import IntervalSet
 from clustersim.platform.kube_labels import node_labels, node_taints
 from clustersim.policies.base import Policy
-from clustersim.policies.kube.filters import DEFAULT_FILTERS, waits_for_pods
+from clustersim.policies.kube.bands import BandQueue
+from clustersim.policies.kube.filters import DEFAULT_FILTERS
 from clustersim.policies.kube.framework import FilterPlugin, NodeInfo, PodInfo, ScorePlugin
 from clustersim.policies.kube.queue import QueuedPod, SchedulingQueue
 from clustersim.policies.kube.scores import BalancedAllocation, NodeResourcesFit
@@ -85,14 +86,17 @@ class KubePolicy(Policy):
         """Weighted total score by (allocatable, free, requested) amounts of `_score_resources`: nodes alike and
         nodes that did not change since they were last scored are not scored again."""
         self._rng = random.Random(int(seed)) if seed not in (None, "") else None
-        self.queue = SchedulingQueue(float(initial_backoff), float(max_backoff))
-        self.pop_from_backoff = _flag(pop_from_backoff)
-        """kube-scheduler v1.33+ (SchedulerPopFromBackoffQ): an idle scheduler takes pods still backing off."""
         self.drain = _flag(drain)
         """True: every queued pod is tried before time moves on (as the facade waits for the simulation build's
         idle report). False: time moves on as soon as no pod left in the queue fits any node, as the facade moves
         it for a scheduler that does not report idleness; the rest stay queued, ahead of the pods that failed
         meanwhile (see `_cycle`)."""
+        backoffs = float(initial_backoff), float(max_backoff)
+        self.queue: SchedulingQueue | BandQueue = (
+            BandQueue() if self.drain and min(backoffs) <= 0 else SchedulingQueue(*backoffs))
+        """By bands when it computes the same (no backoff, drained passes); `SchedulingQueue` is the reference."""
+        self.pop_from_backoff = _flag(pop_from_backoff)
+        """kube-scheduler v1.33+ (SchedulerPopFromBackoffQ): an idle scheduler takes pods still backing off."""
         self._nodes: list[NodeInfo] = []
         self.vectorized = True
         """False keeps to the plugins, node by node (the reference the vectorized path is tested against)."""
@@ -101,8 +105,11 @@ class KubePolicy(Policy):
         self._seq = 0
         self._calls: set[float] = set()
         self._node_changed = False
-        self.reasons: dict[str, str] = {}
-        """The last failure message of each pod still unschedulable, as kube-scheduler reports it."""
+
+    @property
+    def reasons(self) -> dict[str, str]:
+        """The last failure message of each pod still queued that has failed, as kube-scheduler reports it."""
+        return self.queue.reasons()
 
     def begin(self, view: ClusterView) -> None:
         platform = view.platform
@@ -173,10 +180,16 @@ class KubePolicy(Policy):
         Unless `drain`, the pass stops once no pod left in it fits any node: the facade moves simulated time on
         then (every pod that fits is bound or reported), while kube-scheduler is still going through pods that
         fit nowhere. Those stay in its active queue with their older queueing times, so at the next cluster
-        event the scheduler resumes where it was, before the pods that failed in between."""
-        queue, reasons = self.queue, self.reasons
-        failed: dict[tuple[object, ...], str] = {}
+        event the scheduler resumes where it was, before the pods that failed in between.
+
+        With the queue by bands (no backoff, `drain`: the defaults), `BandQueue.drain` makes the same pass."""
+        queue = self.queue
         pending = view.pending
+        if isinstance(queue, BandQueue):
+            for placed, target in queue.drain(now, pending, lambda pod: self.place(pod, view)):
+                yield StartJob(placed.key, IntervalSet.range(target.unit, target.unit + 1))
+            return
+        failed: dict[tuple[object, ...], str] = {}
         pods = queue.pop_all()
         if self.pop_from_backoff:
             pods += queue.pop_backoff()
@@ -192,7 +205,6 @@ class KubePolicy(Policy):
             if reason is None:
                 node, reason = self.place(pod, view)
                 if node is not None:
-                    reasons.pop(pod.key, None)
                     if pace is not None:
                         pace.placed()
                     yield StartJob(pod.key, IntervalSet.range(node.unit, node.unit + 1))
@@ -200,8 +212,7 @@ class KubePolicy(Policy):
                 failed[pod.signature] = reason
                 if pace is not None:
                     pace.known[pod.signature] = False
-            reasons[pod.key] = reason
-            queue.unschedulable(queued, now, waits_for_pods(reason))
+            queue.unschedulable(queued, now, reason)
 
     def fits(self, pod: PodInfo, view: ClusterView) -> bool:
         """The pod passes every filter on some node now (no side effect: the rotating start stays)."""

@@ -13,6 +13,9 @@ queue, or to the backoff queue until its backoff (1 s, doubling per failed attem
 since its last attempt. Times are simulated seconds. Since v1.33
 (feature SchedulerPopFromBackoffQ, on by default) a scheduler whose active queue is empty takes pods from the
 backoff queue without waiting: earliest backoff end first (in 1 s windows), then the active queue's order.
+
+This queue holds each pod on its own: the reference. Without backoff and with drained passes (the policy's
+defaults), `bands.BandQueue` makes the same decisions by groups of pods, at a cost that does not grow with them.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import math
 from dataclasses import dataclass
 from operator import attrgetter
 
+from clustersim.policies.kube.filters import waits_for_pods
 from clustersim.policies.kube.framework import PodInfo
 
 
@@ -39,6 +43,8 @@ class QueuedPod:
     """When it last became unschedulable."""
     waits_for_pods: bool = True
     """A pod's end may make it fit (some node refused it for want of room)."""
+    reason: str = ""
+    """Why it last failed, as kube-scheduler reports it (`0/N nodes are available: ...`)."""
 
 
 _ORDER = attrgetter("order")
@@ -82,18 +88,24 @@ class SchedulingQueue:
     def __len__(self) -> int:
         return len(self._active)
 
-    def unschedulable(self, queued: QueuedPod, now: float, waits_for_pods: bool = True) -> None:
-        """The pod fit nowhere at `now`: park it until a cluster event may make it fit."""
+    def unschedulable(self, queued: QueuedPod, now: float, reason: str) -> None:
+        """The pod fit nowhere at `now`, for `reason`: park it until a cluster event may make it fit."""
         queued.attempts += 1
+        queued.reason = reason
         queued.order = (queued.order[0], next(self._clock))
         queued.backoff_end = now + self._backoffs[min(queued.attempts, 1024) - 1]
         queued.parked = now
-        queued.waits_for_pods = waits_for_pods
+        queued.waits_for_pods = waits_for_pods(reason)
         self._unschedulable.append(queued)
 
     def parked(self) -> list[QueuedPod]:
         """The unschedulable pods, in the order they were parked."""
         return list(self._unschedulable)
+
+    def reasons(self) -> dict[str, str]:
+        """The last failure message of each queued pod that has failed."""
+        held = [*self._active, *self._unschedulable, *(queued for pods in self._backoff.values() for queued in pods)]
+        return {queued.pod.key: queued.reason for queued in held if queued.attempts}
 
     def flush_due(self, now: float) -> bool:
         """Some pod has been unschedulable for `max_unschedulable` seconds (they are parked in time order)."""

@@ -97,88 +97,106 @@ class Validity:
 
 
 class NodeSpace:
-    """Slurm's `node_space_map_t`: contiguous time records, each with the nodes free of reservations."""
+    """Slurm's `node_space_map_t`: contiguous time records, each with the nodes free of reservations.
+
+    Record j is [bounds[j], bounds[j + 1]) with the nodes `frees[j]`; no two neighbours have the same nodes (a
+    reservation merges them). The records are found by bisection and a reservation only rewrites its own span.
+    """
+
+    __slots__ = ("bounds", "frees", "resolution")
 
     def __init__(self, begin: float, end: float, nodes: int, resolution: float):
-        self.records: list[list[float | int]] = [[begin, end, nodes]]
+        self.bounds: list[float] = [begin, end]
+        self.frees: list[int] = [nodes]
         self.resolution = resolution
+
+    @property
+    def records(self) -> list[list[float | int]]:
+        """The records as [begin, end, nodes] (Slurm's map entries)."""
+        bounds = self.bounds
+        return [[bounds[j], bounds[j + 1], free] for j, free in enumerate(self.frees)]
 
     def restrict(
         self, nodes: int, start: float, end: float, validity: Validity | None = None, limit: float = 0.0
     ) -> tuple[int, float]:
         """The nodes free of reservations on [start, end], and `later_start` (0 when none) as backfill.c finds.
 
-        With `validity`, `start` is the cycle's now and `end` now + `limit`: what the comparisons with now
-        found is recorded there.
+        backfill.c walks the records that end after `start`, intersecting those that begin by `end` and noting
+        the end of the first record after which more of `nodes` are free. With `validity`, `start` is the
+        cycle's now and `end` now + `limit`: what the comparisons with now found is recorded there.
         """
-        records = self.records
-        count = len(records)
+        bounds, frees = self.bounds, self.frees
+        count = len(frees)
+        first = bisect.bisect_right(bounds, start, 1, count + 1) - 1  # the first record ending after start
+        if first >= count:
+            if validity is not None:
+                validity.at_least(bounds[count])
+            return nodes, 0.0
+        last = bisect.bisect_right(bounds, end, first, count) - 1  # the last record beginning by end
         avail = nodes
         later = 0.0
-        for j in range(count):
-            begin, stop, free = records[j]
-            if stop <= start:
-                if validity is not None:
-                    validity.at_least(stop)
-                continue
-            if validity is not None:
-                validity.below(stop)
-            free_bits = int(free)
-            if later == 0 and j + 1 < count and nodes & int(records[j + 1][2]) & ~(avail & free_bits):
-                later = float(stop)
-            if begin <= end:
-                if validity is not None:
-                    validity.at_least(begin - limit)
-                avail &= free_bits
-            else:
-                if validity is not None:
-                    validity.below(begin - limit)
+        # The records looked at: those intersected, and the one that ends the walk (when there is one).
+        stop = min(max(last + 1, first), count - 1)
+        for j in range(first, stop):
+            avail &= frees[j]
+            if frees[j + 1] & nodes & ~avail and bounds[j + 1]:
+                later = bounds[j + 1]
+                for k in range(j + 1, last + 1):
+                    avail &= frees[k]
                 break
+        else:
+            if last >= stop:  # the last record begins by end
+                avail &= frees[stop]
+            elif stop + 1 < count and frees[stop + 1] & nodes & ~(avail & frees[stop]) and bounds[stop + 1]:
+                later = bounds[stop + 1]  # noted at the record that ends the walk
+        if validity is not None:
+            if first:
+                validity.at_least(bounds[first])
+            validity.below(bounds[first + 1])
+            if last >= first:
+                validity.at_least(bounds[last] - limit)
+            if last + 1 < count:
+                validity.below(bounds[max(last + 1, first)] - limit)
         return avail, later
 
     def overlaps(self, nodes: int, start: float, end: float) -> bool:
         """Whether planned nodes are reserved for another job somewhere in [start, end) (`_test_resv_overlap`)."""
-        return any(stop > start and begin < end and nodes & ~int(free) for begin, stop, free in self.records)
+        bounds, frees = self.bounds, self.frees
+        count = len(frees)
+        first = bisect.bisect_right(bounds, start, 1, count + 1) - 1
+        stop = bisect.bisect_left(bounds, end, 0, count)
+        return any(nodes & ~frees[j] for j in range(first, stop))
 
     def reserve(self, start: float, end: float, nodes: int) -> bool:
         """Take whole `nodes` out of the map on [start, end) (`_add_reservation`); whether it reaches the map's end
         (where the map's extent, bf_window from now, shapes it)."""
-        records = self.records
-        start = max(start, float(records[0][0]))
+        bounds, frees = self.bounds, self.frees
+        start = max(start, bounds[0])
         end = max(end, start + self.resolution)
-        reached = end >= float(records[-1][1])
-        index = None
-        for j, record in enumerate(records):
-            begin, stop = float(record[0]), float(record[1])
-            if stop > start:
-                if begin < start:
-                    records.insert(j + 1, [start, stop, record[2]])
-                    record[1] = start
-                    index = j + 1
-                else:
-                    index = j
-                break
-            if stop == start:
-                index = j + 1
-                break
-        if index is None:
+        map_end = bounds[-1]
+        reached = end >= map_end
+        if start >= map_end:
             return reached
-        while index < len(records):
-            record = records[index]
-            if end < float(record[1]):
-                records.insert(index + 1, [end, record[1], record[2]])
-                record[1] = end
-            record[2] = int(record[2]) & ~nodes
-            if end == float(record[1]):
-                break
-            index += 1
-        merged: list[list[float | int]] = [records[0]]
-        for record in records[1:]:
-            if record[2] == merged[-1][2]:
-                merged[-1][1] = record[1]
-            else:
-                merged.append(record)
-        self.records = merged
+        first = bisect.bisect_right(bounds, start) - 1
+        if bounds[first] < start:  # split the record holding start
+            first += 1
+            bounds.insert(first, start)
+            frees.insert(first, frees[first - 1])
+        if end < map_end:
+            stop = bisect.bisect_left(bounds, end)
+            if bounds[stop] != end:  # split the record holding end
+                bounds.insert(stop, end)
+                frees.insert(stop, frees[stop - 1])
+        else:
+            stop = len(frees)
+        for j in range(first, stop):
+            frees[j] &= ~nodes
+        # Merge neighbours made equal (only around and inside the rewritten span).
+        j = min(stop, len(frees) - 1)
+        while j > max(first - 1, 0):
+            if frees[j] == frees[j - 1]:
+                del frees[j], bounds[j]
+            j -= 1
         return reached
 
 
@@ -423,10 +441,20 @@ class BackfillMemory:
     queue: tuple[Candidate, ...] | None = None
     valid_from: float = 0.0
     valid_until: float = -math.inf
+    idle: dict[int, int] = field(default_factory=dict)
+    """Idle CPUs in all per node set (the main scheduler asks them too, for the same free CPUs)."""
 
     def clear(self) -> None:
         self.will_run.clear()
+        self.idle.clear()
         self.queue = None
+
+    def idle_cpus(self, nodes: int, free: Sequence[int]) -> int:
+        """The idle CPUs of `nodes` in all (`free` must be the CPUs free since the last `clear`)."""
+        total = self.idle.get(nodes)
+        if total is None:
+            total = self.idle[nodes] = sum(map(free.__getitem__, bits(nodes)))
+        return total
 
 
 def backfill_cycle(
@@ -442,37 +470,36 @@ def backfill_cycle(
 ) -> Iterator[tuple[Candidate, Allocation]]:
     """Test the queue (in priority order) and yield the jobs to start now with their CPUs.
 
-    The caller starts each yielded job before resuming the generator; `free` and `running` are updated here,
-    so later jobs see it, as the select plugin sees a job started by backfill. `epoch` is the wall-clock second
+    The caller starts each yielded job before resuming the generator; the cycle works on copies of `free`,
+    `running` and `other` that it updates, so later jobs see it, as the select plugin sees a job started by
+    backfill. `epoch` is the wall-clock second
     of t=0: Slurm rounds to bf_resolution on epoch time. `memory` carries will-run tests and the last idle cycle
     over to later cycles while no job starts or ends (a start here clears it). `other` is the memory and GPUs free
-    per node (updated here as `free` is).
+    per node.
 
     Two kinds of cycles are known to start nothing without running them (their node space map dies with them):
     those in which no job fits the idle CPUs of its nodes, reservations ignored, and those that repeat an idle
     cycle (same queue, same running jobs) at a now for which every comparison with now comes out the same. A
-    cycle ends once no later job fits the idle CPUs of its nodes.
+    cycle ends once no later job fits the idle CPUs of its nodes (checked again after each start).
     """
     memory = memory if memory is not None else BackfillMemory()
     signature = tuple(queue)
     if memory.queue == signature and memory.valid_from <= now < memory.valid_until:
         return
-    idle: dict[int, int] = {}
     last_fit = -1
     """The last position whose job fits the idle CPUs of its nodes, reservations ignored: after it, the cycle
     can only plan reservations nobody after can use (starts only remove CPUs)."""
     for position in range(len(queue) - 1, -1, -1):
         job = queue[position]
-        nodes = job.nodes & up_nodes
-        if nodes not in idle:
-            idle[nodes] = sum(map(free.__getitem__, bits(nodes)))
-        if job.cpus <= idle[nodes]:
+        if job.cpus <= memory.idle_cpus(job.nodes & up_nodes, free):
             last_fit = position
             break
     if last_fit < 0:
         return
     cache = memory.will_run
     validity = Validity(now)
+    free = list(free)
+    other = None if other is None else other.copy()
     running = sorted(running, key=_end)
     res = params.resolution
 
@@ -480,7 +507,7 @@ def backfill_cycle(
         return math.floor((t + epoch) / res) * res - epoch
 
     space = NodeSpace(floor(now), floor(now + params.window), up_nodes, res)
-    space_begin, map_end = float(space.records[0][0]), float(space.records[-1][1])
+    space_begin, map_end = space.bounds[0], space.bounds[-1]
     tested = 0
     started_keys: set[str] = set()
     for position, job in enumerate(queue):
@@ -527,6 +554,11 @@ def backfill_cycle(
                 running.insert(bisect.bisect_right(running, started.end, key=_end), started)
                 memory.clear()
                 started_keys.add(job.key)
+                # The start took CPUs: later jobs that no longer fit the idle CPUs cannot start in this cycle
+                # (and a cycle that started a job records no idle cycle), so it ends sooner.
+                while last_fit > position and queue[last_fit].cpus > memory.idle_cpus(
+                        queue[last_fit].nodes & up_nodes, free):
+                    last_fit -= 1
                 break
             validity.below(start)
             if later_start and start > later_start:
@@ -535,7 +567,7 @@ def backfill_cycle(
                 validity.below(start - params.window)
                 break
             validity.at_least(start - params.window)
-            planned = node_bitmap(allocation)
+            planned = _planned_nodes(allocation)
             begin = floor(start)
             end = floor(start + job.time_limit)
             if space.overlaps(planned, begin, end):
@@ -551,6 +583,22 @@ def backfill_cycle(
     if not started_keys:
         memory.queue = signature
         memory.valid_from, memory.valid_until = validity.lo, validity.hi
+
+
+_PLANNED: dict[int, tuple[Allocation, int]] = {}
+"""The node bitmaps of allocations (by identity: will-run results are shared and never changed, and each entry
+keeps its allocation alive so that its id is not reused)."""
+
+
+def _planned_nodes(allocation: Allocation) -> int:
+    entry = _PLANNED.get(id(allocation))
+    if entry is not None and entry[0] is allocation:
+        return entry[1]
+    bitmap = node_bitmap(allocation)
+    if len(_PLANNED) >= 65536:
+        _PLANNED.clear()
+    _PLANNED[id(allocation)] = (allocation, bitmap)
+    return bitmap
 
 
 def _end(job: Running) -> float:

@@ -492,6 +492,8 @@ class Slurm(Policy):
     def _select(self, info: _Job, part: _Partition, avail: int) -> Allocation | None:
         request = None if info.shape is None and part.conf.max_nodes is None else self._shaped(info, part)
         if request is None:
+            if self._bf_memory.idle_cpus(part.nodes & avail, self._free) < info.cpus:
+                return None  # select_cpus fails exactly then
             return select_cpus(info.cpus, part.nodes & avail, self._free, weights=self._bf.weights)
         return request.select(part.nodes & avail, self._free, self._other)
 
@@ -737,8 +739,8 @@ class Slurm(Policy):
         running = self._running_records  # backfill_cycle works on a sorted copy
         started = False
         second = self._second(now) - self._epoch  # backfill.c works in whole seconds (time_t)
-        cycle = backfill_cycle(second, candidates, list(self._free), running, self._up, self._bf, self._epoch,
-                               self._bf_memory, self._other.copy() if self._consumables else None)
+        cycle = backfill_cycle(second, candidates, self._free, running, self._up, self._bf, self._epoch,
+                               self._bf_memory, self._other if self._consumables else None)
         for candidate, allocation in cycle:
             started = True
             info, part = by_candidate[id(candidate)]

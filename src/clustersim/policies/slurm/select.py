@@ -54,12 +54,15 @@ def select_cpus(
     `weights` are the nodes' `Weight` (None: all equal). With `max_nodes` None the job fits exactly when the
     allowed nodes have `cpus` idle CPUs in all (the backfill pass relies on it).
     """
+    members = bits(allowed)
+    if sum(map(free.__getitem__, members)) < cpus:
+        return None  # too few idle CPUs in all: known without walking the nodes
     runs: list[list[int]] = []
     totals: list[int] = []
     run_weights: list[int] = []
     previous = -2
     idle = 0
-    for node in bits(allowed):
+    for node in members:
         count = free[node]
         if count <= 0:
             previous = -2

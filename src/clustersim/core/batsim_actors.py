@@ -1,0 +1,228 @@
+"""Batsim 4.2's own actors in SimGrid, so that its control messages take the time SimGrid gives them.
+
+With the simgrid platform model and Batsim's delivery, the core does what Batsim's server does (server.cpp,
+docs/batsim-protocol.md): every event reaches it as a blocking 1-byte SimGrid communication from the actor
+that made it, over the platform's route from that actor's host to the master host, and it takes one message
+at a time. It calls the decision process when the previous reply is over (the ready signal arrived) and
+nothing was posted before the message it just received. The actors that talk to it:
+
+- the job submitter (job_submitter.cpp), on the master: says hello, then for each submission instant sleeps
+  until that instant measured from its previous wake-up (so the time its sends take accumulates as drift) and
+  sends the instant's jobs in one message; then says goodbye (the end of the static workload);
+- the request-reply actor (network.cpp), on the master: sends a reply's decisions one message each, then the
+  ready signal. A job starts when its EXECUTE_JOB message reaches the server: that is its starting time;
+- a job's executor (jobs_execution.cpp), on the job's first host: runs the profile within the walltime,
+  then sends JOB_COMPLETED; the job's finish time is its executor's, the decision process hears it later;
+- a waiter (CALL_ME_LATER), on the master: sleeps until the requested time (at least 10 µs, as Batsim) and
+  sends the call.
+
+The decision process still sees its decisions applied as it yields them (a policy decides on the state its
+earlier decisions made, and on the decision instant as its jobs' start, as batsched does); other decisions
+than starts take effect at the reply, their consequences (a kill's end, a registered job, a waiter) reach the
+server with their decision's message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
+from clustersim.core.decisions import Decision, StartJob
+from clustersim.core.engine import EventClass
+from clustersim.core.events import Event, FinalState, JobSubmitted, NoMoreJobs, RequestedCall
+from clustersim.core.state import RunningJob
+from clustersim.errors import ClusterSimError, InputError
+from clustersim.workload.job import Job
+
+if TYPE_CHECKING:
+    from clustersim.core.simgrid_execution import SimgridExecution
+    from clustersim.core.simulation import Simulation, _Execution
+
+MAILBOX = "batsim-server"
+SHORTEST_WAIT = 1e-5
+"""Batsim's waiter sleeps at least this long (jobs_execution.cpp: shorter sleeps may not move SimGrid's clock)."""
+
+Message = tuple[Any, ...]
+
+
+def protocol_time(time: float) -> float:
+    """A time as Batsim's messages carry it, rounded to the microsecond: in the corpus's `ties_029_fcfs`, SimGrid's
+    560.0000005039984 reaches the scheduler as 560.000001 and 595.0000004959985 as 595.0."""
+    return round(time, 6)
+
+
+class BatsimActors:
+    """Runs one simulation as Batsim's server and its actors, in the simgrid model's engine."""
+
+    def __init__(self, simulation: Simulation, model: SimgridExecution):
+        self.sim = simulation
+        self.model = model
+        self._mailbox: Any = model.simgrid.Mailbox.by_name(MAILBOX)
+        self._posted: list[float] = []
+        """When each message not yet received was posted: SimGrid's queue of the server's mailbox."""
+        self._waiting = False
+        """The server waits in its receive: the next message posted goes to it at once."""
+        self._helpers: dict[int, Any] = {}
+        """The submitter, request-reply actors and waiters still running (killed when the run stops early)."""
+        self._launched: set[str] = set()
+        """Jobs whose executor runs and will send JOB_COMPLETED."""
+        self._serial = 0
+
+    def serve(self) -> None:
+        """The server's loop, in the core's actor on the master host, until no actor can send anything."""
+        sim, model = self.sim, self.model
+        model.on_end = self._job_ended
+        sim._lookahead = next(sim._jobs, None)
+        try:
+            self._spawn(self._submitter)
+            self._spawn(self._request_reply, self._decide(sim.process.begin(sim.view) or ()))
+            self._loop()
+        finally:
+            for actor in list(self._helpers.values()):
+                actor.kill()
+            self._helpers.clear()
+        sim._queue.now = self._clock()
+
+    # -- the server ------------------------------------------------------------------------------------
+
+    def _loop(self) -> None:
+        sim = self.sim
+        ready, told = False, list[Event]()
+        while True:
+            if self._posted:
+                self._posted.pop(0)
+            elif not self._helpers and not self._launched:
+                return  # nobody left to send a message
+            else:
+                self._waiting = True
+            message = self._mailbox.get()
+            now = self._clock()
+            sim._queue.now = sim.state.now = now
+            kind = message[0]
+            if kind == "submit":
+                told.extend(event for event in sim._submit_instant(message[1]) if type(event) is not NoMoreJobs)
+            elif kind == "bye":
+                told.append(NoMoreJobs())
+            elif kind == "ended":
+                self._ended(message[1], message[2], message[3], told)
+            elif kind == "decision":
+                self._arrived(message[1], message[2], now, told)
+            elif kind == "call":
+                told.append(RequestedCall(message[1]))  # the call asked for that time: it comes now
+            elif kind == "ready":
+                ready = True
+            elif kind == "disorder":
+                job, previous = message[1], message[2]
+                raise InputError(sim.workload.source, f"job '{job.key}' is submitted at t={job.submit_time!r}, "
+                                 f"before the previous job (t={previous!r}): workloads must be in submit order")
+            if ready and told and not any(posted < now for posted in self._posted):
+                sim._queue.now = protocol_time(now)  # the `now` of Batsim's message: what the scheduler knows
+                self._spawn(self._request_reply, self._decide(sim._call(told)))
+                ready, told = False, []
+
+    def _ended(self, key: str, end: float, walltime_reached: bool, told: list[Event]) -> None:
+        """A job's executor says it ended at `end`: the job's outcome is recorded, the decision process told."""
+        if key not in self._launched:  # killed meanwhile: its end was told with the kill
+            return
+        self._launched.discard(key)
+        execution = self.sim._executions[key]
+        execution.end = end
+        if walltime_reached:
+            execution.state = FinalState.COMPLETED_WALLTIME_REACHED
+        told.append(self.sim._end(execution))
+
+    def _arrived(self, key: str | None, consequences: list[Message], now: float, told: list[Event]) -> None:
+        """A decision's message reaches the server: a start launches its job's executor now (its starting
+        time); what the decision made happen (a kill's end, a registration, a waiter) happens now."""
+        sim, model = self.sim, self.model
+        if key is not None and model.is_prepared(key):
+            execution = sim._executions[key]
+            running = execution.running
+            execution.running = RunningJob(running.job, now, running.resources)
+            model.launch(key)
+            self._launched.add(key)
+        for consequence in consequences:
+            if consequence[0] == "end":
+                execution = consequence[1]
+                self._launched.discard(execution.running.job.key)
+                told.append(sim._end(execution))
+            elif consequence[0] == "registered":
+                told.append(JobSubmitted(consequence[1]))
+            else:
+                self._spawn(self._waiter, consequence[1])
+
+    def _decide(self, decisions: Iterable[Decision]) -> list[Message]:
+        """Apply a reply's decisions as the decision process yields them; the messages they become, in order."""
+        sim = self.sim
+        messages: list[Message] = []
+        for decision in decisions:
+            sim._apply(decision)
+            key = decision.job_key if type(decision) is StartJob else None
+            messages.append(("decision", key, [self._consequence(*entry) for entry in sim._queue.take_all()]))
+        return messages
+
+    def _consequence(self, time: float, kind: EventClass, payload: object) -> Message:
+        """What a decision queued in the core, as it happens when the decision reaches the server."""
+        if kind is EventClass.JOB_END:
+            execution: _Execution = payload  # type: ignore[assignment]
+            return ("end", execution)
+        if kind is EventClass.JOB_SUBMIT and isinstance(payload, Job):
+            return ("registered", payload)
+        if kind in (EventClass.CALL, EventClass.DUE):
+            return ("wait", time)
+        raise ClusterSimError(f"Batsim's actors cannot deliver a {kind.name} event")
+
+    # -- the actors that send to the server -----------------------------------------------------------
+
+    def _clock(self) -> float:
+        return float(self.model.engine.clock)
+
+    def _put(self, message: Message) -> None:
+        """A blocking 1-byte send to the server, from the calling actor's host."""
+        if self._waiting:
+            self._waiting = False
+        else:
+            self._posted.append(self._clock())
+        self._mailbox.put(message, 1)
+
+    def _spawn(self, body: Callable[..., None], *args: Any) -> None:
+        """Start one of Batsim's actors on the master host; it is forgotten when its body returns."""
+        self._serial += 1
+        serial = self._serial
+
+        def run() -> None:
+            body(*args)
+            self._helpers.pop(serial, None)
+
+        self._helpers[serial] = self.model.simgrid.Actor.create(body.__name__.strip("_"), self.model.master, run)
+
+    def _submitter(self) -> None:
+        sim = self.sim
+        sleep_for = self.model.simgrid.this_actor.sleep_for
+        self._put(("hello",))
+        current = self._clock()
+        while sim._lookahead is not None:
+            time = sim._lookahead.submit_time
+            if time > current:
+                sleep_for(time - current)
+                current = self._clock()
+            self._put(("submit", sim._take_instant(time)))
+            if sim._lookahead is not None and sim._lookahead.submit_time < time:
+                self._put(("disorder", sim._lookahead, time))  # the server stops the run with an input error
+                return
+        self._put(("bye",))
+
+    def _request_reply(self, messages: list[Message]) -> None:
+        for message in messages:
+            self._put(message)
+        self._put(("ready",))
+
+    def _waiter(self, time: float) -> None:
+        wait = time - self._clock()
+        if wait > 0:
+            self.model.simgrid.this_actor.sleep_for(max(wait, SHORTEST_WAIT))
+        self._put(("call", time))
+
+    def _job_ended(self, key: str, end: float, walltime_reached: bool) -> None:
+        """Called in a job's executor when its profile is over: it sends JOB_COMPLETED from the job's host."""
+        self._put(("ended", key, end, walltime_reached))

@@ -1,0 +1,64 @@
+"""The running jobs in order of expected end, kept in step with the cluster between decisions.
+
+EASY's reservation needs the running jobs in the order they end by their walltimes, and only the first few
+(until enough units are freed). On a cluster running thousands of jobs, sorting them all after every job end
+was half of a replay's time; this index is updated by the jobs that ended and started since the last call.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, insort
+from collections.abc import Iterable, Iterator, Mapping, Reversible
+from typing import cast
+
+from clustersim.core.state import RunningJob
+
+_Entry = tuple[float, int, RunningJob]
+"""(expected end, discovery order, job): the first two are unique, so a job is never compared."""
+
+
+class RunningByEnd:
+    """The running jobs by expected end (ties in start order): `forget` the jobs that ended, `sync` the jobs
+    started since; when the view changed otherwise (a job neither ended nor started as seen), `sync` rebuilds."""
+
+    __slots__ = ("_entries", "_order", "_where")
+
+    def __init__(self) -> None:
+        self._entries: list[_Entry] = []
+        self._where: dict[str, _Entry] = {}
+        self._order = 0
+
+    def forget(self, keys: Iterable[str]) -> None:
+        """Drop the jobs that ended (unknown keys are ignored)."""
+        where, entries = self._where, self._entries
+        for key in keys:
+            entry = where.pop(key, None)
+            if entry is not None:
+                del entries[bisect_left(entries, entry)]
+
+    def sync(self, running: Mapping[str, RunningJob]) -> None:
+        """Add the jobs started since the last call (they come last in the view, in start order)."""
+        where = self._where
+        new: list[RunningJob] = []
+        rebuild = False
+        for job in reversed(cast(Reversible[RunningJob], running.values())):
+            known = where.get(job.job.key)
+            if known is not None:
+                rebuild = known[2] is not job
+                break
+            new.append(job)
+        if rebuild or len(where) + len(new) != len(running):
+            self._entries.clear()
+            where.clear()
+            new = list(running.values())
+        else:
+            new.reverse()
+        entries = self._entries
+        for job in new:
+            self._order += 1
+            entry = (job.expected_end, self._order, job)
+            where[job.job.key] = entry
+            insort(entries, entry)
+
+    def __iter__(self) -> Iterator[RunningJob]:
+        return (entry[2] for entry in self._entries)
