@@ -94,9 +94,9 @@ def parse_scenario(document: object, *, source: str = "<memory>", base: Path = P
     mode = check.choice(top.get("mode", "per-request"), "mode", MODES)
     deployment_spec = check.mapping(check.required(top, "deployment", ""), "deployment")
     if "manifest" in deployment_spec:
-        manifest = check.string(deployment_spec["manifest"], "deployment.manifest")
+        manifest = _path(deployment_spec["manifest"], "deployment.manifest", check, base)
         given = {key: value for key, value in deployment_spec.items() if key != "manifest"}
-        deployment_spec = {**deployment_defaults(base / manifest), **given}
+        deployment_spec = {**deployment_defaults(manifest), **given}
     deployment, work, timeout, router = _deployment(deployment_spec, check)
     hpa_value = top.get("hpa")
     scenario = Scenario(
@@ -120,6 +120,14 @@ def parse_scenario(document: object, *, source: str = "<memory>", base: Path = P
     )
     _check_steps(scenario, check)
     return scenario
+
+
+def _path(value: object, field: str, check: Checker, base: Path) -> Path:
+    """A file the scenario names, relative to the scenario's directory (a NUL character is no file name)."""
+    name = check.string(value, field)
+    if "\0" in name:
+        check.expected(field, "a file path", value)
+    return base / name
 
 
 def _check_steps(scenario: Scenario, check: Checker) -> None:
@@ -228,8 +236,7 @@ def _traffic(value: object, check: Checker, base: Path) -> TrafficSource:
     pattern = check.string(check.required(spec, "pattern", "traffic"), "traffic.pattern")
     if pattern == "replay":
         check.known_keys(spec, "traffic", ("pattern", "file"))
-        path = Path(check.string(check.required(spec, "file", "traffic"), "traffic.file"))
-        return read_replay(path if path.is_absolute() else base / path, check.source)
+        return read_replay(_path(check.required(spec, "file", "traffic"), "traffic.file", check, base), check.source)
     try:
         required, optional, factory = TRAFFIC.get(pattern)
     except UnknownNameError:
@@ -304,8 +311,7 @@ def _hpa(spec: Mapping[str, object], check: Checker, deployment: Deployment) -> 
 def _platform(spec: Mapping[str, object], check: Checker, base: Path) -> Platform:
     check.known_keys(spec, "cluster", CLUSTER_KEYS)
     if "file" in spec:
-        path = Path(check.string(spec["file"], "cluster.file"))
-        return read_cluster_file(path if path.is_absolute() else base / path)
+        return read_cluster_file(_path(spec["file"], "cluster.file", check, base))
     inline = {k: v for k, v in spec.items() if k in ("name", "unit", "nodes")}
     if "nodes" not in inline:
         check.fail("cluster", "missing key 'nodes' (or 'file': a cluster description)")
