@@ -111,6 +111,8 @@ def test_storage_mapping_picks_the_storage_machine_of_each_label(inputs: tuple[P
         ({"pfs": "fast"}, "'storage_mapping' maps the label 'pfs' to 'fast': expected a storage machine id"),
         ({"scratch": 2}, "'storage_mapping' has no label 'pfs', which job 'w0!1' uses (labels given: scratch)"),
         ([2], "'storage_mapping' must be a JSON object"),
+        ({}, "'storage_mapping' must be a non-empty object"),
+        ({"pfs": 2.0}, "'storage_mapping' maps the label 'pfs' to 2.0: expected a storage machine id (an integer)"),
     ],
 )
 def test_a_bad_storage_mapping_is_a_protocol_error_naming_the_field(

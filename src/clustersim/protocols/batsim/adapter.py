@@ -324,16 +324,19 @@ class ExternalScheduler:
         mapping = self._storage_mapping(event, key) if "storage_mapping" in event.data else None
         return (StartJob(key, event.resources("alloc"), mapping),)
 
-    def _storage_mapping(self, event: m.WireEvent, key: str) -> dict[str, str] | None:
+    def _storage_mapping(self, event: m.WireEvent, key: str) -> dict[str, str]:
         """EXECUTE_JOB's `storage_mapping` as Batsim 4.2 reads it: each storage label of the job's I/O profiles
         to a storage machine id (SIMULATION_BEGINS's `storage_resources`), returned as storage host names. Batsim
-        treats an empty mapping as none; given a mapping, a label the profile uses must be in it."""
+        requires a non-empty object of integers, and each label the job's profile uses must be in it."""
         platform = self._current_view().platform
         hosts = m.storage_hosts(platform)
         first = platform.nb_resources
         ids = f"{first}-{first + len(hosts) - 1}" if hosts else "none"
+        given = event.mapping("storage_mapping")
+        if not given:
+            event.fail("'storage_mapping' must be a non-empty object (label to storage machine id), as in Batsim")
         mapping: dict[str, str] = {}
-        for label, machine in event.mapping("storage_mapping").items():
+        for label, machine in given.items():
             where = f"'storage_mapping' maps the label '{label}' to"
             if type(machine) is not int:
                 event.fail(f"{where} {machine!r}: expected a storage machine id (an integer)")
@@ -344,8 +347,6 @@ class ExternalScheduler:
                            f"(storage machine ids: {ids})")
             else:
                 event.fail(f"{where} machine {machine}, which does not exist (storage machine ids: {ids})")
-        if not mapping:
-            return None
         job = self._current_view().pending.get(key)
         missing = [label for label in storage_labels(job.profile) if label not in mapping] if job else []
         if missing:
