@@ -333,8 +333,12 @@ class SimgridExecution:
         """The storage host an I/O profile's label means: the one the start's storage mapping maps it to (the
         Batsim adapter checked it); without a mapping, the storage host of that name, and with a single storage
         host, that one whatever the label (as Batsim uses its only storage host when given no mapping)."""
-        if mapping:
-            return self._storage[mapping[label]]
+        if mapping is not None:
+            name = mapping.get(label)
+            if name not in self._storage:
+                raise ClusterSimError(f"the start's storage mapping {dict(mapping)} does not map the label '{label}' "
+                                      f"to a storage host (the platform's: {', '.join(self._storage) or 'none'})")
+            return self._storage[name]
         host = self._storage.get(label)
         if host is None and len(self._storage) == 1:
             (host,) = self._storage.values()
