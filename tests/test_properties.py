@@ -145,6 +145,22 @@ ZERO_WALLTIME_OVERTAKEN = Case(
     (Job("0", 0.0, 1, Delay(0.0), 0.0), Job("1", 0.0, 1, Delay(0.0), 0.0), Job("2", 0.0, 1, Delay(50.0), None)),
 )
 
+# With rjms_delay=0 a walltime of 0 plans a job of zero length. At t=2 job 3 (walltime 0, both hosts) was placed in
+# the plan's first slice, of zero length since job 5 was reserved from t=2, without holding that slice's end; job
+# 5, placed again, took that end away and was put in the first slice: it started on a host job 3 had just got
+# (DecisionError). Jobs 0, 1, 2 and 5 have no walltime, 4 has 1 s.
+RJMS_ZERO_DOUBLE_BOOKED = Case(
+    hosts(2),
+    (
+        Job("0", 0.0, 1, Delay(0.0)),
+        Job("1", 0.0, 1, Delay(0.0)),
+        Job("2", 0.0, 1, Delay(2.0)),
+        Job("3", 0.0, 2, Delay(0.0), 0.0),
+        Job("4", 1.0, 1, Delay(1.0), 1.0),
+        Job("5", 1.0, 1, Delay(0.0)),
+    ),
+)
+
 
 # -- running ---------------------------------------------------------------------------------------------------
 
@@ -425,8 +441,8 @@ def test_easy_by_shape_decides_as_the_walk_over_the_queue(case: Case, delivery: 
 class ObservedConservative(Conservative):
     """Conservative backfilling, recording every reservation it holds after each call."""
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, rjms_delay: str = "5") -> None:
+        super().__init__(rjms_delay=rjms_delay)
         self.reservations: dict[str, list[tuple[float, float]]] = defaultdict(list)
 
     def schedule(self, now: float, events: Sequence[Event], view: ClusterView) -> Iterator[Decision]:
@@ -448,7 +464,10 @@ def test_conservative_never_starts_a_job_after_its_first_reservation(case: Case)
     in the plan (its units held forever by a job without walltime, or a zero walltime on units all taken at that
     instant: batsched's plan has no place for it either) and started at a later compression.
     """
-    policy = ObservedConservative()
+    check_reservations_kept(case, ObservedConservative())
+
+
+def check_reservations_kept(case: Case, policy: ObservedConservative) -> None:
     r = run(case, policy)
     for o in r.outcomes:
         if o.start is None:
@@ -459,6 +478,30 @@ def test_conservative_never_starts_a_job_after_its_first_reservation(case: Case)
         reserved = [start for _, start in history]
         assert reserved == sorted(reserved, reverse=True), f"{o.job.key}'s reservation moved later: {history}"
         assert o.start <= reserved[0], f"{o.job.key} started at {o.start}, after its first reservation {history}"
+
+
+@st.composite
+def unlimited_cases(draw: st.DrawFn) -> Case:
+    """Workloads mostly without walltime, some of walltime 0, on 1..8 hosts; jobs mostly end before their
+    walltime, so the plan keeps places that are freed early."""
+    nb_hosts = draw(st.integers(1, 8))
+    jobs = []
+    for i in range(draw(st.integers(1, 60))):
+        walltime = draw(st.sampled_from([None, None, None, 0.0, 1.0, 10.0, 100.0]))
+        limit = 20 if walltime is None else int(walltime) + (5 if draw(st.integers(0, 9)) == 0 else 0)
+        run_time = float(draw(st.integers(0, limit)))
+        jobs.append(Job(str(i), float(draw(st.integers(0, 40))), draw(st.integers(1, nb_hosts)), Delay(run_time),
+                        walltime))
+    return Case(hosts(nb_hosts), tuple(jobs))
+
+
+@PROPERTY_SETTINGS
+@given(case=unlimited_cases(), rjms_delay=st.sampled_from(["0", "5"]))
+@example(case=RJMS_ZERO_DOUBLE_BOOKED, rjms_delay="0")
+def test_conservative_plans_zero_and_unlimited_walltimes(case: Case, rjms_delay: str) -> None:
+    """Walltimes 0 (zero-length places with `rjms_delay=0`) and none (places to the end of time): no decision is
+    refused and no job starts after its first reservation."""
+    check_reservations_kept(case, ObservedConservative(rjms_delay))
 
 
 @pytest.mark.parametrize("policy", POLICIES)
@@ -494,6 +537,26 @@ def test_conservative_zero_walltime_job_is_not_overtaken_by_a_later_job() -> Non
         ("1", 0.0, 0.0),
         ("2", 0.0, 50.0),
     ]
+
+
+def test_conservative_zero_length_job_keeps_its_hosts_in_a_zero_length_first_slice() -> None:
+    """Hand-computed, rjms_delay=0. t=0: 0 and 1 (no walltime) start on hosts 0 and 1; they end at once, 2 (no
+    walltime) starts on host 0, which it holds forever in the plan, so 3 (both hosts) has no place. t=1: 4
+    (walltime 1) starts on host 1; 5 (no walltime) is reserved at t=2 on host 1. t=2: 2 and 4 end; the plan's
+    first slice is [2, 2) (5's reservation begins at 2); 3 is placed there and starts on both hosts; 5 keeps its
+    reservation on the rest of time, then starts at the next call when 3 has ended, on host 0."""
+    policy = ObservedConservative("0")
+    r = run(RJMS_ZERO_DOUBLE_BOOKED, policy)
+    check_each_job_ends_once(r)
+    assert [(o.job.id, o.start, o.finish, str(o.resources)) for o in r.outcomes] == [
+        ("0", 0.0, 0.0, "0"),
+        ("1", 0.0, 0.0, "1"),
+        ("2", 0.0, 2.0, "0"),
+        ("4", 1.0, 2.0, "1"),
+        ("3", 2.0, 2.0, "0-1"),
+        ("5", 2.0, 2.0, "0"),
+    ]
+    assert policy.reservations["w0!5"] == [(1.0, 2.0)]
 
 
 def test_easy_reservation_is_respected_on_a_hand_made_case() -> None:

@@ -4,14 +4,17 @@ jobs).
 
 `TimeSlices` keeps no job list per slice (it counts the jobs starting or ending at each boundary) and places a
 job again without taking it out when its place does not change; random sequences of placements, removals,
-compressions and moves of the present must give the model's slices and the model's places.
+compressions and moves of the present must give the model's slices and the model's places, walltimes of zero
+(batsched holds the hosts over the whole slice the job is placed in, and over the slices later cut out of it) and
+without walltime (until batsched's horizon) included.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from clustersim.intervals import IntervalSet
@@ -41,10 +44,14 @@ class ScheduleModel:
         self.slices[0].begin = now
 
     def add(self, key: str, nb_res: int, walltime: float) -> Placement | None:
+        """A job without walltime (infinite) lasts until the horizon from each slice tried, as batsched sets it."""
         slices = self.slices
+        unlimited = walltime == math.inf
         for i, first in enumerate(slices):
             if len(first.free) < nb_res:
                 continue
+            if unlimited:
+                walltime = HORIZON - first.begin
             available, total = first.free, first.end - first.begin
             k = i
             while total < walltime:
@@ -99,7 +106,7 @@ def _same(plan: TimeSlices, model: ScheduleModel) -> None:
 
 _operations = st.lists(
     st.one_of(
-        st.tuples(st.just("add"), st.integers(1, NB_HOSTS), st.sampled_from([1.0, 2.0, 3.0, 5.0, 8.0])),
+        st.tuples(st.just("add"), st.integers(1, NB_HOSTS), st.sampled_from([0.0, 1.0, 2.0, 3.0, 5.0, 8.0, math.inf])),
         st.tuples(st.just("remove"), st.integers(0, 30), st.just(0.0)),
         st.tuples(st.just("compress"), st.just(0), st.just(0.0)),
         st.tuples(st.just("advance"), st.just(0), st.sampled_from([0.0, 0.5, 1.0])),
@@ -110,6 +117,10 @@ _operations = st.lists(
 
 @settings(max_examples=300, deadline=None)
 @given(_operations)
+# A zero walltime placed in a first slice of zero length holds that slice's end; a slice cut out of a zero
+# walltime's slice is held too.
+@example([("add", 1, 0.0), ("add", 1, 1.0), ("advance", 0, 1.0), ("compress", 0, 0.0)])
+@example([("add", 1, 0.0), ("add", 1, 1.0), ("remove", 0, 0.0)])
 def test_time_slices_plan_as_batsched_schedule(operations: list[tuple[str, int, float]]) -> None:
     """Same slices (begins, free hosts) and same places after every operation; compression re-places every
     planned job in order, as conservative_bf does when a job ends."""

@@ -14,8 +14,9 @@ instant the job was submitted, then by job id as a string (`w0!10` before `w0!9`
 otherwise (ties then in that same order).
 
 Where batsched has no rule, clustersim decides: a job without a walltime (SWF requested time -1) is planned
-until the end of time, as batsched's `Schedule` plans it (batsched's conservative_bf rejects it); a job the
-plan cannot hold now (a zero walltime on hosts all taken) waits for the next compression; machines that are
+until the end of time, as batsched's `Schedule` plans it (batsched's conservative_bf rejects it); a zero
+walltime (with `rjms_delay` 0) is planned as the `Schedule` plans it, over the whole slice it is placed in; a job
+the plan cannot hold now (a zero walltime on hosts all taken) waits for the next compression; machines that are
 unavailable or asleep are left out of the plan, which is built again when they change.
 """
 

@@ -4,7 +4,9 @@ batsched's energy variants are built on.
 The future is cut into slices `[begins[i], begins[i+1])` (the last one lasts forever), each with the set of hosts
 free all along it. A job is placed by first fit: the first slice, in time order, from whose beginning the job's
 `nb_res` hosts stay free for its walltime, where "free" is the intersection of the free sets of every slice the
-job spans; it takes the lowest hosts of that intersection (or what the host selection picks). A slice is cut at
+job spans; it takes the lowest hosts of that intersection (or what the host selection picks). A job with a zero
+walltime holds its hosts over the whole slice it is placed in (to the end of time in the last one), and over the
+slices later cut out of it: batsched's slice split copies the slice's jobs. A slice is cut at
 the end of each job placed, and two neighbouring slices merge again when no job starts or ends between them (the
 same jobs in both: batsched's rule). The first slice begins at the current time: it is moved forward at each
 decision, and it may last zero seconds when a job ends exactly now but its end has not been told yet; a job
@@ -106,7 +108,10 @@ class TimeSlices:
         slice first, with the same hosts and no more constraints.
         """
         job = self._jobs.get(key)
-        if job is None:
+        if job is None or walltime == 0:
+            # A zero walltime's place lasts to the end of the slice it is found in, which taking it out may merge.
+            if job is not None:
+                self.remove(key)
             return self.add(key, nb_res, walltime, pick)
         start, end, hosts, nb_own, first = job
         begins, counts = self.begins, self.counts
@@ -186,7 +191,7 @@ class TimeSlices:
                 i += 1
                 continue
             start = begins[i]
-            end = start + walltime
+            end = start + walltime if walltime else begins[i + 1] if i + 1 < nb_slices else math.inf
             k = i + 1
             while (
                 k < nb_slices
@@ -214,7 +219,9 @@ class TimeSlices:
             begins.insert(k, end)
             free.insert(k, free[k - 1])
             counts.insert(k, counts[k - 1])
-        if end != math.inf and end != start:
+        if end != math.inf and (end != start or (k < len(begins) and begins[k] == end)):
+            # A job in a first slice of zero length holds that slice's end: batsched merges no slices whose jobs
+            # differ.
             edges[end] = edges.get(end, 0) + 1
         if i:
             edges[start] = edges.get(start, 0) + 1
@@ -245,8 +252,9 @@ class TimeSlices:
             counts[s] += nb_res
             s += 1
         # The boundaries this job made go when no other job starts or ends there: the end first (it is later).
-        if end != math.inf and end != start:
-            self._unmark(end, s if s < nb_slices and begins[s] == end else None)
+        held = s < nb_slices and begins[s] == end
+        if end != math.inf and (end != start or held):
+            self._unmark(end, s if held else None)
         if not first:
             self._unmark(start, i)
         return True
