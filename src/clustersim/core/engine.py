@@ -28,6 +28,8 @@ class EventClass(IntEnum):
     JOB_SUBMIT = 3
     MACHINES = 4
     CALL = 5
+    READY = 6
+    """A call asked with `CallMeLater(last=True)`: the decision process is busy until after the instant's events."""
 
 
 class TimeTravelError(ClusterSimError):
