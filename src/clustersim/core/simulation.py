@@ -704,9 +704,10 @@ class Simulation:
         self._queue.push(killed.end, EventClass.JOB_END, killed)
 
     def _call_me_later(self, d: CallMeLater) -> None:
-        if d.time < self._queue.now:
-            raise DecisionError(d, f"t={d.time!r} is in the past (now is t={self._queue.now!r})")
-        kind = EventClass.DUE if d.first else EventClass.READY if d.last else EventClass.CALL
+        now = self._queue.now
+        if d.time < now:
+            raise DecisionError(d, f"t={d.time!r} is in the past (now is t={now!r})")
+        kind = EventClass.DUE if d.first else EventClass.LAST_CALL if d.last or d.time == now else EventClass.CALL
         self._queue.push(d.time, kind, None)
 
     def _submit_job(self, d: SubmitJob) -> None:
