@@ -319,7 +319,8 @@ def test_a_refused_decision_names_the_message_it_came_from_and_the_scheduler_is_
     ("event", "expected"),
     [
         (ev(0, "DANCE"), "unknown or unsupported event type 'DANCE'"),
-        (ev(0, "EXECUTE_JOB", job_id="w0!1", alloc="0", additional_io_job={}), "no I/O model"),
+        (ev(0, "EXECUTE_JOB", job_id="w0!1", alloc="0", additional_io_job={}),
+         "'additional_io_job' is not supported"),
         (ev(0, "NOTIFY", type="party"), "unknown NOTIFY type 'party'"),
         (ev(0, "QUERY", requests={"air_temperature_all": {}}), "unknown QUERY 'air_temperature_all'"),
         (ev(0, "SET_RESOURCE_STATE", resources="3-9", state="1"), "resources 4-9 do not exist"),

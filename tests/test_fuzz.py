@@ -4,6 +4,8 @@ plus every crash the fuzzers have found, replayed as a regression test.
 Each target runs in its own process (`tests/fuzz/run.py`), starting from the corpus kept in
 tests/fuzz/corpus/TARGET (new inputs go to a temporary copy, so the repository is not written).
 CLUSTERSIM_FUZZ_SECONDS sets the time per target (default 12 s: ten targets stay under three minutes).
+Inputs run under small size limits (`targets.FUZZ_LIMITS`), so the 20 s per-input timeout catches hangs, not
+inputs that are merely large (docs/fuzzing.md).
 The inputs tried and the crashes found are appended to the file CLUSTERSIM_FUZZ_LOG names, when set.
 """
 
@@ -54,3 +56,17 @@ def test_fuzzing_finds_no_crash(name: str, tmp_path: Path) -> None:
 @pytest.mark.parametrize("crash", CRASHES, ids=[f"{p.parent.name}/{p.name}" for p in CRASHES])
 def test_every_crash_found_by_fuzzing_is_now_a_clean_error(crash: Path) -> None:
     targets.check(crash.parent.name, crash.read_bytes())
+
+
+def test_fuzzing_runs_under_limits_that_bound_every_input_far_below_the_timeout(tmp_path: Path) -> None:
+    """A 1,000,000-node platform is within the real limits (tens of seconds instrumented): fuzzing refuses it."""
+    scenario = (FUZZ / "corpus" / "autoscale_scenario" / "example.yaml").read_text()
+    big = tmp_path / "big.yaml"
+    big.write_text(scenario.replace("count: 3, prefix: node", "count: 1000000, prefix: node"))
+    code = (f"import sys; sys.path.insert(0, {str(FUZZ)!r}); import targets, clustersim.autoscaling.scenario\n"
+            "from clustersim.errors import InputError\ntargets.lower_limits()\n"
+            f"try:\n    targets.autoscale_scenario(open({str(big)!r}, 'rb').read())\n"
+            "except InputError as error:\n    print(error)\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                            env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1] / "src")})
+    assert "field 'nodes[0].count': the platform would have more than 10000 nodes" in result.stdout, result.stderr

@@ -17,7 +17,8 @@ MAX_UNITS = 10_000_000
 """Allocation units (hosts or cores) of one platform, and the cores (CPUs) of one node."""
 MAX_JOBS = 10_000_000
 """Jobs (or pods) one input may describe up front: a Batsim JSON workload, Kubernetes manifests (replicas and
-completions included). SWF traces are streamed and are not bounded."""
+completions included), an autoscaling scenario's replicas and background pods. SWF traces are streamed and are
+not bounded."""
 MAX_RUNS = 100_000
 """Runs one experiment file may expand to (base x axes x runs), counted before any run is planned."""
 MAX_SECONDS = 1e10
@@ -50,7 +51,8 @@ class Limit:
 LIMITS = (
     Limit("MAX_NODES", MAX_NODES, "nodes of one platform"),
     Limit("MAX_UNITS", MAX_UNITS, "allocation units (hosts or cores) of one platform; cores of one node"),
-    Limit("MAX_JOBS", MAX_JOBS, "jobs or pods one input describes up front (Batsim JSON, Kubernetes manifests)"),
+    Limit("MAX_JOBS", MAX_JOBS,
+          "jobs or pods one input describes up front (Batsim JSON, Kubernetes manifests, autoscaling replicas)"),
     Limit("MAX_RUNS", MAX_RUNS, "runs of one experiment file"),
     Limit("MAX_SECONDS", MAX_SECONDS, "simulated seconds of any duration, time or walltime"),
     Limit("MAX_STEPS", MAX_STEPS, "time steps of a stepped simulation (autoscaling: duration / smallest step)"),

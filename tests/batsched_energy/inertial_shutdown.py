@@ -263,6 +263,16 @@ class InertialShutdown(EnergyBackfilling):
         number = min(len(awake_soon) - (priority[1] if priority else 0), len(sedatable))
         return sedatable.lowest(number) if number > 0 else IntervalSet()
 
+    def sedate_idle_machines(self, now: float, plan: EnergySchedule, awake_soon: IntervalSet,
+                             priority: tuple[str, int] | None) -> None:
+        """The monitoring stages' last step: with no machine on its way up, the long-idle ones go to sleep."""
+        if not self.switching_on and not self.to_awaken:
+            sedating = self.idle_machines_to_sedate(now, awake_soon, priority)
+            if sedating:
+                sedated, _ = self.handle_queued_switches(plan, sedating, IntervalSet())
+                self.decisions_of(plan, now, call_me_later=False)
+                self.sedated_for_being_idle += len(sedated)
+
     def idle_machines_to_awaken(self, plan: EnergySchedule, maximum: int) -> IntervalSet:
         """Sleeping machines to wake (at most `maximum`) so that queued jobs may run, as batsched's
         select_idle_machines_to_awaken (AWAKEN_FOR_ALL_JOBS_RESPECTING_PRIORITY_JOB) picks them: each queued job
@@ -359,12 +369,7 @@ class SubpartSleeper(InertialShutdown):
                 self.decisions_of(plan, now, call_me_later=False)
             self.update_idle_states(now, plan)
             awake_soon = (self.awake | self.switching_on | self.to_awaken) - self.to_sedate
-            if not self.switching_on and not self.to_awaken:
-                sedating = self.idle_machines_to_sedate(now, awake_soon, priority)
-                if sedating:
-                    sedated, _ = self.handle_queued_switches(plan, sedating, IntervalSet())
-                    self.decisions_of(plan, now, call_me_later=False)
-                    self.sedated_for_being_idle += len(sedated)
+            self.sedate_idle_machines(now, plan, awake_soon, priority)
         if self.sedated_for_being_idle > to_let_awake:  # the surplus counts as sedated by inertia
             self.sedated_by_inertia += self.sedated_for_being_idle - to_let_awake
             self.sedated_for_being_idle = to_let_awake
@@ -456,12 +461,7 @@ class MonitoringInertial(InertialShutdown):
             plan.add(priority[0], priority[1], self.walltimes[priority[0]])
         self.update_idle_states(now, plan)
         awake_soon = ((self.awake | self.switching_on) - self.switching_off | self.to_awaken) - self.to_sedate
-        if not self.switching_on and not self.to_awaken:
-            sedating = self.idle_machines_to_sedate(now, awake_soon, priority)
-            if sedating:
-                sedated, _ = self.handle_queued_switches(plan, sedating, IntervalSet())
-                self.decisions_of(plan, now, call_me_later=False)
-                self.sedated_for_being_idle += len(sedated)
+        self.sedate_idle_machines(now, plan, awake_soon, priority)
         self.last_llh, self.last_llh_date = self.liquid_load_horizon(plan, self.queue, now), now
 
     def awaken_by_inertia(self, plan: EnergySchedule) -> None:

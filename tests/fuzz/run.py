@@ -1,8 +1,9 @@
 """Fuzz one target with atheris: `python tests/fuzz/run.py TARGET [libFuzzer options] [CORPUS_DIR...]`.
 
-clustersim's modules are instrumented for coverage, so atheris mutates inputs towards new branches. A crash
-(any exception other than a clean `ClusterSimError`) stops the run with its input saved as `crash-*`; keep it
-in tests/fuzz/crashes/TARGET/ as a regression test once fixed.
+clustersim's modules are instrumented for coverage, so atheris mutates inputs towards new branches. Inputs run
+under `targets.FUZZ_LIMITS` (small size limits: the per-input timeout then only catches hangs). A crash (any
+exception other than a clean `ClusterSimError`) stops the run with its input saved as `crash-*`; keep it in
+tests/fuzz/crashes/TARGET/ as a regression test once fixed.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ with atheris.instrument_imports(include=["clustersim"]):
 
 def main() -> None:
     name = sys.argv.pop(1)
+    targets.lower_limits()
     target = targets.TARGETS[name]
 
     def one(data: bytes) -> None:

@@ -77,6 +77,13 @@ class Checker:
         except ValueError as error:
             self.fail(field, str(error))
 
+    def choice(self, value: object, field: str, choices: Iterable[str]) -> str:
+        """One of `choices` (a name); any other value, a list or a mapping included, is this field's error."""
+        names = list(choices)
+        if not isinstance(value, str) or value not in names:
+            self.expected(field, f"one of {', '.join(names)}", value)
+        return value
+
     def mapping(self, value: object, field: str) -> Mapping[str, object]:
         if not isinstance(value, Mapping):
             self.expected(field, "a mapping", value)

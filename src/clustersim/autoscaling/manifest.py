@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from clustersim._io.documents import load_documents
+from clustersim._io.fields import Checker
 from clustersim._io.quantities import parse_bytes, parse_millicores
 from clustersim.errors import InputError
 
@@ -43,7 +44,9 @@ def deployment_defaults(path: Path) -> dict[str, object]:
             raise InputError(source, str(error), field=f"{field}.resources.requests") from None
         probe = container.get("readinessProbe")
         if isinstance(probe, Mapping):
-            readiness = max(readiness, float(probe.get("initialDelaySeconds", 0)))
+            delay = Checker(source).number(probe.get("initialDelaySeconds", 0),
+                                           f"{field}.readinessProbe.initialDelaySeconds", 0)
+            readiness = max(readiness, delay)
     defaults: dict[str, object] = {
         "name": str(_mapping(manifest.get("metadata", {}), source, "metadata").get("name", "web")),
         "replicas": spec.get("replicas", 1),

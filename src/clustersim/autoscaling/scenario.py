@@ -31,7 +31,7 @@ from clustersim.autoscaling.serving import DISTRIBUTIONS, Work
 from clustersim.autoscaling.traffic import TRAFFIC, TrafficSource, read_replay, traffic_names
 from clustersim.autoscaling.vpa import RESOURCES, ContainerPolicy, Mode, Resources, VpaSpec
 from clustersim.errors import UnknownNameError
-from clustersim.limits import MAX_SECONDS, MAX_STEPS
+from clustersim.limits import MAX_JOBS, MAX_SECONDS, MAX_STEPS
 from clustersim.platform.cluster_file import parse_cluster, read_cluster_file
 from clustersim.platform.model import Platform
 
@@ -91,21 +91,19 @@ def parse_scenario(document: object, *, source: str = "<memory>", base: Path = P
     top = check.mapping(document, "")
     check.known_keys(top, "", TOP_KEYS)
     duration = check.number(check.required(top, "duration", ""), "duration", 0, above=True)
-    mode = top.get("mode", "per-request")
-    if mode not in MODES:
-        check.expected("mode", f"one of {', '.join(MODES)}", mode)
+    mode = check.choice(top.get("mode", "per-request"), "mode", MODES)
     deployment_spec = check.mapping(check.required(top, "deployment", ""), "deployment")
     if "manifest" in deployment_spec:
-        manifest = check.string(deployment_spec["manifest"], "deployment.manifest")
+        manifest = _path(deployment_spec["manifest"], "deployment.manifest", check, base)
         given = {key: value for key, value in deployment_spec.items() if key != "manifest"}
-        deployment_spec = {**deployment_defaults(base / manifest), **given}
+        deployment_spec = {**deployment_defaults(manifest), **given}
     deployment, work, timeout, router = _deployment(deployment_spec, check)
     hpa_value = top.get("hpa")
     scenario = Scenario(
         name=check.string(top.get("name", "autoscale"), "name"),
         duration=duration,
         seed=check.integer(top.get("seed", 0), "seed", 0),
-        mode=str(mode),
+        mode=mode,
         fluid_step=check.number(top.get("fluid_step", 1.0), "fluid_step", 0, above=True),
         output_interval=check.number(top.get("output_interval", 10.0), "output_interval", 0, above=True),
         deployment=deployment,
@@ -122,6 +120,14 @@ def parse_scenario(document: object, *, source: str = "<memory>", base: Path = P
     )
     _check_steps(scenario, check)
     return scenario
+
+
+def _path(value: object, field: str, check: Checker, base: Path) -> Path:
+    """A file the scenario names, relative to the scenario's directory (a NUL character is no file name)."""
+    name = check.string(value, field)
+    if "\0" in name:
+        check.expected(field, "a file path", value)
+    return base / name
 
 
 def _check_steps(scenario: Scenario, check: Checker) -> None:
@@ -144,13 +150,10 @@ VPA_POLICY_KEYS = ("mode", "min_allowed", "max_allowed", "controlled_resources")
 def _vpa(spec: Mapping[str, object], check: Checker) -> VpaSpec:
     check.known_keys(spec, "vpa", VPA_KEYS)
     modes = {mode.value: mode for mode in Mode}
-    mode_text = spec.get("mode", "Auto")
-    if mode_text not in modes:
-        check.expected("vpa.mode", f"one of {', '.join(modes)}", mode_text)
+    mode_text = check.choice(spec.get("mode", "Auto"), "vpa.mode", modes)
     policy = check.mapping(spec.get("container_policy", {}), "vpa.container_policy")
     check.known_keys(policy, "vpa.container_policy", VPA_POLICY_KEYS)
-    if policy.get("mode", "Auto") not in ("Auto", "Off"):
-        check.expected("vpa.container_policy.mode", "Auto or Off", policy.get("mode"))
+    policy_mode = check.choice(policy.get("mode", "Auto"), "vpa.container_policy.mode", ("Auto", "Off"))
     controlled = tuple(str(r) for r in check.sequence(policy.get("controlled_resources", list(RESOURCES)),
                                                       "vpa.container_policy.controlled_resources"))
     for resource in controlled:
@@ -159,9 +162,9 @@ def _vpa(spec: Mapping[str, object], check: Checker) -> VpaSpec:
     usage = check.mapping(spec.get("memory_usage", {}), "vpa.memory_usage")
     check.known_keys(usage, "vpa.memory_usage", ("base", "per_request_per_s"))
     return VpaSpec(
-        mode=modes[str(mode_text)],
+        mode=modes[mode_text],
         policy=ContainerPolicy(
-            mode=str(policy.get("mode", "Auto")),
+            mode=policy_mode,
             min_allowed=_resources(policy.get("min_allowed"), "vpa.container_policy.min_allowed", check),
             max_allowed=_resources(policy.get("max_allowed"), "vpa.container_policy.max_allowed", check),
             controlled=controlled,
@@ -210,7 +213,7 @@ def _deployment(spec: Mapping[str, object], check: Checker) -> tuple[Deployment,
 
     deployment = Deployment(
         name=check.string(spec.get("name", "web"), "deployment.name"),
-        replicas=check.integer(spec.get("replicas", 1), "deployment.replicas", 1),
+        replicas=check.integer(spec.get("replicas", 1), "deployment.replicas", 1, MAX_JOBS),
         cpu_request=cpu,
         memory_request=_bytes(requests.get("memory", 0), "deployment.requests.memory", check),
         capacity=capacity,
@@ -219,16 +222,13 @@ def _deployment(spec: Mapping[str, object], check: Checker) -> tuple[Deployment,
         termination_delay=seconds("termination_delay", 30.0),
         startup_cpu=_millicores(spec.get("startup_cpu", 0), "deployment.startup_cpu", check),
     )
-    distribution = spec.get("work_distribution", "exponential")
-    if distribution not in DISTRIBUTIONS:
-        check.expected("deployment.work_distribution", f"one of {', '.join(DISTRIBUTIONS)}", distribution)
-    work = Work(check.number(spec.get("work", 0.05), "deployment.work", 0, above=True), str(distribution))
+    distribution = check.choice(spec.get("work_distribution", "exponential"), "deployment.work_distribution",
+                                DISTRIBUTIONS)
+    work = Work(check.number(spec.get("work", 0.05), "deployment.work", 0, above=True), distribution)
     timeout_value = spec.get("timeout")
     timeout = math.inf if timeout_value is None else check.number(timeout_value, "deployment.timeout", 0, True)
-    router = spec.get("router", "round-robin")
-    if router not in ROUTERS:
-        check.expected("deployment.router", f"one of {', '.join(ROUTERS)}", router)
-    return deployment, work, timeout, str(router)
+    router = check.choice(spec.get("router", "round-robin"), "deployment.router", ROUTERS)
+    return deployment, work, timeout, router
 
 
 def _traffic(value: object, check: Checker, base: Path) -> TrafficSource:
@@ -236,8 +236,7 @@ def _traffic(value: object, check: Checker, base: Path) -> TrafficSource:
     pattern = check.string(check.required(spec, "pattern", "traffic"), "traffic.pattern")
     if pattern == "replay":
         check.known_keys(spec, "traffic", ("pattern", "file"))
-        path = Path(check.string(check.required(spec, "file", "traffic"), "traffic.file"))
-        return read_replay(path if path.is_absolute() else base / path, check.source)
+        return read_replay(_path(check.required(spec, "file", "traffic"), "traffic.file", check, base), check.source)
     try:
         required, optional, factory = TRAFFIC.get(pattern)
     except UnknownNameError:
@@ -266,10 +265,8 @@ def _rules(value: object, field: str, check: Checker, default: ScalingRules) -> 
     check.known_keys(spec, field, RULES_KEYS)
     window = check.number(spec.get("stabilization_window", default.stabilization_window),
                           child(field, "stabilization_window"), 0)
-    select_text = spec.get("select_policy", default.select.value)
     selects = {s.value: s for s in SelectPolicy}
-    if select_text not in selects:
-        check.expected(child(field, "select_policy"), f"one of {', '.join(selects)}", select_text)
+    select_text = check.choice(spec.get("select_policy", default.select.value), child(field, "select_policy"), selects)
     policies = default.policies
     if "policies" in spec:
         entries = check.sequence(spec["policies"], child(field, "policies"))
@@ -278,31 +275,27 @@ def _rules(value: object, field: str, check: Checker, default: ScalingRules) -> 
             where = item(child(field, "policies"), index)
             policy = check.mapping(entry, where)
             check.known_keys(policy, where, POLICY_KEYS)
-            kind = policy.get("type")
-            if kind not in ("Pods", "Percent"):
-                check.expected(child(where, "type"), "Pods or Percent", kind)
+            kind = check.choice(policy.get("type"), child(where, "type"), ("Pods", "Percent"))
             parsed.append(ScalingPolicy(
-                str(kind), check.integer(check.required(policy, "value", where), child(where, "value"), 1),
+                kind, check.integer(check.required(policy, "value", where), child(where, "value"), 1),
                 check.number(check.required(policy, "period", where), child(where, "period"), 0, above=True),
             ))
         policies = tuple(parsed)
-    return ScalingRules(window, policies, selects[str(select_text)])
+    return ScalingRules(window, policies, selects[select_text])
 
 
 def _hpa(spec: Mapping[str, object], check: Checker, deployment: Deployment) -> HpaSpec:
     check.known_keys(spec, "hpa", HPA_KEYS)
-    metric_text = spec.get("metric", "cpu")
     kinds = {k.value: k for k in MetricKind}
-    if metric_text not in kinds:
-        check.expected("hpa.metric", f"one of {', '.join(kinds)}", metric_text)
+    metric_text = check.choice(spec.get("metric", "cpu"), "hpa.metric", kinds)
     minimum = check.integer(spec.get("min_replicas", 1), "hpa.min_replicas", 1)
-    maximum = check.integer(spec.get("max_replicas", 10), "hpa.max_replicas", minimum)
+    maximum = check.integer(spec.get("max_replicas", 10), "hpa.max_replicas", minimum, MAX_JOBS)
     behavior = check.mapping(spec.get("behavior", {}), "hpa.behavior")
     check.known_keys(behavior, "hpa.behavior", ("scale_up", "scale_down"))
     return HpaSpec(
         min_replicas=minimum,
         max_replicas=maximum,
-        metric=kinds[str(metric_text)],
+        metric=kinds[metric_text],
         target=check.number(spec.get("target", 80), "hpa.target", 0, above=True),
         tolerance=check.number(spec.get("tolerance", 0.1), "hpa.tolerance", 0),
         sync_period=check.number(spec.get("sync_period", 15.0), "hpa.sync_period", 0, above=True),
@@ -318,8 +311,7 @@ def _hpa(spec: Mapping[str, object], check: Checker, deployment: Deployment) -> 
 def _platform(spec: Mapping[str, object], check: Checker, base: Path) -> Platform:
     check.known_keys(spec, "cluster", CLUSTER_KEYS)
     if "file" in spec:
-        path = Path(check.string(spec["file"], "cluster.file"))
-        return read_cluster_file(path if path.is_absolute() else base / path)
+        return read_cluster_file(_path(spec["file"], "cluster.file", check, base))
     inline = {k: v for k, v in spec.items() if k in ("name", "unit", "nodes")}
     if "nodes" not in inline:
         check.fail("cluster", "missing key 'nodes' (or 'file': a cluster description)")
@@ -333,7 +325,7 @@ def _background(value: object, check: Checker) -> list[Background]:
         spec = check.mapping(entry, where)
         check.known_keys(spec, where, BACKGROUND_KEYS)
         groups.append(Background(
-            count=check.integer(spec.get("count", 1), child(where, "count"), 1),
+            count=check.integer(spec.get("count", 1), child(where, "count"), 1, MAX_JOBS),
             cpu=_millicores(check.required(spec, "cpu", where), child(where, "cpu"), check),
             memory=_bytes(spec.get("memory", 0), child(where, "memory"), check),
             start=check.number(spec.get("start", 0.0), child(where, "start"), 0),

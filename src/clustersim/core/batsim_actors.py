@@ -138,7 +138,7 @@ class BatsimActors:
         if key is not None and model.is_prepared(key):
             execution = sim._executions[key]
             running = execution.running
-            execution.running = RunningJob(running.job, now, running.resources)
+            execution.running = RunningJob(running.job, now, running.resources, running.storage_mapping)
             model.launch(key)
             self._launched.add(key)
         for consequence in consequences:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from clustersim.core.events import FinalState
@@ -11,10 +12,15 @@ from clustersim.workload.job import Job
 
 @dataclass(slots=True)
 class StartJob:
-    """Start a pending job now on exactly these resources (allocation unit ids)."""
+    """Start a pending job now on exactly these resources (allocation unit ids).
+
+    `storage_mapping` maps an I/O profile's storage labels to storage host names (Batsim's EXECUTE_JOB
+    `storage_mapping`); None: a label is a storage host's name. Only the simgrid model times I/O.
+    """
 
     job_key: str
     resources: IntervalSet
+    storage_mapping: Mapping[str, str] | None = None
 
 
 @dataclass(slots=True)

@@ -274,7 +274,7 @@ class SimgridExecution:
             if isinstance(step, float):
                 tasks.append(step)
             else:
-                storage = [self._storage_host(label) for label in step.storage]
+                storage = [self._storage_host(label, running.storage_mapping) for label in step.storage]
                 tasks.append(((hosts if step.own_hosts else []) + storage, step.flops, step.comm))
         if self.on_end is not None:
             walltime = running.job.walltime
@@ -329,9 +329,16 @@ class SimgridExecution:
         assert self.on_end is not None
         self.on_end(key, self._engine.clock, reached)
 
-    def _storage_host(self, label: str) -> Any:
-        """The storage host an I/O profile names; with a single storage host, that one whatever the label (as
-        Batsim uses its only storage host when the scheduler gives no storage mapping)."""
+    def _storage_host(self, label: str, mapping: Mapping[str, str] | None) -> Any:
+        """The storage host an I/O profile's label means: the one the start's storage mapping maps it to (the
+        Batsim adapter checked it); without a mapping, the storage host of that name, and with a single storage
+        host, that one whatever the label (as Batsim uses its only storage host when given no mapping)."""
+        if mapping is not None:
+            name = mapping.get(label)
+            if name not in self._storage:
+                raise ClusterSimError(f"the start's storage mapping {dict(mapping)} does not map the label '{label}' "
+                                      f"to a storage host (the platform's: {', '.join(self._storage) or 'none'})")
+            return self._storage[name]
         host = self._storage.get(label)
         if host is None and len(self._storage) == 1:
             (host,) = self._storage.values()

@@ -600,7 +600,7 @@ class Simulation:
         now = self._queue.now
         del self.state.pending[job.key]
         self.state.free = remaining
-        running = RunningJob(job, now, resources)
+        running = RunningJob(job, now, resources, d.storage_mapping)
         self.state.running[job.key] = running
         if self.state.nodes is not None:
             self.state.nodes.occupy(resources, now)

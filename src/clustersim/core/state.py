@@ -29,6 +29,8 @@ class RunningJob:
     job: Job
     start: float
     resources: IntervalSet
+    storage_mapping: Mapping[str, str] | None = None
+    """The start decision's storage label to storage host name mapping, if any (see `StartJob`)."""
     expected_end: float = field(init=False)
 
     def __post_init__(self) -> None:

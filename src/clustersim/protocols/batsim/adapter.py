@@ -56,7 +56,7 @@ from clustersim.protocols.batsim.connection import Connection
 from clustersim.protocols.batsim.errors import ProtocolError
 from clustersim.protocols.batsim.options import DEFAULT_ENDPOINT, ProtocolOptions
 from clustersim.workload.batsim_json import parse_batsim_workload
-from clustersim.workload.profiles import Profile
+from clustersim.workload.profiles import Composed, DataStaging, Profile, StorageTransfer
 
 NEEDS_ENERGY = "needs energy, which is off: run clustersim with --energy (Batsim's -E); Batsim refuses it too"
 """Why a power request fails on a run without energy (Batsim 4.2 aborts on both, with its own assertion)."""
@@ -320,8 +320,40 @@ class ExternalScheduler:
 
     def _execute_job(self, event: m.WireEvent, now: float) -> Iterable[Decision]:
         if "additional_io_job" in event.data:
-            event.fail("'additional_io_job' is not supported: clustersim has no I/O model")
-        return (StartJob(event.string("job_id"), event.resources("alloc")),)
+            event.fail("'additional_io_job' is not supported: clustersim cannot merge an I/O job into a job")
+        key = event.string("job_id")
+        mapping = self._storage_mapping(event, key) if "storage_mapping" in event.data else None
+        return (StartJob(key, event.resources("alloc"), mapping),)
+
+    def _storage_mapping(self, event: m.WireEvent, key: str) -> dict[str, str]:
+        """EXECUTE_JOB's `storage_mapping` as Batsim 4.2 reads it: each storage label of the job's I/O profiles
+        to a storage machine id (SIMULATION_BEGINS's `storage_resources`), returned as storage host names. Batsim
+        requires a non-empty object of integers, and each label the job's profile uses must be in it."""
+        platform = self._current_view().platform
+        hosts = m.storage_hosts(platform)
+        first = platform.nb_resources
+        ids = f"{first}-{first + len(hosts) - 1}" if hosts else "none"
+        given = event.mapping("storage_mapping")
+        if not given:
+            event.fail("'storage_mapping' must be a non-empty object (label to storage machine id), as in Batsim")
+        mapping: dict[str, str] = {}
+        for label, machine in given.items():
+            where = f"'storage_mapping' maps the label '{label}' to"
+            if type(machine) is not int:
+                event.fail(f"{where} {machine!r}: expected a storage machine id (an integer)")
+            if first <= machine < first + len(hosts):
+                mapping[label] = hosts[machine - first]
+            elif 0 <= machine < first:
+                event.fail(f"{where} machine {machine}, a compute machine, not a storage machine "
+                           f"(storage machine ids: {ids})")
+            else:
+                event.fail(f"{where} machine {machine}, which does not exist (storage machine ids: {ids})")
+        job = self._current_view().pending.get(key)
+        missing = [label for label in storage_labels(job.profile) if label not in mapping] if job else []
+        if missing:
+            event.fail(f"'storage_mapping' has no label '{missing[0]}', which job '{key}' uses "
+                       f"(labels given: {', '.join(sorted(mapping))})")
+        return mapping
 
     def _reject_job(self, event: m.WireEvent, now: float) -> Iterable[Decision]:
         return (RejectJob(event.string("job_id")),)
@@ -531,3 +563,14 @@ def _sleep_pstates(view: ClusterView, node: int) -> set[str]:
     if not text:
         return {"1"}
     return {part.split(":")[0].strip() for part in text.split(",")}
+
+
+def storage_labels(profile: Profile) -> list[str]:
+    """The storage labels a profile's I/O tasks name, composed profiles included, in order."""
+    if isinstance(profile, Composed):
+        return [label for part in profile.sequence for label in storage_labels(part)]
+    if isinstance(profile, StorageTransfer):
+        return [profile.storage]
+    if isinstance(profile, DataStaging):
+        return [profile.source, profile.target]
+    return []

@@ -75,6 +75,21 @@ def compute_resources(platform: Platform) -> list[JsonObject]:
     ]
 
 
+def storage_hosts(platform: Platform) -> list[str]:
+    """The storage hosts in Batsim's machine order: after the compute resources (ids from `nb_resources` on), by
+    name, the order of SimGrid's host list that Batsim numbers them in."""
+    return sorted(platform.storage_hosts)
+
+
+def storage_resources(platform: Platform) -> list[JsonObject]:
+    """SIMULATION_BEGINS's storage resources: their machine ids are what EXECUTE_JOB's `storage_mapping` names."""
+    first = platform.nb_resources
+    return [
+        {"id": first + index, "name": name, "state": "idle", "properties": {"role": "storage"}, "zone_properties": {}}
+        for index, name in enumerate(storage_hosts(platform))
+    ]
+
+
 def job_progress(job: Job, elapsed: float, speed: float) -> JsonObject:
     """JOB_KILLED's progress of one job: a fraction of its profile, with the running task of composed ones.
 
@@ -111,15 +126,16 @@ def simulation_begins(
     profiles: Mapping[str, Mapping[str, JsonObject]],
 ) -> JsonObject:
     resources = compute_resources(platform)
+    storage = storage_resources(platform)
     return event(now, "SIMULATION_BEGINS", {
-        "nb_resources": len(resources),
+        "nb_resources": len(resources) + len(storage),
         "nb_compute_resources": len(resources),
-        "nb_storage_resources": 0,
+        "nb_storage_resources": len(storage),
         "allow_compute_sharing": False,
         "allow_storage_sharing": False,
         "config": config,
         "compute_resources": resources,
-        "storage_resources": [],
+        "storage_resources": storage,
         "workloads": dict(workloads),
         "profiles": {name: dict(table) for name, table in profiles.items()},
     })
