@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from clustersim.cli import main
-from clustersim.core.decisions import Decision
-from clustersim.core.events import Event, FinalState, JobCompleted
+from clustersim.core.decisions import CallMeLater, Decision
+from clustersim.core.events import Event, FinalState, JobCompleted, RequestedCall
 from clustersim.core.outcome import JobOutcome
 from clustersim.core.simulation import Delivery
 from clustersim.core.state import ClusterView
@@ -95,6 +95,46 @@ def test_batsim_delivery_can_tell_a_later_started_jobs_end_first() -> None:
     jobs = [delay_job(1, 0, 1, 100), delay_job(2, 0, 1, 100), delay_job(3, 0, 1, 10), delay_job(4, 3, 1, 7),
             delay_job(9, 50, 1, 1)]
     assert ends_told_at(jobs, 4, 10) == [["4"], ["3"]]
+
+
+class _CallerAt:
+    """fcfs that asks, at t=0, to be called at `at` (and `now_too`: also at 0, the current instant); it records
+    what each call of the decision process was told, by instant."""
+
+    def __init__(self, at: float, now_too: bool = False) -> None:
+        self.policy = create_policy("fcfs")
+        self.at, self.now_too = at, now_too
+        self.calls: list[tuple[float, list[str]]] = []
+
+    def begin(self, view: ClusterView) -> Sequence[Decision]:
+        self.policy.begin(view)
+        return [CallMeLater(self.at)]
+
+    def decide(self, now: float, events: Sequence[Event], view: ClusterView) -> Iterator[Decision]:
+        self.calls.append((now, [type(event).__name__ for event in events]))
+        if self.now_too and now == 0 and not any(isinstance(event, RequestedCall) for event in events):
+            yield CallMeLater(0)
+        yield from self.policy.decide(now, events, view)
+
+    def end(self, view: ClusterView) -> None:
+        self.policy.end(view)
+
+
+def test_batsim_delivers_a_call_asked_earlier_first_and_alone_a_call_for_now_last() -> None:
+    # Job 1 runs from 0 to 10, job 2 is submitted at 10. Batsim's waiter for the call asked at 0 wakes at exactly
+    # t=10, the instant's first message (job 1's end comes at its start's message, later): the call comes first,
+    # alone. A call asked for the current instant (t=0) comes after the instant's other events.
+    caller = _CallerAt(10, now_too=True)
+    simulate(hosts(1), Workload.from_jobs([delay_job(1, 0, 1, 10, 100), delay_job(2, 10, 1, 1, 100)]), caller,
+             delivery=Delivery.BATSIM)
+    assert [events for now, events in caller.calls if now == 10] == [
+        ["RequestedCall"], ["JobSubmitted"], ["NoMoreJobs"], ["JobCompleted"]]
+    assert [events for now, events in caller.calls if now == 0] == [["JobSubmitted"], ["RequestedCall"]]
+    caller = _CallerAt(10)
+    simulate(hosts(1), Workload.from_jobs([delay_job(1, 0, 1, 10, 100), delay_job(2, 10, 1, 1, 100)]), caller,
+             delivery=Delivery.INSTANT)
+    assert [events for now, events in caller.calls if now == 10] == [
+        ["JobCompleted", "JobSubmitted", "NoMoreJobs", "RequestedCall"]]
 
 
 def test_instant_delivery_applies_every_end_before_the_one_decision() -> None:

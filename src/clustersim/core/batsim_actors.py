@@ -168,7 +168,7 @@ class BatsimActors:
             return ("end", execution)
         if kind is EventClass.JOB_SUBMIT and isinstance(payload, Job):
             return ("registered", payload)
-        if kind in (EventClass.CALL, EventClass.DUE):
+        if kind in (EventClass.CALL, EventClass.DUE, EventClass.LAST_CALL):
             return ("wait", time)
         raise ClusterSimError(f"Batsim's actors cannot deliver a {kind.name} event")
 

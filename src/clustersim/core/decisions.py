@@ -46,11 +46,14 @@ class CallMeLater:
     """Ask to be woken up at simulated time `time` (not before now).
 
     With `first`, the call comes before every other event of that instant: the Batsim adapter uses it to apply
-    decisions timestamped in the future (a KILL_JOB at t' > now) when t' comes, as Batsim does.
+    decisions timestamped in the future (a KILL_JOB at t' > now) when t' comes, as Batsim does. With `last`, after
+    them: the Batsim adapter's scheduler, whose reply is dated `time`, is ready again once that instant's other
+    events are in.
     """
 
     time: float
     first: bool = False
+    last: bool = False
 
 
 @dataclass(slots=True)

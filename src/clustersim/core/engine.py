@@ -28,6 +28,10 @@ class EventClass(IntEnum):
     JOB_SUBMIT = 3
     MACHINES = 4
     CALL = 5
+    """A call asked at an earlier instant: Batsim's waiter wakes at the instant's first message."""
+    LAST_CALL = 6
+    """A call for the instant it was asked at (Batsim's waiter does not sleep then), or asked with
+    `CallMeLater(last=True)` (the decision process is busy until then): after the instant's other events."""
 
 
 class TimeTravelError(ClusterSimError):

@@ -11,12 +11,14 @@ How the events of one instant reach the decision process is the `Delivery` rule:
   counted in inter-actor messages (`_deliver_messages`, docs/batsim-protocol.md): each job ends at the message
   its start reached the server, the server takes one message at a time and calls the decision process once it
   is ready and nothing was posted before the message it just received. Other instants go in rounds
-  (`_deliver_rounds`): the submissions (one round); the end of the static workload (`NoMoreJobs`, its own
+  (`_deliver_rounds`): the calls asked at an earlier instant (Batsim's waiter wakes at the instant's first
+  message: one round); the submissions (one round); the end of the static workload (`NoMoreJobs`, its own
   round); decisions held back until this instant (`CallMeLater(first=True)`: a kill then beats a job ending
   then); each job end in its own round, in start order, the last with the nodes done switching (Batsim sends a
-  machine's transition end with a job end of the same instant); then the rest (machine availability, requested
-  calls). Events that a call's decisions add at the same instant join the rounds still to come; a job started
-  there counts, as its message offset, its decision's place after the earlier calls' decisions and ready signals.
+  machine's transition end with a job end of the same instant); then the rest (machine availability, calls
+  asked during the instant, the Batsim adapter's `CallMeLater(last=True)`). Events that a call's decisions add
+  at the same instant join the rounds still to come; a job started there counts, as its message offset, its
+  decision's place after the earlier calls' decisions and ready signals.
   With the SimGrid execution model (and neither power management nor external events), Batsim's own actors run
   in SimGrid instead (core/batsim_actors.py): every event is a SimGrid communication to the core, which does
   what Batsim's server does, and messages take the time SimGrid gives them on the platform's routes.
@@ -272,13 +274,21 @@ class Simulation:
             self._replied += 1  # in Batsim, the k-th decision of a reply reaches the server k messages later
             self._apply(decision)
 
-    def _deliver_rounds(self, pending: Batch) -> None:
+    def _deliver_rounds(self, pending: Batch, woken: bool = True) -> None:
         """Deliver one instant in Batsim's rounds (the module's docstring). Events that the decisions of a round
-        add at the same instant (a kill's end, a registered job) join the rounds still to come."""
+        add at the same instant (a kill's end, a registered job) join the rounds still to come.
+
+        `woken`: `pending` opens the instant, so calls asked at an earlier instant are due in it. Batsim's waiter
+        sleeps from the CALL_ME_LATER's reception to the exact target time, so its REQUESTED_CALL is posted at
+        message 0 of the instant, before every job end (posted at its start's message, 1 or later): the server
+        hears it first and alone (`_calls_first`)."""
         queue = self._queue
         sent = 0  # the messages (decisions, then the ready signal) of the instant's earlier calls: jobs start later
-        while pending:
-            if len(pending) == 1:  # most instants carry one event
+        due, pending = _calls_first(pending) if woken else ([], pending)
+        while due or pending:
+            if due:
+                batch, due = due, []
+            elif len(pending) == 1:  # most instants carry one event
                 batch, pending = pending, []
             else:
                 batch, pending = _first_round(pending)
@@ -326,7 +336,7 @@ class Simulation:
                 if goodbye is not None:
                     self._answer([goodbye], answered)
             if queue.next_time() == queue.now:
-                self._deliver_rounds(queue.pop_instant())
+                self._deliver_rounds(queue.pop_instant(), woken=False)
             return
         # (offset, 0 for an actor woken by its own wait else 1, order) -> message
         posted: list[tuple[tuple[int, int, int], object]] = []
@@ -375,7 +385,7 @@ class Simulation:
                 told, ready = [], False
                 post(received, replies.pop(0) if replies else _READY)
         if queue.next_time() == queue.now:  # decisions added events at this instant (a kill's end, a registration)
-            self._deliver_rounds(queue.pop_instant())
+            self._deliver_rounds(queue.pop_instant(), woken=False)
 
     def _answer(self, events: list[Event], received: int) -> int:
         """Ask the decision process about `events`, heard at message `received` while nothing else is under way:
@@ -694,9 +704,11 @@ class Simulation:
         self._queue.push(killed.end, EventClass.JOB_END, killed)
 
     def _call_me_later(self, d: CallMeLater) -> None:
-        if d.time < self._queue.now:
-            raise DecisionError(d, f"t={d.time!r} is in the past (now is t={self._queue.now!r})")
-        self._queue.push(d.time, EventClass.DUE if d.first else EventClass.CALL, None)
+        now = self._queue.now
+        if d.time < now:
+            raise DecisionError(d, f"t={d.time!r} is in the past (now is t={now!r})")
+        kind = EventClass.DUE if d.first else EventClass.LAST_CALL if d.last or d.time == now else EventClass.CALL
+        self._queue.push(d.time, kind, None)
 
     def _submit_job(self, d: SubmitJob) -> None:
         job = d.job
@@ -725,6 +737,16 @@ def _id_order(job: Job) -> tuple[int, int | str]:
 
 def _event_class(entry: tuple[EventClass, Payload]) -> EventClass:
     return entry[0]
+
+
+def _calls_first(batch: Batch) -> tuple[Batch, Batch]:
+    """The requested calls of an instant that has other events too, and the rest; else nothing and the whole
+    instant."""
+    if len(batch) > 1 and any(entry[0] is EventClass.CALL for entry in batch):
+        calls = [entry for entry in batch if entry[0] is EventClass.CALL]
+        if len(calls) < len(batch):
+            return calls, [entry for entry in batch if entry[0] is not EventClass.CALL]
+    return [], batch
 
 
 def _first_round(batch: Batch) -> tuple[Batch, Batch]:

@@ -230,7 +230,7 @@ class ExternalScheduler:
         self._flush_at = None
         if reply_now > now:  # Batsim: ready again at reply_now, after that instant's other events
             self._flush_at = reply_now
-            yield self._wake_up(reply_now)
+            yield self._wake_up(reply_now, last=True)
         for event in events:
             if event.timestamp == now:
                 yield from self._handle(event, now)
@@ -247,13 +247,14 @@ class ExternalScheduler:
             self._origin = event
             yield decision
 
-    def _wake_up(self, time: float, first: bool = False) -> CallMeLater:
+    def _wake_up(self, time: float, first: bool = False, last: bool = False) -> CallMeLater:
         """A call the adapter asks for itself; the REQUESTED_CALL it causes is not the scheduler's business.
 
         `first` for decisions held back until `time`: Batsim applies them when `time` comes, before that
-        instant's other events (a job ending at `time` is then killed, not completed)."""
+        instant's other events (a job ending at `time` is then killed, not completed); `last` for the instant at
+        which the scheduler is ready again, after that instant's other events."""
         self._wakeups[time] += 1
-        return CallMeLater(time, first)
+        return CallMeLater(time, first, last)
 
     def _current_view(self) -> ClusterView:
         assert self._view is not None, "begin() sets the view"
