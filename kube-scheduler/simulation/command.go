@@ -141,12 +141,8 @@ func setup(ctx context.Context, opts *options.Options, keepFailures bool, regist
 	idle.attach(sched)
 	go idle.run(ctx)
 	if keepFailures {
-		kept := attachFailures(sched, completedProfiles, cc.InformerFactory.Core().V1().Namespaces().Lister(),
+		attachFailures(sched, completedProfiles, cc.InformerFactory.Core().V1().Namespaces().Lister(),
 			len(cc.ComponentConfig.Extenders))
-		go func() {
-			<-ctx.Done()
-			klog.FromContext(ctx).Info("Failed attempts answered again", "count", kept.hits.Load())
-		}()
 	}
 	if err := options.LogOrWriteConfig(klog.FromContext(ctx), opts.WriteConfigTo, &cc.ComponentConfig,
 		completedProfiles); err != nil {

@@ -87,7 +87,7 @@ type attempt struct {
 
 // attachFailures puts the cache of failed attempts in sched, for the profiles it can serve.
 func attachFailures(sched *scheduler.Scheduler, profiles []kubeschedulerconfig.KubeSchedulerProfile,
-	namespaces corelisters.NamespaceLister, extenders int) *failures {
+	namespaces corelisters.NamespaceLister, extenders int) {
 	f := &failures{profiles: sets.New[string](), namespaces: namespaces, answers: map[string]*answer{}}
 	for _, profile := range profiles {
 		if extenders == 0 && profileRead(profile, sched.Profiles[profile.SchedulerName]) {
@@ -101,7 +101,6 @@ func attachFailures(sched *scheduler.Scheduler, profiles []kubeschedulerconfig.K
 	for name, built := range sched.Profiles {
 		sched.Profiles[name] = failureFramework{built, f}
 	}
-	return f
 }
 
 // profileRead: every PreFilter, Filter and PostFilter plugin is read, and no default constraint reads listers.
@@ -201,7 +200,9 @@ func (f *failures) schedulePod(ctx context.Context, profile framework.Framework,
 	}
 	if kept, ok := f.answers[key]; ok && kept.gen == gen {
 		f.attempt = &attempt{key: key, gen: gen, answer: kept, hit: true}
-		f.hits.Add(1)
+		if hits := f.hits.Add(1); hits >= 1024 && hits&(hits-1) == 0 { // at 1024, 2048, 4096...
+			klog.FromContext(ctx).Info("Failed attempts answered again", "count", hits)
+		}
 		return scheduler.ScheduleResult{}, kept.fitError(pod)
 	}
 	result, err := f.schedule(ctx, profile, state, pod)

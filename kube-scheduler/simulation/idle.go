@@ -22,6 +22,7 @@ import (
 	"encoding/json"
 	"hash/fnv"
 	"math/rand"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -40,6 +41,7 @@ import (
 	"k8s.io/klog/v2"
 	fwkapi "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler"
+	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/backend/queue"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 )
@@ -69,11 +71,12 @@ type idleReporter struct {
 	recount atomic.Bool              // set by the pod handlers: they may have taken pods out of the active queue
 	written atomic.Int64             // resourceVersion of the scheduler's last pod status write (its echo is waited for)
 	current *framework.QueuedPodInfo // the pod of the current scheduling cycle
+	order   *bindOrder
 }
 
 func newIdleReporter(client clientset.Interface) *idleReporter {
 	return &idleReporter{client: client, poke: make(chan struct{}, 1), ready: make(chan struct{}, 1),
-		stop: make(chan struct{})}
+		stop: make(chan struct{}), order: newBindOrder()}
 }
 
 // factory wraps the informer factory given to scheduler.New: the pod informer's handlers are counted.
@@ -219,6 +222,7 @@ func (q countingQueue) Done(uid types.UID) {
 func (r *idleReporter) attach(sched *scheduler.Scheduler) {
 	r.queue = sched.SchedulingQueue
 	r.assumed = sched.Cache.IsAssumedPod
+	sched.Cache = orderCache{sched.Cache, r.order}
 	r.binding = map[types.UID]bool{}
 	sched.SchedulingQueue = countingQueue{sched.SchedulingQueue, r}
 	next := sched.NextPod
@@ -467,4 +471,74 @@ func (p writePods) Patch(ctx context.Context, name string, pt types.PatchType, d
 		}
 	}
 	return pod, err
+}
+
+// Bind posts the binding once every pod assumed before this one is bound or forgotten: the scheduler binds in
+// goroutines, and the facade starts pods in the order their bindings come, which orders the records of pods that
+// start and end at the same instants.
+func (p writePods) Bind(ctx context.Context, binding *v1.Binding, opts metav1.CreateOptions) error {
+	p.r.order.wait(binding.UID)
+	defer p.r.order.done(binding.UID)
+	return p.PodInterface.Bind(ctx, binding, opts)
+}
+
+// bindOrder is the order in which the scheduling cycles assumed pods, less the pods bound or forgotten since.
+type bindOrder struct {
+	mu      sync.Mutex
+	changed *sync.Cond
+	uids    []types.UID
+}
+
+func newBindOrder() *bindOrder {
+	o := &bindOrder{}
+	o.changed = sync.NewCond(&o.mu)
+	return o
+}
+
+func (o *bindOrder) assumed(uid types.UID) {
+	o.mu.Lock()
+	o.uids = append(o.uids, uid)
+	o.mu.Unlock()
+}
+
+// wait returns when uid is the first pod assumed and not yet bound or forgotten (or is not one of them).
+func (o *bindOrder) wait(uid types.UID) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for len(o.uids) > 0 && o.uids[0] != uid && slices.Contains(o.uids, uid) {
+		o.changed.Wait()
+	}
+}
+
+func (o *bindOrder) done(uid types.UID) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if i := slices.Index(o.uids, uid); i >= 0 {
+		o.uids = slices.Delete(o.uids, i, i+1)
+		o.changed.Broadcast()
+	}
+}
+
+// orderCache is the scheduler cache; it tells bindOrder which pods are assumed, bound and forgotten.
+type orderCache struct {
+	internalcache.Cache
+	order *bindOrder
+}
+
+func (c orderCache) AssumePod(logger klog.Logger, pod *v1.Pod) error {
+	err := c.Cache.AssumePod(logger, pod)
+	if err == nil {
+		c.order.assumed(pod.UID)
+	}
+	return err
+}
+
+func (c orderCache) FinishBinding(logger klog.Logger, pod *v1.Pod) error {
+	defer c.order.done(pod.UID) // a binder plugin of its own may bind without Bind above
+	return c.Cache.FinishBinding(logger, pod)
+}
+
+func (c orderCache) ForgetPod(logger klog.Logger, pod *v1.Pod) error {
+	defer c.order.done(pod.UID)
+	return c.Cache.ForgetPod(logger, pod)
 }
