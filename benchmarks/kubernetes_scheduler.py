@@ -11,6 +11,8 @@ makespan and mean wait, and the built-in `kube` policy's figures on the same wor
         # stop after 600 s of wall time: how far simulated time got, and how many pods were bound
     python benchmarks/kubernetes_scheduler.py sim saturated 1000 20 --debug 20
         # the scheduler's scheduling attempts (its /metrics), and a 20 s CPU profile (go tool pprof) from 3 s in
+    python benchmarks/kubernetes_scheduler.py sim saturated 1000 20 --no-keep-failures
+        # every attempt through the filters and the preemption dry run (the build's --keep-failures=false)
 
 The facade's CPU is this process's (it runs in it); the scheduler's is its process's. Their sum over the wall
 time says who is busy: on 2 cores, a facade share well below half means it is not the bottleneck.

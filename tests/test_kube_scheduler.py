@@ -196,26 +196,37 @@ def test_the_builtin_policy_queues_as_the_simulation_build_on_saturated_heteroge
     assert abs(wait / real_wait - 1) < 0.05, (real, built_in)
 
 
+def run_saturated(out: Path, binary: Path, count: int, nodes: int, seed: int, *options: str) -> tuple[
+        dict[str, bytes], str]:
+    """One run of `saturated(count, nodes, seed)`: its output files and the scheduler's log."""
+    platform, pods = saturated(count, nodes, seed)
+    session = KubeSession(platform, PodWorkload(Workload.from_jobs(pods)), out, TimeControl(deadlock_timeout=60),
+                          port=0)
+    with scheduling(session, binary, "", *options) as scheduler:
+        rows = finish(session, scheduler)
+    assert len(rows) == count and all(r["final_state"] == "COMPLETED_SUCCESSFULLY" for r in rows)
+    return {name: (out / name).read_bytes() for name in OUTPUTS}, scheduler.log.read_text()
+
+
 @pytest.mark.parametrize(("count", "nodes", "seed"), KEPT_FAILURES)
 def test_answering_failed_attempts_again_changes_no_output(tmp_path: Path, binaries: dict[str, Path], count: int,
                                                            nodes: int, seed: int) -> None:
     """The simulation build's cache of failed attempts (kube-scheduler/simulation/failures.go) against every
     attempt run through the filters and the preemption dry run (--keep-failures=false): byte-identical outputs on
     saturated heterogeneous pods (cpu from 250m to 2, memory from 256Mi to 4Gi, 60-600 s, in groups), where
-    nearly every attempt is a failure answered again."""
-    platform, pods = saturated(count, nodes, seed)
-    outputs, logs = [], []
-    for run, options in enumerate(((), ("--keep-failures=false",))):
-        session = KubeSession(platform, PodWorkload(Workload.from_jobs(pods)), tmp_path / f"run{run}",
-                              TimeControl(deadlock_timeout=60), port=0)
-        with scheduling(session, binaries[SIMULATION], "", *options) as scheduler:
-            rows = finish(session, scheduler)
-        assert len(rows) == count and all(r["final_state"] == "COMPLETED_SUCCESSFULLY" for r in rows)
-        outputs.append({name: (session.output / name).read_bytes() for name in OUTPUTS})
-        logs.append(scheduler.log.read_text())
-    assert outputs[0] == outputs[1]
-    assert "Failed attempts answered again" in logs[0]  # logged at 1024 answers, 2048, 4096...
-    assert "Failed attempts answered again" not in logs[1]
+    nearly every attempt is a failure answered again. If they differ, the build without the cache runs again:
+    two runs of it that differ are the race docs/kubernetes.md describes (Determinism), not the cache."""
+    kept, kept_log = run_saturated(tmp_path / "kept", binaries[SIMULATION], count, nodes, seed)
+    every, every_log = run_saturated(tmp_path / "every", binaries[SIMULATION], count, nodes, seed,
+                                     "--keep-failures=false")
+    assert "Failed attempts answered again" in kept_log  # logged at 1024 answers, 2048, 4096...
+    assert "Failed attempts answered again" not in every_log
+    if kept != every:
+        again, _ = run_saturated(tmp_path / "again", binaries[SIMULATION], count, nodes, seed,
+                                 "--keep-failures=false")
+        if again != every:
+            pytest.xfail("two runs without the cache differed (the race in docs/kubernetes.md, Determinism)")
+    assert kept == every
 
 
 @pytest.mark.xfail(strict=False, reason="a race is left (docs/kubernetes.md, Determinism): identical in every "
