@@ -198,12 +198,13 @@ def measured_share(outputs: list[Path]) -> str:
     runs = [(log, log.parents[2] / f"real{log.parents[1].name[len('cluster'):]}" / "replay.json")
             for output in outputs for log in sorted(output.glob("*/x*/cluster*/log/slurmctld.log"))]
     share, per_run = epilog_share((log, replay) for log, replay in runs if replay.exists())
-    lines = ["| K | runs | end-to-pass latency, median (s) | overhead, median (s) |", "|---|---|---|---|"]
+    lines = ["| K | runs | end-to-pass latency: mean, median over the runs (s) | overhead, median (s) |",
+             "|---|---|---|---|"]
     for speedup in sorted({k for k, _, _ in per_run}):
         group = [(lat, ov) for k, lat, ov in per_run if k == speedup]
         lines.append(f"| {speedup:g} | {len(group)} | {statistics.median(g[0] for g in group):.2f} "
                      f"| {statistics.median(g[1] for g in group):.2f} |")
-    lines.append(f"\nepilog share (median over {len(per_run)} runs of (latency - sched_latency) / overhead): "
+    lines.append(f"\nepilog share (median over {len(per_run)} runs of (mean latency - sched_latency) / overhead): "
                  f"{share:.3f}")
     return "\n".join(lines)
 

@@ -423,7 +423,9 @@ def workload_from_replay(jobs_csv: Path | str, name: str = "w0") -> Workload:
             whole_seconds = whole_seconds and meta.get("times") == "whole-seconds"
     if whole_seconds:
         jobs = spread_submissions(jobs, submissions)
-    return Workload.from_jobs(jobs, name=name)
+    # A simulation starts at t=0: a first submission Slurm recorded in the second before the replay's origin (the
+    # replay aims 0.05 s into the second, and a loaded machine can be that early) is simulated at 0.
+    return Workload.from_jobs([replace(j, submit_time=max(0.0, j.submit_time)) for j in jobs], name=name)
 
 
 def spread_submissions(jobs: Sequence[Job], submissions: Sequence[tuple[str, int]]) -> list[Job]:
