@@ -113,7 +113,9 @@ def test_the_recorded_real_runs_are_whole_second_records() -> None:
     directories = scenario_directories(RECORDED)
     assert len(directories) >= 10
     for directory in directories:
-        for number in (1, 2):
+        for number in (1, 2, 3):
+            if number == 3 and not (directory / "real3.csv").exists():
+                continue
             rows = read_schedule(directory / f"real{number}.csv")
             assert len(rows) >= 4 if directory.parent.name.startswith("requests-") else len(rows) == 40
             assert all(float(t).is_integer() for r in rows.values() for t in (r.submit, r.start, r.finish))
@@ -217,3 +219,22 @@ def test_a_whole_second_record_is_simulated_with_its_submissions_spread(tmp_path
         collector = Collector()
         simulate_replay(tmp_path / name, conf, -30.5, sinks=[collector], epilog_delay=0.0)
         assert [collector.outcomes[key].start for key in sorted(collector.outcomes)] == pytest.approx(expected)
+
+
+def test_a_third_real_run_meets_the_criterion_less_often_than_the_model(tmp_path: Path) -> None:
+    """The recorded third real runs (trace scenarios at K >= 10), judged as the simulation is, against each of the
+    first two runs with the other as the spread: real Slurm meets the issue's criterion on THIRD_MET of those
+    pairs, the model on more of the same pairs (docs/slurm.md, Slurm against itself)."""
+    directories = [d for d in scenario_directories(RECORDED) if (d / "real3.csv").exists()]
+    third = [judge(d, d / "real3.csv", d.parent.name, run) for d in directories for run in (1, 2)]
+    model = [evaluate(d, tmp_path / d.parent.name / d.name / str(run), d.parent.name, run)
+             for d in directories for run in (1, 2)]
+    assert len(third) == 2 * THIRD_RUNS
+    assert sum(v.met for v in third) == THIRD_MET
+    assert sum(v.met for v in model) > THIRD_MET
+
+
+THIRD_RUNS = 24
+"""Trace scenarios at K >= 10 replayed a third time."""
+THIRD_MET = 10
+"""Pairs on which the third real run meets the criterion (of 48; the model: 37)."""
