@@ -22,13 +22,30 @@ from clustersim.platform.power_model import SleepState
 from clustersim.workload.profiles import needs_speed
 
 
+class Switching:
+    """Nodes of one decision switching on or off together, to the end of their transition (a NODE_SWITCHED event).
+
+    `offset` and `born` serve Batsim's message timing (the core's delivery): Batsim starts one switching actor per
+    node when the decision reaches its server, and each actor tells the server it is done with a message of its
+    own, posted at the transition's end plus the message at which the decision arrived (`offset`); `born` orders
+    the first node's actor among the actors that began to wait (the others follow it, in node order)."""
+
+    __slots__ = ("born", "nodes", "offset", "on")
+
+    def __init__(self, nodes: tuple[int, ...], on: bool):
+        self.nodes = nodes
+        self.on = on
+        self.offset = 0
+        self.born = 0
+
+
 class Clock(Protocol):
     """What the switcher needs of the event queue: the time, and scheduling the end of transitions."""
 
     @property
     def now(self) -> float: ...
 
-    def push(self, time: float, kind: EventClass, payload: tuple[tuple[int, ...], bool]) -> None: ...
+    def push(self, time: float, kind: EventClass, payload: Switching) -> None: ...
 
 
 class PowerSwitcher:
@@ -48,6 +65,8 @@ class PowerSwitcher:
         self._speeds_changed = speeds_changed
         self._waking_into: dict[int, tuple[int, float]] = {}
         """Node -> the computation power state it wakes into and its speed (a SwitchOn that names one)."""
+        self.started: list[Switching] = []
+        """The transitions started since the core last took them (it times their messages)."""
 
     def _sleep_state(self, decision: Decision, node: int) -> SleepState:
         nodes = self._state.nodes
@@ -96,10 +115,13 @@ class PowerSwitcher:
         if self._meter is not None and switched:
             self._meter.states_changed(now)
         for end, group in ending.items():
-            self._queue.push(end, EventClass.NODE_SWITCHED, (tuple(group), on))
+            switching = Switching(tuple(group), on)
+            self.started.append(switching)
+            self._queue.push(end, EventClass.NODE_SWITCHED, switching)
 
-    def switched(self, switched: tuple[int, ...], on: bool) -> NodesSwitched:
+    def switched(self, transition: Switching) -> NodesSwitched:
         """Transitions are over: nodes are asleep, or on and idle with their units free."""
+        switched, on = transition.nodes, transition.on
         nodes = self._state.nodes
         assert nodes is not None
         now = self._queue.now
