@@ -381,6 +381,27 @@ class Simulation:
             return
         # (offset, _COMPUTED, _WAITED or _SENT, order) -> message
         posted: list[tuple[tuple[int, int, int], object]] = []
+        ended: dict[int, JobCompleted] = {}  # id(execution) -> the end its executor recorded before its message came
+        meter = self.meter
+        early = meter is not None  # the energy files' rows follow the actors (docs/energy.md)
+
+        def finish(now: int, start: bool = False) -> None:
+            """The actors that posted before the server handles message `now` did what Batsim's do before they
+            post (pstate.cpp, jobs_execution.cpp): a switching actor moves its machine to its new state, an executor
+            frees its machines, with their rows in the energy files. A job's start (`start`) is recorded by its
+            new executor, after every actor that posts at that message."""
+            assert meter is not None
+            bound = (now, _SENT if start else _WAITED)
+            for key, message in posted:
+                if key >= bound:
+                    break
+                if type(message) is _Switched and not message.transition.finished:
+                    self._power.finish(message.transition)
+                elif type(message) is _Execution and id(message) not in ended:
+                    meter.moment = key[0]
+                    ended[id(message)] = self._end(message)
+            meter.moment = now
+
         for kind, payload in pending:
             if kind is EventClass.JOB_END:
                 assert isinstance(payload, _Execution)
@@ -406,9 +427,12 @@ class Simulation:
             insort(posted, ((offset, _SENT, sequence), message), key=lambda entry: entry[0])
 
         while posted:
-            (sent_at, _, _), message = posted.pop(0)
+            (sent_at, _, _), message = posted[0]
             received = max(free, sent_at) + 1
             free = received
+            if early:
+                finish(received)
+            del posted[0]
             self.state.now = queue.now
             if message is None:  # the instant's submissions
                 events = self._submit_instant()
@@ -418,7 +442,7 @@ class Simulation:
                     post(received, events.pop())  # the submitter's goodbye follows its last submissions
                 told.extend(events)
             elif isinstance(message, _Execution):
-                told.append(self._end(message))
+                told.append(ended.pop(id(message)) if ended else self._end(message))
             elif isinstance(message, _Switched):
                 message.left -= 1
                 if not message.left:  # Batsim's server tells the scheduler once the whole request is done
@@ -439,9 +463,11 @@ class Simulation:
                         self._born += len(transition.nodes)
                 post(received, replies.pop(0) if replies else _READY)
             if ready and told and not (posted and posted[0][0] < (received, _WAITED)):
-                self._decide_into(told, replies)
+                self._decide_into(told, replies, finish if early else None, received)
                 told, ready = [], False
                 post(received, replies.pop(0) if replies else _READY)
+        if meter is not None:
+            meter.moment = None
         if queue.next_time() == queue.now:  # decisions added events at this instant (a kill's end, a registration)
             self._deliver_rounds(queue.pop_instant(), woken=False)
 
@@ -461,10 +487,15 @@ class Simulation:
                 self._time_switches(received)
         return received + 1
 
-    def _decide_into(self, events: list[Event], replies: list[object]) -> None:
-        """Ask the decision process about `events` and apply its decisions; each also waits in `replies` (a
-        start as its job's execution) to reach the server one message after the other."""
+    def _decide_into(self, events: list[Event], replies: list[object],
+                     finish: Callable[[int, bool], None] | None = None, received: int = 0) -> None:
+        """Ask the decision process about `events` (heard at message `received`) and apply its decisions; each also
+        waits in `replies` (a start as its job's execution) to reach the server one message after the other. What
+        Batsim's actors do before a decision reaches the server (`finish`) is done before it applies."""
         for decision in self._call(events):
+            if finish is not None:
+                received += 1
+                finish(received, type(decision) is StartJob)
             self._apply(decision)
             started = self._executions.get(decision.job_key) if type(decision) is StartJob else None
             if started is not None:
