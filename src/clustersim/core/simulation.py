@@ -7,16 +7,18 @@ How the events of one instant reach the decision process is the `Delivery` rule:
 
 - `Delivery.BATSIM` is Batsim 4.2's (`clustersim run`'s default, for Batsim and SWF inputs alike): an instant is
   delivered in several calls, and the decision process decides after each, seeing the state the earlier
-  calls' decisions made. Instants of job ends and submissions go as Batsim's server hears them, with time
-  counted in inter-actor messages (`_deliver_messages`, docs/batsim-protocol.md): each job ends at the message
-  its start reached the server, the server takes one message at a time and calls the decision process once it
-  is ready and nothing was posted before the message it just received. Other instants go in rounds
+  calls' decisions made. Instants of job ends, submissions, requested calls and nodes done switching go as
+  Batsim's server hears them, with time counted in inter-actor messages (`_deliver_messages`,
+  docs/batsim-protocol.md): each job ends at the message its start reached the server, each node ends its
+  switch at the message its decision reached it (one message per node), a call asked earlier at message 0; the
+  server takes one message at a time and calls the decision process once it is ready and nothing was posted
+  before the message it just received. Other instants go in rounds
   (`_deliver_rounds`): the calls asked at an earlier instant (Batsim's waiter wakes at the instant's first
   message: one round); the submissions (one round); the end of the static workload (`NoMoreJobs`, its own
   round); decisions held back until this instant (`CallMeLater(first=True)`: a kill then beats a job ending
-  then); each job end in its own round, in start order, the last with the nodes done switching (Batsim sends a
-  machine's transition end with a job end of the same instant); then the rest (machine availability, calls
-  asked during the instant, the Batsim adapter's `CallMeLater(last=True)`). Events that a call's decisions add
+  then); each job end in its own round, in start order, the last with the nodes done switching; then the
+  rest (machine availability, calls asked during the instant, the Batsim adapter's `CallMeLater(last=True)`).
+  Events that a call's decisions add
   at the same instant join the rounds still to come; a job started there counts, as its message offset, its
   decision's place after the earlier calls' decisions and ready signals.
   With the SimGrid execution model (and neither power management nor external events), Batsim's own actors run
