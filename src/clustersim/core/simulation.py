@@ -444,7 +444,8 @@ class Simulation:
                     post(received, events.pop())  # the submitter's goodbye follows its last submissions
                 told.extend(events)
             elif isinstance(message, _Execution):
-                told.append(ended.pop(id(message)) if ended else self._end(message))
+                done = ended.pop(id(message), None)  # its executor already ended it (`finish`)
+                told.append(done if done is not None else self._end(message))
             elif isinstance(message, _Switched):
                 message.left -= 1
                 if not message.left:  # Batsim's server tells the scheduler once the whole request is done
