@@ -22,7 +22,7 @@ from clustersim.intervals import IntervalSet
 from clustersim.platform.kube_labels import node_labels, node_taints
 from clustersim.policies.base import Policy
 from clustersim.policies.kube.bands import BandQueue
-from clustersim.policies.kube.filters import DEFAULT_FILTERS
+from clustersim.policies.kube.filters import DEFAULT_FILTERS, unavailable
 from clustersim.policies.kube.framework import FilterPlugin, NodeInfo, PodInfo, ScorePlugin
 from clustersim.policies.kube.queue import QueuedPod, SchedulingQueue
 from clustersim.policies.kube.scores import BalancedAllocation, NodeResourcesFit
@@ -238,12 +238,17 @@ class KubePolicy(Policy):
         columns = self._columns
         found = None if columns is None else columns.filter(pod, view, start, wanted)
         if columns is not None and found is not None:
-            indices, processed, counts = found
+            indices, processed, message = found
             self._start_index = (start + processed) % total
             if not len(indices):
-                return None, _unavailable(total, counts)
+                return None, message
             if len(indices) == 1:
                 return nodes[int(indices[0])], ""
+            if isinstance(indices, list):  # few: the plugins score them (the columns' scores are the same)
+                few = [nodes[index] for index in indices]
+                for node in few:
+                    node.free = view.shared.free(node.index)
+                return self._select(pod, few), ""
             return nodes[columns.select(pod, indices, self.scores, self._rng)], ""
         shared, free_units = view.shared, view.free
         filters = [plugin for plugin in self.filters if plugin.applies(pod)]  # constraints the pod does not have
@@ -267,7 +272,7 @@ class KubePolicy(Policy):
                     break
         self._start_index = (start + processed) % total
         if not feasible:
-            return None, _unavailable(total, reasons)
+            return None, unavailable(total, reasons)
         if len(feasible) == 1:
             return feasible[0], ""
         return self._select(pod, feasible), ""
@@ -353,8 +358,3 @@ class _Pace:
 
 def _flag(value: bool | str) -> bool:
     return value not in (False, "false", "False", "0", 0)
-
-
-def _unavailable(total: int, reasons: dict[str, int]) -> str:
-    detail = ", ".join(f"{count} {why}" for why, count in sorted(reasons.items()))
-    return f"0/{total} nodes are available: {detail}."
