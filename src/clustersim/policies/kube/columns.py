@@ -20,7 +20,7 @@ plugins otherwise.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -136,17 +136,30 @@ class NodeColumns:
         return feasible, (int(feasible[-1]) - start) % total + 1, ""
 
     def select(self, pod: PodInfo, feasible: npt.NDArray[np.intp], scores: Sequence[tuple[ScorePlugin, int]],
-               rng: random.Random | None) -> int:
-        """`KubePolicy._select`: the feasible node with the best weighted score (ties: lowest index, or the
-        policy's reservoir sampling, replayed with the same random draws)."""
-        request = pod.scoring_request
-        allocatable = {r: self._allocatable[r][feasible] for r in self._score_resources}
-        free = {r: self._free[r][feasible] for r in self._score_resources}
-        total = np.zeros(len(feasible), dtype=np.int64)
-        for plugin, weight in scores:
-            if weight:
-                assert isinstance(plugin, NodeResourcesFit | BalancedAllocation)
-                total += plugin.score_columns(request, allocatable, free) * weight
+               rng: random.Random | None, score: Callable[[int], int]) -> int:
+        """`KubePolicy._select` of the nodes `filter` just gave for the pod: the one with the best weighted score
+        (ties: lowest index, or the policy's reservoir sampling, replayed with the same random draws).
+
+        The signature keeps every node's score, re-read with `score` (the plugins' score of the node at an
+        index) for the nodes changed since, or computed over every node when they are many."""
+        status = self._statuses[pod.signature]
+        log = self._log
+        if status.scores is None or len(log) - status.scored > MAX_CHANGES:
+            request = pod.scoring_request
+            allocatable = {r: self._allocatable[r] for r in self._score_resources}
+            free = {r: self._free[r] for r in self._score_resources}
+            every = np.zeros(len(self.nodes), dtype=np.int64)
+            for plugin, weight in scores:
+                if weight:
+                    assert isinstance(plugin, NodeResourcesFit | BalancedAllocation)
+                    every += plugin.score_columns(request, allocatable, free) * weight
+            status.scores = every
+        else:
+            every = status.scores
+            for node in set(log[status.scored:]):
+                every[node] = score(node)
+        status.scored = len(log)
+        total = every[feasible]
         if rng is None:
             return int(feasible[total == total.max()].min())
         before = np.empty_like(total)  # the best score before each node, in visiting order
@@ -333,6 +346,9 @@ class _Status:
     """The free amounts the pod needs, in the filters' order: (amounts by node, least amount, code if below)."""
     message: str = ""
     """kube-scheduler's message when no node fits, once made ("": not made since the counts last changed)."""
+    scores: Column | None = None
+    """Every node's weighted score, as of the `scored` first entries of the change log (`select`)."""
+    scored: int = 0
 
 
 def _count(codes: Codes) -> dict[int, int]:

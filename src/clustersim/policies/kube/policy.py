@@ -102,6 +102,8 @@ class KubePolicy(Policy):
         """False keeps to the plugins, node by node (the reference the vectorized path is tested against)."""
         self._columns: NodeColumns | None = None
         self._start_index = 0
+        self._wanted = (0, 0), 0
+        """`nodes_to_find` of (nodes, percentage)."""
         self._seq = 0
         self._calls: set[float] = set()
         self._node_changed = False
@@ -233,7 +235,9 @@ class KubePolicy(Policy):
         """The best feasible node for a pod, or None and kube-scheduler's `0/N nodes are available` message."""
         nodes = self._nodes
         total = len(nodes)
-        wanted = nodes_to_find(total, self.percentage)
+        if self._wanted[0] != (total, self.percentage):
+            self._wanted = (total, self.percentage), nodes_to_find(total, self.percentage)
+        wanted = self._wanted[1]
         start = self._start_index
         columns = self._columns
         found = None if columns is None else columns.filter(pod, view, start, wanted)
@@ -249,7 +253,8 @@ class KubePolicy(Policy):
                 for node in few:
                     node.free = view.shared.free(node.index)
                 return self._select(pod, few), ""
-            return nodes[columns.select(pod, indices, self.scores, self._rng)], ""
+            chosen = columns.select(pod, indices, self.scores, self._rng, lambda at: self._score_at(pod, at, view))
+            return nodes[chosen], ""
         shared, free_units = view.shared, view.free
         filters = [plugin for plugin in self.filters if plugin.applies(pod)]  # constraints the pod does not have
         feasible: list[NodeInfo] = []
@@ -281,22 +286,14 @@ class KubePolicy(Policy):
         best: NodeInfo | None = None
         best_score = -1
         ties = 0
-        memo, resources = self._memo, self._score_resources
-        if len(memo) > 1_000_000:
-            memo.clear()
+        resources = self._score_resources
+        if len(self._memo) > 1_000_000:
+            self._memo.clear()
         requested = tuple(pod.scoring_request.get(r, 0) for r in resources)
         pair = len(resources) == 2  # the default (cpu, memory): a key without generator overhead
         first, second = (resources[0], resources[1]) if pair else ("", "")
         for node in feasible:
-            allocatable, free = node.allocatable, node.free
-            if pair:
-                key = (*requested, allocatable.get(first, 0), allocatable.get(second, 0), free.get(first, 0),
-                       free.get(second, 0))
-            else:
-                key = (*requested, *(allocatable.get(r, 0) for r in resources), *(free.get(r, 0) for r in resources))
-            score = memo.get(key)
-            if score is None:
-                score = memo[key] = sum(plugin.score(pod, node) * weight for plugin, weight in self.scores if weight)
+            score = self._score(pod, node, requested, pair, first, second)
             if score > best_score:
                 best, best_score, ties = node, score, 1
             elif score == best_score:
@@ -310,6 +307,31 @@ class KubePolicy(Policy):
                         best = node
         assert best is not None
         return best
+
+    def _score(self, pod: PodInfo, node: NodeInfo, requested: tuple[int, ...], pair: bool, first: str,
+               second: str) -> int:
+        """The node's weighted total score for the pod (its `free` filled; `requested`: the pod's scoring request
+        of `_score_resources`, `first` and `second` those resources if they are two), memoized by amounts."""
+        allocatable, free = node.allocatable, node.free
+        if pair:
+            key = (*requested, allocatable.get(first, 0), allocatable.get(second, 0), free.get(first, 0),
+                   free.get(second, 0))
+        else:
+            resources = self._score_resources
+            key = (*requested, *(allocatable.get(r, 0) for r in resources), *(free.get(r, 0) for r in resources))
+        score = self._memo.get(key)
+        if score is None:
+            score = self._memo[key] = sum(plugin.score(pod, node) * weight for plugin, weight in self.scores if weight)
+        return score
+
+    def _score_at(self, pod: PodInfo, index: int, view: ClusterView) -> int:
+        """`_score` of the node at `index` as it is now."""
+        node = self._nodes[index]
+        node.free = view.shared.free(index)
+        resources = self._score_resources
+        pair = len(resources) == 2
+        return self._score(pod, node, tuple(pod.scoring_request.get(r, 0) for r in resources), pair,
+                           resources[0] if pair else "", resources[1] if pair else "")
 
 
 class _Pace:
