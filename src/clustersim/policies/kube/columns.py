@@ -48,6 +48,8 @@ MAX_CHANGES = 512
 """Beyond this many node changes since a signature was last tried, filtering every node again is as quick."""
 FEW = 64
 """Up to this many nodes taking a signature are ordered (and scored, by the caller) one by one."""
+RESCORED = 32
+"""Up to this many node changes since a signature's scores were kept, those nodes are scored one by one."""
 
 Column = npt.NDArray[np.int64]
 Mask = npt.NDArray[np.bool_]
@@ -141,10 +143,10 @@ class NodeColumns:
         (ties: lowest index, or the policy's reservoir sampling, replayed with the same random draws).
 
         The signature keeps every node's score, re-read with `score` (the plugins' score of the node at an
-        index) for the nodes changed since, or computed over every node when they are many."""
+        index) for the nodes changed since, or computed again over every node when they are more than a few."""
         status = self._statuses[pod.signature]
         log = self._log
-        if status.scores is None or len(log) - status.scored > MAX_CHANGES:
+        if status.scores is None or len(log) - status.scored > RESCORED:
             request = pod.scoring_request
             allocatable = {r: self._allocatable[r] for r in self._score_resources}
             free = {r: self._free[r] for r in self._score_resources}

@@ -10,7 +10,7 @@ placements over all nodes at once and is used whenever the configuration allows 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
@@ -82,6 +82,7 @@ class KubePolicy(Policy):
         ]
         self.percentage = int(percentage_of_nodes_to_score)
         self._score_resources = tuple(sorted({r for plugin, _ in self.scores for r in plugin.resources}))
+        self._pair = len(self._score_resources) == 2
         self._memo: dict[tuple[int, ...], int] = {}
         """Weighted total score by (allocatable, free, requested) amounts of `_score_resources`: nodes alike and
         nodes that did not change since they were last scored are not scored again."""
@@ -253,8 +254,7 @@ class KubePolicy(Policy):
                 for node in few:
                     node.free = view.shared.free(node.index)
                 return self._select(pod, few), ""
-            chosen = columns.select(pod, indices, self.scores, self._rng, lambda at: self._score_at(pod, at, view))
-            return nodes[chosen], ""
+            return nodes[columns.select(pod, indices, self.scores, self._rng, self._scorer(pod, view))], ""
         shared, free_units = view.shared, view.free
         filters = [plugin for plugin in self.filters if plugin.applies(pod)]  # constraints the pod does not have
         feasible: list[NodeInfo] = []
@@ -286,14 +286,9 @@ class KubePolicy(Policy):
         best: NodeInfo | None = None
         best_score = -1
         ties = 0
-        resources = self._score_resources
-        if len(self._memo) > 1_000_000:
-            self._memo.clear()
-        requested = tuple(pod.scoring_request.get(r, 0) for r in resources)
-        pair = len(resources) == 2  # the default (cpu, memory): a key without generator overhead
-        first, second = (resources[0], resources[1]) if pair else ("", "")
+        requested = tuple(pod.scoring_request.get(r, 0) for r in self._score_resources)
         for node in feasible:
-            score = self._score(pod, node, requested, pair, first, second)
+            score = self._score(pod, node, requested)
             if score > best_score:
                 best, best_score, ties = node, score, 1
             elif score == best_score:
@@ -308,12 +303,12 @@ class KubePolicy(Policy):
         assert best is not None
         return best
 
-    def _score(self, pod: PodInfo, node: NodeInfo, requested: tuple[int, ...], pair: bool, first: str,
-               second: str) -> int:
+    def _score(self, pod: PodInfo, node: NodeInfo, requested: tuple[int, ...]) -> int:
         """The node's weighted total score for the pod (its `free` filled; `requested`: the pod's scoring request
-        of `_score_resources`, `first` and `second` those resources if they are two), memoized by amounts."""
+        of `_score_resources`), memoized by amounts."""
         allocatable, free = node.allocatable, node.free
-        if pair:
+        if self._pair:  # the default (cpu, memory): a key without generator overhead
+            first, second = self._score_resources
             key = (*requested, allocatable.get(first, 0), allocatable.get(second, 0), free.get(first, 0),
                    free.get(second, 0))
         else:
@@ -321,17 +316,22 @@ class KubePolicy(Policy):
             key = (*requested, *(allocatable.get(r, 0) for r in resources), *(free.get(r, 0) for r in resources))
         score = self._memo.get(key)
         if score is None:
+            if len(self._memo) > 1_000_000:
+                self._memo.clear()
             score = self._memo[key] = sum(plugin.score(pod, node) * weight for plugin, weight in self.scores if weight)
         return score
 
-    def _score_at(self, pod: PodInfo, index: int, view: ClusterView) -> int:
-        """`_score` of the node at `index` as it is now."""
-        node = self._nodes[index]
-        node.free = view.shared.free(index)
-        resources = self._score_resources
-        pair = len(resources) == 2
-        return self._score(pod, node, tuple(pod.scoring_request.get(r, 0) for r in resources), pair,
-                           resources[0] if pair else "", resources[1] if pair else "")
+    def _scorer(self, pod: PodInfo, view: ClusterView) -> Callable[[int], int]:
+        """`_score` of the node at an index, as it is when called."""
+        nodes, shared = self._nodes, view.shared
+        requested = tuple(pod.scoring_request.get(r, 0) for r in self._score_resources)
+
+        def score(index: int) -> int:
+            node = nodes[index]
+            node.free = shared.free(index)
+            return self._score(pod, node, requested)
+
+        return score
 
 
 class _Pace:
