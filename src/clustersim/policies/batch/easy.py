@@ -28,7 +28,8 @@ from clustersim.core.events import (
 from clustersim.core.state import ClusterView, RunningJob
 from clustersim.intervals import Interval, IntervalSet
 from clustersim.policies.batch.ends import RunningByEnd
-from clustersim.policies.batch.parts import BACKFILLING, BatchPolicy, Hosts, QueueOrder
+from clustersim.policies.batch.parts import BACKFILLING, BatchPolicy, Hosts
+from clustersim.policies.batch.queue_order import QueueOrder
 from clustersim.policies.batch.shapes import ShapeIndex
 from clustersim.policies.registry import register_policy
 from clustersim.workload.job import Job

@@ -12,40 +12,46 @@ Each part is a plugin in its own registry (`ORDERS`, `BACKFILLING`, `HOSTS`), so
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Protocol
+from collections.abc import Callable, Iterator, Mapping, Reversible, Sequence
+from typing import Protocol, TypeVar, cast
 
-from clustersim.core.decisions import Decision, StartJob
+from clustersim.core.decisions import Decision
 from clustersim.core.events import Event
 from clustersim.core.state import ClusterView
 from clustersim.intervals import IntervalSet
 from clustersim.plugins import Registry
 from clustersim.policies.base import Policy
+from clustersim.policies.batch.queue_order import QueueOrder as QueueOrder  # re-exported: a part of batch policies
 from clustersim.policies.registry import register_policy
 from clustersim.workload.job import Job
 
 Hosts = Callable[[IntervalSet, int], IntervalSet]
 """A host selection: which `count` of the candidate units a job takes (there are always enough)."""
 
+V = TypeVar("V")
 
-@dataclass(frozen=True)
-class QueueOrder:
-    """The order in which queued jobs are considered: by `key` (ties keep submit order), or submit order."""
 
-    key: Callable[[Job], float] | None = None
+def added_since(mapping: Mapping[str, V], known: Mapping[str, tuple[object, ...]]) -> list[V] | None:
+    """What was added to an insertion-ordered `mapping` since the caller last saw it, oldest first; None when
+    it changed otherwise, and the caller must rebuild from the whole mapping.
 
-    def jobs(self, pending: Mapping[str, Job]) -> list[Job]:
-        return list(pending.values()) if self.key is None else sorted(pending.values(), key=self.key)
-
-    def heads(self, pending: Mapping[str, Job]) -> Iterator[Job]:
-        """The jobs in order, for a caller that starts every job it is given or stops: in submit order, the
-        live head of the queue (no copy of the queue)."""
-        if self.key is None:
-            while pending:
-                yield next(iter(pending.values()))
-        else:
-            yield from sorted(pending.values(), key=self.key)
+    `known` is the caller's index of what it has seen and not dropped: each key with an entry whose last item is
+    the value it was given. Additions come last in the mapping, so the walk goes newest first to the first key
+    known; if that key holds another object now, or the counts disagree (something left the mapping unseen),
+    the index is stale. Views of dicts and of their read-only proxies are reversible.
+    """
+    new: list[V] = []
+    for key, value in reversed(cast(Reversible[tuple[str, V]], mapping.items())):
+        entry = known.get(key)
+        if entry is not None:
+            if entry[-1] is not value:
+                return None
+            break
+        new.append(value)
+    if len(known) + len(new) != len(mapping):
+        return None
+    new.reverse()
+    return new
 
 
 class Backfilling(Protocol):
@@ -87,23 +93,7 @@ HOSTS.add("highest", highest)
 BACKFILLING: Registry[Callable[[], Backfilling]] = Registry(
     "backfilling", group="clustersim.backfilling", builtins="clustersim.policies.builtin"
 )
-"""`none`, `easy`, `conservative`: registered by the modules that define them."""
-
-
-class NoBackfilling:
-    """Jobs start in queue order until the first that does not fit; nothing overtakes it."""
-
-    def schedule(
-        self, now: float, events: Sequence[Event], view: ClusterView, order: QueueOrder, hosts: Hosts
-    ) -> Iterator[Decision]:
-        for job in order.heads(view.pending):
-            free = view.free
-            if job.nb_res > len(free):
-                return
-            yield StartJob(job.key, hosts(free, job.nb_res))
-
-
-BACKFILLING.add("none", NoBackfilling)
+"""`none` (fcfs.py), `easy`, `conservative`: registered by the modules that define them."""
 
 
 class BatchPolicy(Policy):

@@ -7,9 +7,9 @@ jobs, so a scan asks each shape instead of each job.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Reversible
-from typing import cast
+from collections.abc import Callable, Mapping
 
+from clustersim.policies.batch.parts import added_since
 from clustersim.workload.job import Job
 
 Shape = tuple[int, float | None]
@@ -32,21 +32,11 @@ class ShapeIndex:
 
     def sync(self, pending: Mapping[str, Job]) -> None:
         """Add the jobs queued since the last call; rebuild if jobs left the queue other than by `discard`."""
-        where = self._where
-        new: list[Job] = []
-        rebuild = False
-        for job in newest_first(pending):
-            known = where.get(job.key)
-            if known is not None:
-                rebuild = known[1] is not job  # another job under a key seen before
-                break
-            new.append(job)
-        if rebuild or len(where) + len(new) != len(pending):
+        new = added_since(pending, self._where)
+        if new is None:
             self._shapes.clear()
-            where.clear()
+            self._where.clear()
             new = list(pending.values())
-        else:
-            new.reverse()
         for job in new:
             self._add(job)
 
@@ -75,7 +65,3 @@ class ShapeIndex:
                     best = entry
         return None if best is None else best[1]
 
-
-def newest_first(pending: Mapping[str, Job]) -> Iterator[Job]:
-    """The queue from its last job (views of dicts and of their read-only proxies are reversible)."""
-    return reversed(cast(Reversible[Job], pending.values()))
