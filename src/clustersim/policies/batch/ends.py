@@ -8,13 +8,15 @@ was half of a replay's time; this index is updated by the jobs that ended and st
 from __future__ import annotations
 
 from bisect import bisect_left, insort
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from operator import itemgetter
 
 from clustersim.core.state import RunningJob
 from clustersim.policies.batch.parts import added_since
 
 _Entry = tuple[float, int, RunningJob]
 """(expected end, discovery order, job): the first two are unique, so a job is never compared."""
+_JOB: Callable[[_Entry], RunningJob] = itemgetter(2)
 
 
 class RunningByEnd:
@@ -52,4 +54,4 @@ class RunningByEnd:
             insort(entries, entry)
 
     def __iter__(self) -> Iterator[RunningJob]:
-        return (entry[2] for entry in self._entries)
+        return map(_JOB, self._entries)  # at C speed: EASY's reservation walks thousands of them

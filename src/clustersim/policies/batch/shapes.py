@@ -7,7 +7,7 @@ jobs, so a scan asks each shape instead of each job.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 from clustersim.policies.batch.parts import added_since
 from clustersim.workload.job import Job
@@ -55,13 +55,15 @@ class ShapeIndex:
             if not jobs:
                 del self._shapes[shape]
 
-    def first(self, passes: Callable[[int, float | None], bool]) -> Job | None:
-        """The earliest queued job whose shape `passes`."""
-        best: tuple[int, Job] | None = None
+    def first_backfill(self, now: float, start: float, nb_free: int, nb_outside: int) -> Job | None:
+        """The earliest queued job that may backfill now before a reservation at `start`: it needs at most
+        `nb_outside` units (those the reservation does not need), or at most `nb_free` and ends by `start`."""
+        best_rank = 0
+        best: Job | None = None
         for shape, jobs in self._shapes.items():
-            if passes(*shape):
-                entry = next(iter(jobs.values()))
-                if best is None or entry[0] < best[0]:
-                    best = entry
-        return None if best is None else best[1]
-
+            nb_res, walltime = shape
+            if nb_res <= nb_outside or (nb_res <= nb_free and walltime is not None and now + walltime <= start):
+                rank, job = next(iter(jobs.values()))
+                if best is None or rank < best_rank:
+                    best_rank, best = rank, job
+        return best
