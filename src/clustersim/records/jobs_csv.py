@@ -49,6 +49,12 @@ def _numbers(block: str) -> str:
     return block.replace(".0,", ",")
 
 
+def _energy(o: JobOutcome) -> str:
+    """The consumed_energy field of a job that ran: Batsim's -1 without energy accounting (most runs)."""
+    energy = o.consumed_energy
+    return "-1" if energy == -1.0 else fmt(energy)
+
+
 def job_line(o: JobOutcome) -> str:
     """The jobs.csv line of one outcome (with its newline)."""
     job = o.job
@@ -67,7 +73,7 @@ def job_line(o: JobOutcome) -> str:
     return (
         f"{_text(job.id)},{_text(job.workload)},{_text(job.profile_name)},"
         f"{_numbers(f'{submit!r},{job.nb_res},{walltime!r},')}{'1' if o.state is _SUCCESS else '0'},"
-        f"{o.state.value},{times}{o.resources},{'' if start is None else fmt(o.consumed_energy)},{_text(o.metadata)}\n"
+        f"{o.state.value},{times}{o.resources},{_energy(o) if start is not None else ''},{_text(o.metadata)}\n"
     )
 
 
