@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from operator import itemgetter
 
 from clustersim.core.state import RunningJob
-from clustersim.policies.batch.parts import added_since
+from clustersim.policies.batch.additions import added_since
 
 _Entry = tuple[float, int, RunningJob]
 """(expected end, discovery order, job): the first two are unique, so a job is never compared."""

@@ -12,8 +12,8 @@ Each part is a plugin in its own registry (`ORDERS`, `BACKFILLING`, `HOSTS`), so
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Mapping, Reversible, Sequence
-from typing import Protocol, TypeVar, cast
+from collections.abc import Callable, Iterator, Sequence
+from typing import Protocol
 
 from clustersim.core.decisions import Decision
 from clustersim.core.events import Event
@@ -28,30 +28,6 @@ from clustersim.workload.job import Job
 Hosts = Callable[[IntervalSet, int], IntervalSet]
 """A host selection: which `count` of the candidate units a job takes (there are always enough)."""
 
-V = TypeVar("V")
-
-
-def added_since(mapping: Mapping[str, V], known: Mapping[str, tuple[object, ...]]) -> list[V] | None:
-    """What was added to an insertion-ordered `mapping` since the caller last saw it, oldest first; None when
-    it changed otherwise, and the caller must rebuild from the whole mapping.
-
-    `known` is the caller's index of what it has seen and not dropped: each key with an entry whose last item is
-    the value it was given. Additions come last in the mapping, so the walk goes newest first to the first key
-    known; if that key holds another object now, or the counts disagree (something left the mapping unseen),
-    the index is stale. Views of dicts and of their read-only proxies are reversible.
-    """
-    new: list[V] = []
-    for key, value in reversed(cast(Reversible[tuple[str, V]], mapping.items())):
-        entry = known.get(key)
-        if entry is not None:
-            if entry[-1] is not value:
-                return None
-            break
-        new.append(value)
-    if len(known) + len(new) != len(mapping):
-        return None
-    new.reverse()
-    return new
 
 
 class Backfilling(Protocol):

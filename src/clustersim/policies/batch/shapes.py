@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from clustersim.policies.batch.parts import added_since
+from clustersim.policies.batch.additions import added_since
 from clustersim.workload.job import Job
 
 Shape = tuple[int, float | None]
