@@ -11,7 +11,7 @@ current running jobs, so it moves earlier whenever a job ends before its walltim
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import islice
 from operator import attrgetter
@@ -28,7 +28,8 @@ from clustersim.core.events import (
 from clustersim.core.state import ClusterView, RunningJob
 from clustersim.intervals import Interval, IntervalSet
 from clustersim.policies.batch.ends import RunningByEnd
-from clustersim.policies.batch.parts import BACKFILLING, BatchPolicy, Hosts, QueueOrder
+from clustersim.policies.batch.parts import BACKFILLING, BatchPolicy, Hosts
+from clustersim.policies.batch.queue_order import QueueOrder
 from clustersim.policies.batch.shapes import ShapeIndex
 from clustersim.policies.registry import register_policy
 from clustersim.workload.job import Job
@@ -58,7 +59,7 @@ def reserve(
     unavailable = view.unavailable
     available = len(free)
     start = math.inf
-    freed: list[Interval] = []
+    freed: list[Interval] = list(free.intervals)  # free and running units are disjoint: one sort merges them
     for running in by_end:
         if running.expected_end > start:
             break  # the jobs ending at the reservation's start all free their units: later ones do not
@@ -66,7 +67,7 @@ def reserve(
         freed.extend(running.resources.intervals)
         if available >= nb_res:
             start = running.expected_end
-    return Reservation(start, hosts((free | IntervalSet(freed)) - unavailable, nb_res))
+    return Reservation(start, hosts(IntervalSet(freed) - unavailable, nb_res))
 
 
 _UNCHANGING = (JobSubmitted, RequestedCall, NoMoreJobs, NoMoreExternalEvents)
@@ -132,7 +133,7 @@ class EasyBackfilling:
         outside = free - reservation.resources
         start = reservation.start
         while True:
-            job = self._shapes.first(_may_backfill(now, start, len(free), len(outside)))
+            job = self._shapes.first_backfill(now, start, len(free), len(outside))
             if job is None:
                 return
             if job.walltime is not None and now + job.walltime <= start:
@@ -145,15 +146,6 @@ class EasyBackfilling:
             if not free:
                 return
             outside = outside - resources
-
-
-def _may_backfill(now: float, start: float, nb_free: int, nb_outside: int) -> Callable[[int, float | None], bool]:
-    """Whether a job of a shape may backfill now: it fits, and ends before `start` or fits outside the reservation."""
-
-    def may_backfill(nb_res: int, walltime: float | None) -> bool:
-        return nb_res <= nb_outside or (nb_res <= nb_free and walltime is not None and now + walltime <= start)
-
-    return may_backfill
 
 
 def _backfill(

@@ -8,13 +8,15 @@ was half of a replay's time; this index is updated by the jobs that ended and st
 from __future__ import annotations
 
 from bisect import bisect_left, insort
-from collections.abc import Iterable, Iterator, Mapping, Reversible
-from typing import cast
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from operator import itemgetter
 
 from clustersim.core.state import RunningJob
+from clustersim.policies.batch.additions import added_since
 
 _Entry = tuple[float, int, RunningJob]
 """(expected end, discovery order, job): the first two are unique, so a job is never compared."""
+_JOB: Callable[[_Entry], RunningJob] = itemgetter(2)
 
 
 class RunningByEnd:
@@ -39,20 +41,11 @@ class RunningByEnd:
     def sync(self, running: Mapping[str, RunningJob]) -> None:
         """Add the jobs started since the last call (they come last in the view, in start order)."""
         where = self._where
-        new: list[RunningJob] = []
-        rebuild = False
-        for job in reversed(cast(Reversible[RunningJob], running.values())):
-            known = where.get(job.job.key)
-            if known is not None:
-                rebuild = known[2] is not job
-                break
-            new.append(job)
-        if rebuild or len(where) + len(new) != len(running):
+        new = added_since(running, where)
+        if new is None:
             self._entries.clear()
             where.clear()
             new = list(running.values())
-        else:
-            new.reverse()
         entries = self._entries
         for job in new:
             self._order += 1
@@ -61,4 +54,4 @@ class RunningByEnd:
             insort(entries, entry)
 
     def __iter__(self) -> Iterator[RunningJob]:
-        return (entry[2] for entry in self._entries)
+        return map(_JOB, self._entries)  # at C speed: EASY's reservation walks thousands of them

@@ -12,40 +12,22 @@ Each part is a plugin in its own registry (`ORDERS`, `BACKFILLING`, `HOSTS`), so
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
 from typing import Protocol
 
-from clustersim.core.decisions import Decision, StartJob
+from clustersim.core.decisions import Decision
 from clustersim.core.events import Event
 from clustersim.core.state import ClusterView
 from clustersim.intervals import IntervalSet
 from clustersim.plugins import Registry
 from clustersim.policies.base import Policy
+from clustersim.policies.batch.queue_order import QueueOrder as QueueOrder  # re-exported: a part of batch policies
 from clustersim.policies.registry import register_policy
 from clustersim.workload.job import Job
 
 Hosts = Callable[[IntervalSet, int], IntervalSet]
 """A host selection: which `count` of the candidate units a job takes (there are always enough)."""
 
-
-@dataclass(frozen=True)
-class QueueOrder:
-    """The order in which queued jobs are considered: by `key` (ties keep submit order), or submit order."""
-
-    key: Callable[[Job], float] | None = None
-
-    def jobs(self, pending: Mapping[str, Job]) -> list[Job]:
-        return list(pending.values()) if self.key is None else sorted(pending.values(), key=self.key)
-
-    def heads(self, pending: Mapping[str, Job]) -> Iterator[Job]:
-        """The jobs in order, for a caller that starts every job it is given or stops: in submit order, the
-        live head of the queue (no copy of the queue)."""
-        if self.key is None:
-            while pending:
-                yield next(iter(pending.values()))
-        else:
-            yield from sorted(pending.values(), key=self.key)
 
 
 class Backfilling(Protocol):
@@ -87,23 +69,7 @@ HOSTS.add("highest", highest)
 BACKFILLING: Registry[Callable[[], Backfilling]] = Registry(
     "backfilling", group="clustersim.backfilling", builtins="clustersim.policies.builtin"
 )
-"""`none`, `easy`, `conservative`: registered by the modules that define them."""
-
-
-class NoBackfilling:
-    """Jobs start in queue order until the first that does not fit; nothing overtakes it."""
-
-    def schedule(
-        self, now: float, events: Sequence[Event], view: ClusterView, order: QueueOrder, hosts: Hosts
-    ) -> Iterator[Decision]:
-        for job in order.heads(view.pending):
-            free = view.free
-            if job.nb_res > len(free):
-                return
-            yield StartJob(job.key, hosts(free, job.nb_res))
-
-
-BACKFILLING.add("none", NoBackfilling)
+"""`none` (fcfs.py), `easy`, `conservative`: registered by the modules that define them."""
 
 
 class BatchPolicy(Policy):

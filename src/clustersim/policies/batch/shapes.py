@@ -7,9 +7,9 @@ jobs, so a scan asks each shape instead of each job.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Reversible
-from typing import cast
+from collections.abc import Mapping
 
+from clustersim.policies.batch.additions import added_since
 from clustersim.workload.job import Job
 
 Shape = tuple[int, float | None]
@@ -32,21 +32,11 @@ class ShapeIndex:
 
     def sync(self, pending: Mapping[str, Job]) -> None:
         """Add the jobs queued since the last call; rebuild if jobs left the queue other than by `discard`."""
-        where = self._where
-        new: list[Job] = []
-        rebuild = False
-        for job in newest_first(pending):
-            known = where.get(job.key)
-            if known is not None:
-                rebuild = known[1] is not job  # another job under a key seen before
-                break
-            new.append(job)
-        if rebuild or len(where) + len(new) != len(pending):
+        new = added_since(pending, self._where)
+        if new is None:
             self._shapes.clear()
-            where.clear()
+            self._where.clear()
             new = list(pending.values())
-        else:
-            new.reverse()
         for job in new:
             self._add(job)
 
@@ -65,17 +55,15 @@ class ShapeIndex:
             if not jobs:
                 del self._shapes[shape]
 
-    def first(self, passes: Callable[[int, float | None], bool]) -> Job | None:
-        """The earliest queued job whose shape `passes`."""
-        best: tuple[int, Job] | None = None
+    def first_backfill(self, now: float, start: float, nb_free: int, nb_outside: int) -> Job | None:
+        """The earliest queued job that may backfill now before a reservation at `start`: it needs at most
+        `nb_outside` units (those the reservation does not need), or at most `nb_free` and ends by `start`."""
+        best_rank = 0
+        best: Job | None = None
         for shape, jobs in self._shapes.items():
-            if passes(*shape):
-                entry = next(iter(jobs.values()))
-                if best is None or entry[0] < best[0]:
-                    best = entry
-        return None if best is None else best[1]
-
-
-def newest_first(pending: Mapping[str, Job]) -> Iterator[Job]:
-    """The queue from its last job (views of dicts and of their read-only proxies are reversible)."""
-    return reversed(cast(Reversible[Job], pending.values()))
+            nb_res, walltime = shape
+            if nb_res <= nb_outside or (nb_res <= nb_free and walltime is not None and now + walltime <= start):
+                rank, job = next(iter(jobs.values()))
+                if best is None or rank < best_rank:
+                    best_rank, best = rank, job
+        return best
