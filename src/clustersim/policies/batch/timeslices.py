@@ -23,22 +23,17 @@ from __future__ import annotations
 import bisect
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import reduce
 from operator import and_
+from typing import NamedTuple
 
 from clustersim.intervals import IntervalSet
-
-MAX_FREED_CHECKED = 12
-"""A job that more regions were freed around since its last placement is placed again by the full search: when
-many jobs move, checking each region against each job would cost more than the search it saves."""
 
 Pick = Callable[[IntervalSet, int], IntervalSet]
 """Which `count` hosts of the candidates a job takes (batsched: the lowest)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Placement:
+class Placement(NamedTuple):
     """Where a job was placed: from `start` on the hosts of `mask`; `now` is True when it starts in the first
     slice."""
 
@@ -128,15 +123,23 @@ class TimeSlices:
             return self.add(key, nb_res, walltime, pick)
         start, end, hosts, nb_own, first, seen = job
         begins, counts = self.begins, self.counts
-        i = 0 if first else bisect.bisect_right(begins, start) - 1
-        lo, stop = 0, i
-        if self.prune and pick is IntervalSet.lowest and i > 0 and nb_own == nb_res and end == start + walltime:
+        if (
+            self.prune
+            and start > begins[0]
+            and pick is IntervalSet.lowest
+            and nb_own == nb_res
+            and end == start + walltime
+        ):
             window = self._may_move(seen, start, end, hosts)
             if window is None:
                 return self._kept(key, job)
             # Only starts within the window may fit before the job's own.
+            i = bisect.bisect_right(begins, start) - 1
             lo = bisect.bisect_left(begins, window[0], hi=i)
             stop = bisect.bisect_right(begins, window[1], lo=lo, hi=i)
+        else:
+            i = 0 if first else bisect.bisect_right(begins, start) - 1
+            lo, stop = 0, i
         if i > 0:
             k = bisect.bisect_left(begins, end, lo=i + 1)
             if pick is IntervalSet.lowest and (lo >= stop or max(counts[lo:stop]) < nb_res):
@@ -201,7 +204,9 @@ class TimeSlices:
         start (the job's own cells on h follow). The new place starts within that stretch."""
         freed = self._freed
         since = seen - self._freed_base
-        if len(freed) - since > MAX_FREED_CHECKED:
+        # When many regions were freed (many jobs moved), checking each would cost more than the search it saves,
+        # which takes a few steps per slice: the whole plan is searched then.
+        if len(freed) - since > 16 + len(self.begins) // 4:
             return -math.inf, start
         walltime = end - start
         lo, hi = math.inf, -math.inf
