@@ -16,6 +16,11 @@ batsched computes with exact rationals; this uses floats, the same numbers whene
 integers (all of the reference corpus and every SWF trace). Free hosts are kept as bit masks (`IntervalSet.mask`):
 the intersections over the slices a job spans, made for every queued job at every compression, then cost a few
 machine operations each.
+
+A compression places every queued job again, but most keep their place: the plan logs each region freed (a job
+taken out) with the stretch its hosts are then free through, and a job is searched again only if a region freed
+since its last placement could hold part of a new place, and then only over the starts that region allows
+(`_may_move` proves it; the outputs are those of searching every job).
 """
 
 from __future__ import annotations
