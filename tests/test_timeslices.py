@@ -145,3 +145,55 @@ def test_time_slices_plan_as_batsched_schedule(operations: list[tuple[str, int, 
             plan.update_first_slice(now)
             model.update_first_slice(now)
         _same(plan, model)
+
+
+_busy_operations = st.lists(
+    st.one_of(
+        st.tuples(st.just("submit"), st.integers(1, 12), st.sampled_from([1.0, 2.0, 3.0, 4.0, 7.0, 10.0, math.inf])),
+        st.tuples(st.just("submit"), st.integers(1, 6), st.sampled_from([1.0, 2.0, 5.0, 9.0])),
+        st.tuples(st.just("end"), st.integers(0, 60), st.just(0.0)),
+        st.tuples(st.just("advance"), st.just(0), st.sampled_from([0.0, 0.5, 1.0, 2.0])),
+    ),
+    min_size=10,
+    max_size=80,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_busy_operations)
+def test_skipping_jobs_that_cannot_move_gives_the_full_compression(operations: list[tuple[str, int, float]]) -> None:
+    """A compression that skips the jobs no freed region can move (`TimeSlices.prune`, the log of freed regions)
+    leaves the same plan and the same places as placing every job again by the full search, as conservative_bf
+    uses it: jobs submitted are placed at the end, a job that ends (even early) is taken out and every waiting
+    job is placed again in order; jobs placed in the first slice start and are no longer placed again; time
+    passes between."""
+    hosts = IntervalSet.range(0, 12)
+    pruned, full = TimeSlices(0.0, hosts), TimeSlices(0.0, hosts)
+    full.prune = False
+    waiting: dict[str, tuple[int, float]] = {}
+    running: list[str] = []
+    now, count = 0.0, 0
+    for kind, size, value in operations:
+        placing: list[str] = []
+        if kind == "submit":
+            key = f"j{count}"
+            count += 1
+            waiting[key] = (size, value)
+            placing = [key]
+        elif kind == "end" and running:
+            key = running.pop(size % len(running))
+            assert pruned.remove(key) == full.remove(key)
+            placing = list(waiting)
+        elif kind == "advance":
+            now = min(now + value, pruned.begins[1] if len(pruned.begins) > 1 else now + value)
+            pruned.update_first_slice(now)
+            full.update_first_slice(now)
+        for key in placing:
+            nb_res, walltime = waiting[key]
+            placed = pruned.replace(key, nb_res, walltime)
+            assert placed == full.replace(key, nb_res, walltime)
+            if placed is not None and placed.now:
+                del waiting[key]
+                running.append(key)
+        assert pruned.slices() == full.slices()
+        assert pruned.counts == full.counts

@@ -40,11 +40,13 @@ class EnergySchedule(TimeSlices):
     """The time-slice plan with what energy_bf asks of batsched's `Schedule` besides first fit: copies, the jobs of
     a slice, jobs put at a given instant on given machines, first fit after an instant, and the first slice moved
     forward dropping the slices (and the sleep jobs) that are over. It works on TimeSlices' own lists and its
-    private `_jobs` (start, end, hosts, count, first), `_edges` and `_take`: a change there shows in the energy
-    tests."""
+    private `_jobs` (start, end, hosts, count, first, freed regions seen), `_edges` and `_take`: a change there
+    shows in the energy tests. It places every job by the full search (`prune` off): its own steps (jobs dropped
+    with their slices, jobs put on given machines) are outside what the skip of TimeSlices.replace is proved for."""
 
     def __init__(self, now: float, hosts: IntervalSet):
         super().__init__(now, hosts)
+        self.prune = False
         self.everything = hosts.mask
 
     def copy(self) -> EnergySchedule:
@@ -116,11 +118,11 @@ class EnergySchedule(TimeSlices):
             del begins[0], self.free[0], self.counts[0]
         begins[0] = now
         if ended:
-            for key, (start, end, hosts, nb, first) in list(jobs.items()):
+            for key, (start, end, hosts, nb, first, seen) in list(jobs.items()):
                 if end <= now:
                     del jobs[key]
                 elif not first and start <= now:
-                    jobs[key] = (start, end, hosts, nb, True)
+                    jobs[key] = (start, end, hosts, nb, True, seen)
         return ended
 
 

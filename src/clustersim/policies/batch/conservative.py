@@ -54,6 +54,8 @@ class ConservativeBackfilling:
         """The jobs this policy started that were running at its last call."""
         self._released: dict[str, float] = {}
         """When each queued job was submitted (batsched's release date: the instant it was told)."""
+        self._sizes: dict[str, tuple[int, float]] = {}
+        """Each queued job's number of hosts and walltime in the plan (with `rjms_delay`), read once."""
 
     @property
     def starts(self) -> dict[str, float]:
@@ -95,9 +97,13 @@ class ConservativeBackfilling:
                 submitted.sort(key=lambda job: (by(job), job.key))
             placing = [job.key for job in submitted]
         started: set[str] = set()
+        sizes, replace = self._sizes, plan.replace
         for key in placing:
-            job = pending[key]
-            placement = plan.replace(key, job.nb_res, requested_time(job) + self.rjms_delay, hosts)
+            size = sizes.get(key)
+            if size is None:
+                job = pending[key]
+                size = sizes[key] = job.nb_res, requested_time(job) + self.rjms_delay
+            placement = replace(key, size[0], size[1], hosts)
             if placement is not None and placement.now:
                 started.add(key)
                 self._running[key] = None
@@ -106,6 +112,7 @@ class ConservativeBackfilling:
             queue = [key for key in queue if key not in started]
             for key in started:
                 del released[key]
+                self._sizes.pop(key, None)
         self._queue = queue
 
     def _usable_units(self, view: ClusterView) -> IntervalSet:
@@ -135,6 +142,7 @@ class ConservativeBackfilling:
             released.setdefault(key, view.now)
         for key in [k for k in released if k not in pending]:
             del released[key]
+            self._sizes.pop(key, None)
         if order.key is None:
             return sorted(pending, key=lambda k: (released[k], k))
         by = order.key

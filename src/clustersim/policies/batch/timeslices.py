@@ -16,6 +16,11 @@ batsched computes with exact rationals; this uses floats, the same numbers whene
 integers (all of the reference corpus and every SWF trace). Free hosts are kept as bit masks (`IntervalSet.mask`):
 the intersections over the slices a job spans, made for every queued job at every compression, then cost a few
 machine operations each.
+
+A compression places every queued job again, but most keep their place: the plan logs each region freed (a job
+taken out) with the stretch its hosts are then free through, and a job is searched again only if a region freed
+since its last placement could hold part of a new place, and then only over the starts that region allows
+(`_may_move` proves it; the outputs are those of searching every job).
 """
 
 from __future__ import annotations
@@ -23,9 +28,9 @@ from __future__ import annotations
 import bisect
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import reduce
 from operator import and_
+from typing import NamedTuple
 
 from clustersim.intervals import IntervalSet
 
@@ -33,8 +38,7 @@ Pick = Callable[[IntervalSet, int], IntervalSet]
 """Which `count` hosts of the candidates a job takes (batsched: the lowest)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Placement:
+class Placement(NamedTuple):
     """Where a job was placed: from `start` on the hosts of `mask`; `now` is True when it starts in the first
     slice."""
 
@@ -50,7 +54,7 @@ class Placement:
 class TimeSlices:
     """batsched's `Schedule`: the planned jobs (running or not) and the free hosts of every time slice."""
 
-    __slots__ = ("_edges", "_jobs", "begins", "counts", "free")
+    __slots__ = ("_edges", "_freed", "_freed_base", "_jobs", "begins", "counts", "free", "prune")
 
     def __init__(self, now: float, hosts: IntervalSet):
         self.begins: list[float] = [now]
@@ -60,8 +64,17 @@ class TimeSlices:
         self._edges: dict[float, int] = {}
         """How many planned jobs start or end at each boundary between two slices (the first slice's beginning
         is not one): the boundary goes when that count falls to zero."""
-        self._jobs: dict[str, tuple[float, float, int, int, bool]] = {}
-        """Each planned job's (start, end, hosts mask, number of hosts, started in the first slice)."""
+        self._jobs: dict[str, tuple[float, float, int, int, bool, int]] = {}
+        """Each planned job's (start, end, hosts mask, number of hosts, started in the first slice, and how many
+        regions had been freed when it was last placed: the position in `_freed` it has seen)."""
+        self._freed: list[tuple[int, float, float]] = []
+        """Every region freed (a job taken out), in order: its hosts, and the earliest beginning and latest end of
+        the stretch any of them is then free through it (`_may_move`)."""
+        self._freed_base = 0
+        """How many freed regions were dropped from the front of `_freed` (seen by every planned job)."""
+        self.prune = True
+        """Skip re-placing a job that no region freed since its last placement can move (`_may_move`); False
+        re-places every job by the full search (the straightforward computation, for the tests)."""
 
     def __contains__(self, key: str) -> bool:
         return key in self._jobs
@@ -113,19 +126,38 @@ class TimeSlices:
             if job is not None:
                 self.remove(key)
             return self.add(key, nb_res, walltime, pick)
-        start, end, hosts, nb_own, first = job
+        start, end, hosts, nb_own, first, seen = job
         begins, counts = self.begins, self.counts
-        i = 0 if first else bisect.bisect_right(begins, start) - 1
+        if (
+            self.prune
+            and start > begins[0]
+            and pick is IntervalSet.lowest
+            and nb_own == nb_res
+            and end == start + walltime
+        ):
+            window = self._may_move(seen, start, end, hosts)
+            if window is None:
+                return self._kept(key, job)
+            # Only starts within the window may fit before the job's own.
+            i = bisect.bisect_right(begins, start) - 1
+            lo = bisect.bisect_left(begins, window[0], hi=i)
+            stop = bisect.bisect_right(begins, window[1], lo=lo, hi=i)
+        else:
+            i = 0 if first else bisect.bisect_right(begins, start) - 1
+            lo, stop = 0, i
         if i > 0:
             k = bisect.bisect_left(begins, end, lo=i + 1)
-            if pick is IntervalSet.lowest and max(counts[:i]) < nb_res:
+            if pick is IntervalSet.lowest and (lo >= stop or max(counts[lo:stop]) < nb_res):
                 # No earlier slice has room enough even by count: the job stays, and keeps its hosts unless a
                 # lower one is now free all along its place.
                 below = (1 << (hosts.bit_length() - 1)) - 1
                 if not reduce(and_, self.free[i:k]) & below:
-                    return Placement(start, hosts, False)
+                    return self._kept(key, job)
             own = (i, k, hosts, nb_own)
-            fit = self._first_fit(nb_res, walltime, own, i if pick is IntervalSet.lowest else None)
+            if pick is IntervalSet.lowest:
+                fit = self._first_fit(nb_res, walltime, own, stop, lo)
+            else:
+                fit = self._first_fit(nb_res, walltime, own)
             if fit is None and pick is IntervalSet.lowest:
                 # Nothing fits before the own place, which still fits: the job stays there, on its hosts unless a
                 # lower one is now free all along.
@@ -135,7 +167,7 @@ class TimeSlices:
                 if free_along & below:
                     fit = i, k, start, end, free_along | hosts
             if fit is None and pick is IntervalSet.lowest:
-                return Placement(start, hosts, False)
+                return self._kept(key, job)
             if fit is not None:
                 new_i, _, new_start, new_end, candidates = fit
                 if new_i == i and new_end == end:
@@ -143,9 +175,9 @@ class TimeSlices:
                         # The candidates hold the old hosts: they stay the lowest unless a lower one is free.
                         below = (1 << (hosts.bit_length() - 1)) - 1
                         if not candidates & ~hosts & below:
-                            return Placement(start, hosts, False)
+                            return self._kept(key, job)
                     elif _picked(pick, candidates, nb_res) == hosts:
-                        return Placement(start, hosts, False)
+                        return self._kept(key, job)
                 new_hosts = _picked(pick, candidates, nb_res)
                 # Take the job out, then the new place (a boundary there survives the removal, or the first fit
                 # would have found the earlier slice the removal merges it into).
@@ -158,12 +190,51 @@ class TimeSlices:
         self.remove(key)
         return self.add(key, nb_res, walltime, pick)
 
+    def _kept(self, key: str, job: tuple[float, float, int, int, bool, int]) -> Placement:
+        """A job keeps its place, which is its first fit now: it has seen every region freed so far."""
+        start, end, hosts, nb_res, first, _ = job
+        self._jobs[key] = (start, end, hosts, nb_res, first, self._freed_base + len(self._freed))
+        return Placement(start, hosts, False)
+
+    def _may_move(self, seen: int, start: float, end: float, hosts: int) -> tuple[float, float] | None:
+        """The earliest and latest start of a place that regions freed since a job was placed (at position `seen`
+        of `_freed`) may let it take instead of its own (earlier, or on lower hosts); None proves its place is
+        still its first fit.
+
+        Its place was the first fit when it was placed; since then the plan has only gained jobs except in the
+        regions freed (and time passed, which removes starts). So a new first fit uses a freed cell, on some host h
+        of the region freed last among those it uses; when that region was freed, every other cell of the new
+        place was free already, except the job's own. So h was then free through a stretch that begins no later
+        than the job's start and either lasts its walltime or, when h is one of the job's hosts, reaches its
+        start (the job's own cells on h follow). The new place starts within that stretch."""
+        freed = self._freed
+        since = seen - self._freed_base
+        # When many regions were freed (many jobs moved), checking each would cost more than the search it saves,
+        # which takes a few steps per slice: the whole plan is searched then.
+        if len(freed) - since > 16 + len(self.begins) // 4:
+            return -math.inf, start
+        walltime = end - start
+        lo, hi = math.inf, -math.inf
+        for index in range(since, len(freed)):
+            region, first, last = freed[index]
+            if first <= start:
+                if region & hosts and last >= start:
+                    lo, hi = min(lo, first), start
+                elif last - first >= walltime:
+                    lo, hi = min(lo, first), max(hi, last - walltime if walltime < math.inf else start)
+        return None if hi < lo else (lo, min(hi, start))
+
     def _first_fit(
-        self, nb_res: int, walltime: float, own: tuple[int, int, int, int] | None = None, stop: int | None = None
+        self,
+        nb_res: int,
+        walltime: float,
+        own: tuple[int, int, int, int] | None = None,
+        stop: int | None = None,
+        begin: int = 0,
     ) -> tuple[int, int, float, float, int] | None:
         """The first slice i from which `nb_res` hosts stay free for `walltime`, the end k of its span, the start,
         end and the hosts free all along (a mask). `own` (slices i0..k0-1, hosts mask, number of hosts) are free
-        too: the job being placed again holds them. With `stop`, only slices before it are tried.
+        too: the job being placed again holds them. Only slices from `begin` (and before `stop`) are tried.
 
         Counts are checked first: a slice of the span with too few free hosts rules out every start up to it, so
         the scan jumps past it. Starts tried before the own slices only meet them in a span, where their hosts
@@ -173,19 +244,19 @@ class TimeSlices:
         if own_nb and (stop is None or stop > own_from):
             counts[own_from:own_to] = [count + own_nb for count in counts[own_from:own_to]]
             try:
-                return self._search(nb_res, walltime, (own_from, own_to, own_hosts, 0), stop)
+                return self._search(nb_res, walltime, (own_from, own_to, own_hosts, 0), stop, begin)
             finally:
                 counts[own_from:own_to] = [count - own_nb for count in counts[own_from:own_to]]
-        return self._search(nb_res, walltime, (own_from, own_to, own_hosts, own_nb), stop)
+        return self._search(nb_res, walltime, (own_from, own_to, own_hosts, own_nb), stop, begin)
 
     def _search(
-        self, nb_res: int, walltime: float, own: tuple[int, int, int, int], stop: int | None
+        self, nb_res: int, walltime: float, own: tuple[int, int, int, int], stop: int | None, begin: int
     ) -> tuple[int, int, float, float, int] | None:
         begins, free, counts = self.begins, self.free, self.counts
         own_from, own_to, own_hosts, own_nb = own
         nb_slices = len(begins)
         last = nb_slices if stop is None else stop
-        i = 0
+        i = begin
         while i < last:
             if counts[i] < nb_res:
                 i += 1
@@ -229,7 +300,7 @@ class TimeSlices:
         for s in range(i, k):
             free[s] &= keep
             counts[s] -= nb_res
-        self._jobs[key] = (start, end, hosts, nb_res, i == 0)
+        self._jobs[key] = (start, end, hosts, nb_res, i == 0, self._freed_base + len(self._freed))
 
     def place_running(self, key: str, hosts: IntervalSet, end: float) -> None:
         """Hold `hosts` from now until `end` for a job already running (when the plan is built again)."""
@@ -242,7 +313,7 @@ class TimeSlices:
         job = self._jobs.pop(key, None)
         if job is None:
             return False
-        start, end, hosts, nb_res, first = job
+        start, end, hosts, nb_res, first, _ = job
         begins, free, counts = self.begins, self.free, self.counts
         i = 0 if first else bisect.bisect_right(begins, start) - 1
         s = i
@@ -251,6 +322,7 @@ class TimeSlices:
             free[s] |= hosts
             counts[s] += nb_res
             s += 1
+        self._log_freed(i, s, hosts)
         # The boundaries this job made go when no other job starts or ends there: the end first (it is later).
         held = s < nb_slices and begins[s] == end
         if end != math.inf and (end != start or held):
@@ -258,6 +330,27 @@ class TimeSlices:
         if not first:
             self._unmark(start, i)
         return True
+
+    def _log_freed(self, i: int, k: int, hosts: int) -> None:
+        """Log the region of slices i..k-1 just freed on `hosts`, with the stretch around it through which any of
+        them is free (an upper bound for each host: the earliest beginning and latest end over them)."""
+        begins, free = self.begins, self.free
+        nb_slices = len(begins)
+        left, held = i, hosts
+        while left > 0 and held & free[left - 1]:
+            held &= free[left - 1]
+            left -= 1
+        right, held = k, hosts
+        while right < nb_slices and held & free[right]:
+            held &= free[right]
+            right += 1
+        freed = self._freed
+        freed.append((hosts, begins[left], begins[right] if right < nb_slices else math.inf))
+        if len(freed) > 256 + 2 * len(self._jobs):
+            # Drop what every job waiting in the plan has seen (jobs in the first slice are never skipped).
+            seen = min((job[5] for job in self._jobs.values() if not job[4]), default=self._freed_base + len(freed))
+            del freed[: seen - self._freed_base]
+            self._freed_base = seen
 
     def _unmark(self, t: float, index: int | None) -> None:
         edges = self._edges
