@@ -93,6 +93,11 @@ class EnergyMeter:
         self._energy_file: TextIO | None = None
         self._pstates_file: TextIO | None = None
         self._last_entry = (0.0, 0.0)
+        self.moment: int | None = None
+        """Which inter-actor message of the current instant the next row is written at, when the core counts
+        them (Batsim's delivery): Batsim writes NA as the mean power of a row written at the same SimGrid time as
+        the previous one."""
+        self._last_moment: int | None = None
         if output_dir is not None:
             def trace(name: str, columns: str) -> TextIO:
                 f = open(output_dir / f"{prefix}{name}", "w", encoding="utf-8")  # noqa: SIM115
@@ -230,11 +235,12 @@ class EnergyMeter:
         transition = SWITCHING_ON_PSTATE if on else SWITCHING_OFF_PSTATE
         self._pstate_rows(now, nodes, lambda node: transition)
 
-    def switches_done(self, now: float, nodes: Sequence[int], on: bool) -> None:
-        """`nodes` end their transition together; called before they move (Batsim's row has the power before
-        and, since it sets the new power state first, the minimum power after)."""
+    def switches_done(self, now: float, nodes: Sequence[int], on: bool, moved: bool = False) -> None:
+        """`nodes` end their transition together; called before they move, or once they `moved` (Batsim's row has
+        the power before and, since it sets the new power state first, the minimum power after)."""
         old, new = (NodeState.SWITCHING_ON, NodeState.IDLE) if on else (NodeState.SWITCHING_OFF, NodeState.SLEEPING)
-        after = self._static + sum((self._base_watts(n, new) - self._base_watts(n, old) for n in nodes), 0.0)
+        after = self._static + (0.0 if moved else sum((self._base_watts(n, new) - self._base_watts(n, old)
+                                                         for n in nodes), 0.0))
         self._entry(now, "p", after)
         self._pstate_rows(now, nodes, self._compute_pstate if on else self._sleep_pstate)
 
@@ -269,8 +275,11 @@ class EnergyMeter:
         energy = self.energy
         epower = (energy - last_energy) / (now - last_time) if now > last_time else self._static + self._dynamic_power
         wattmin = self._static if wattmin is None else wattmin
-        self._energy_file.write(f"{now:g},{energy:g},{kind},{wattmin:g},{epower:g}\n")
+        moment = self.moment
+        same = moment is not None and now == last_time and moment == self._last_moment
+        self._energy_file.write(f"{now:g},{energy:g},{kind},{wattmin:g},{'NA' if same else format(epower, 'g')}\n")
         self._last_entry = (now, energy)
+        self._last_moment = moment
 
     def _pstate_rows(self, now: float, nodes: Iterable[int], pstate: Callable[[int], int]) -> None:
         """pstate_changes.csv: one row per new power state, naming its machines as an interval set."""
