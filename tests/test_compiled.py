@@ -46,6 +46,12 @@ RUNS = {
                              "--policy", "conservative"],
     "example-failures": ["-p", str(EXAMPLES / "platform.xml"), "-w", str(EXAMPLES / "workload.json"),
                          "--events", str(EXAMPLES / "failures.txt")],
+    "example-slurm": ["-w", str(EXAMPLES / "trace.swf"), "--policy", "slurm", "--policy-option",
+                      f"conf={EXAMPLES / 'slurm.conf'}"],
+    "example-slurm-requests": ["-w", str(EXAMPLES / "requests.csv"), "--policy", "slurm", "--policy-option",
+                               f"conf={EXAMPLES / 'requests.conf'}"],
+    "example-slurm-gres": ["-w", str(EXAMPLES / "job-scripts"), "--policy", "slurm", "--policy-option",
+                           f"conf={EXAMPLES / 'gres.conf'}"],
 }
 CLI = "import sys; from clustersim.cli import main; sys.argv[0] = 'clustersim'; main()"
 
@@ -123,6 +129,10 @@ ON_COMPILED = [
     "tests/test_machine_failures.py",
     "tests/test_kube_columns.py",
     "tests/test_kube_queue.py",
+    "tests/test_slurm_speed.py",
+    "tests/test_slurm_node_space.py",
+    "tests/test_slurm_model.py",
+    "tests/test_slurm_shapes.py",
 ]
 
 
