@@ -15,8 +15,6 @@ import random
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from clustersim.policies.registry import create_policy
 from clustersim.policies.slurm.conf import parse_slurm_conf, platform_from_conf
@@ -87,38 +85,3 @@ def test_the_fast_backfill_pass_keeps_every_start_and_cpu(case: str) -> None:
     if os.environ.get("CLUSTERSIM_REGOLD") == "1":
         golden.write_text(rows)
     assert rows == golden.read_text()
-
-
-@st.composite
-def _small_workloads(draw: st.DrawFn) -> list[Job]:
-    """Bursts of jobs that outgrow the cluster (so passes repeat on a waiting queue), some without limits, some
-    overrunning them, in the partitions of MIXED_CONF."""
-    jobs = []
-    submit = 0.0
-    for i in range(draw(st.integers(1, 40))):
-        submit += draw(st.sampled_from([0.0, 0.0, 1.0, 13.5, 61.0, 400.0]))
-        runtime = float(draw(st.integers(1, 3000)))
-        walltime = draw(st.sampled_from([None, 60.0, 600.0, 3600.0, 10800.0]))
-        jobs.append(Job(str(i + 1), submit, draw(st.sampled_from([1, 2, 4, 8, 12, 24, 40])), Delay(runtime),
-                        walltime=walltime, user=f"u{draw(st.integers(1, 3))}",
-                        queue=draw(st.sampled_from(["big", "small", "", "big,small"]))))
-    return jobs
-
-
-@given(_small_workloads(), st.sampled_from([MIXED_CONF, CASES["kth"][0]]), st.sampled_from([0.0, 0.2, 5.0]))
-@settings(max_examples=60, deadline=None)
-def test_a_repeated_idle_main_pass_is_not_run_and_changes_no_start(jobs: list[Job], conf_text: str,
-                                                                   epilog: float) -> None:
-    """The main pass kept from the last one that started nothing (same queue, same free resources) gives the
-    schedule that running every pass gives (an epilog frees CPUs after the queue last changed)."""
-
-    def rows(reuse: bool) -> list[tuple[str, str, float, float, str]]:
-        conf = parse_slurm_conf(conf_text, source="slurm.conf")
-        policy = create_policy("slurm", conf=conf, clock_origin=1_700_000_000.25, epilog_delay=epilog)
-        policy.reuse_idle_passes = reuse  # type: ignore[attr-defined]
-        collector = Collector()
-        simulate(platform_from_conf(conf), Workload.from_jobs(jobs), policy, extra_sinks=[collector])
-        return sorted((key, o.state.name, o.start, o.finish, str(o.resources))
-                      for key, o in collector.outcomes.items())
-
-    assert rows(True) == rows(False)

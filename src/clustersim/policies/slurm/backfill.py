@@ -443,11 +443,8 @@ class BackfillMemory:
     valid_until: float = -math.inf
     idle: dict[int, int] = field(default_factory=dict)
     """Idle CPUs in all per node set (the main scheduler asks them too, for the same free CPUs)."""
-    generation: int = 0
-    """How many times a job started or ended (the free resources changed) so far."""
 
     def clear(self) -> None:
-        self.generation += 1
         self.will_run.clear()
         self.idle.clear()
         self.queue = None

@@ -217,10 +217,6 @@ class _Timing:
 class Slurm(Policy):
     """Slurm 22.05's main and backfill schedulers, priority plugins and cons_tres CPU allocation."""
 
-    reuse_idle_passes = True
-    """A main pass on the queue and free resources of the last one, which started nothing, is not run again
-    (False: every pass runs; the tests compare both)."""
-
     def __init__(
         self,
         conf: str | Path | SlurmConf | None = None,
@@ -287,9 +283,6 @@ class Slurm(Policy):
         self._bf_memory = BackfillMemory()
         """What backfill cycles reuse while no job starts or ends."""
         self._entries: list[tuple[_Job, _Partition]] | None = None
-        self._idle_pass: tuple[list[tuple[_Job, _Partition]], bool, int, bool] | None = None
-        """The last main pass that started nothing: its queue, whether full, the resources' generation and
-        whether it skipped a job (the same pass on the same queue and resources starts nothing again)."""
         self._candidates: list[Candidate] = []
         self._running_records: list[Running] | None = None
         """What the will-run test sees of the running jobs (kept until a job starts or ends)."""
@@ -654,11 +647,7 @@ class Slurm(Policy):
         skipped = False
         closed = {p.index for p in self._partitions.values() if not p.conf.up}
         queue = self._queue()
-        generation = self._bf_memory.generation
-        idle = self._idle_pass
-        repeated = (self.reuse_idle_passes and idle is not None and idle[0] is queue and idle[1] == full
-                    and idle[2] == generation)
-        for position, (info, part) in enumerate([] if repeated else queue):
+        for position, (info, part) in enumerate(queue):
             if info.job.key not in self._pending:
                 continue  # started from an entry of another partition
             if not full:
@@ -679,11 +668,6 @@ class Slurm(Policy):
                     break
                 continue
             yield self._start(info, allocation, now, part)
-        if repeated:
-            assert idle is not None
-            skipped = idle[3]
-        elif self._bf_memory.generation == generation:
-            self._idle_pass = (queue, full, generation, skipped)
         if skipped:
             self._note_work(now)
         if full and not self._running and self._pending:
@@ -852,23 +836,26 @@ class Slurm(Policy):
                 and info.limit is not None and info.slurm_end + over <= now + _EPS]
 
     def _wake_up(self, now: float) -> Iterator[Decision]:
+        times: list[float] = []
         stuck = self._stuck and not self._running and self._no_more_jobs
-        times = [self._tick_time()]
+        tick = self._tick_time()
+        if tick is not None:
+            times.append(tick)
         if self._pending and not stuck:
             times.append(self._next_full)
             if self._plugin.recalculates:
                 times.append(self._next_calc)
-        if self._backfill and not stuck:
-            times.append(self._bf_due())  # even on an empty queue: the cycle sets the phase of the next ones
-        if self._kill_checks:
-            times.extend(self._kill_checks.values())
-        if self._completing:
-            times.extend(self._completing.values())
-        floor = now + _EPS
-        wake = min((t for t in times if t is not None and t > floor), default=None)
-        if wake is not None and all(abs(wake - t) > _EPS for t in self._calls):
-            self._calls.add(wake)
-            yield CallMeLater(wake)
+        due = self._bf_due()
+        if self._backfill and due is not None and not stuck:
+            times.append(due)  # even on an empty queue: the cycle sets the phase of the next ones
+        times.extend(self._kill_checks.values())
+        times.extend(self._completing.values())
+        future = [t for t in times if t > now + _EPS]
+        if future:
+            wake = min(future)
+            if all(abs(wake - t) > _EPS for t in self._calls):
+                self._calls.add(wake)
+                yield CallMeLater(wake)
 
 
 def _on_period(elapsed: float, period: float) -> bool:
