@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from clustersim.core.nodes import NodeState, NodeTracker
 from clustersim.errors import InputError
@@ -29,6 +29,11 @@ CONSUMED_ENERGY_COLUMNS = "time,energy,event_type,wattmin,epower"
 PSTATE_CHANGES_COLUMNS = "time,machine_id,new_pstate"
 SWITCHING_ON_PSTATE, SWITCHING_OFF_PSTATE = -1, -2
 """What Batsim's pstate_changes.csv writes for machines in transition to a computing or a sleep power state."""
+MACHINE_STATES_ROW = "%g,%d,%d,%d,%d,%d\n"
+CONSUMED_ENERGY_ROW = "%g,%g,%s,%g,%g\n"
+"""The rows of Batsim's trace files (`%g`: 6 significant digits, as Batsim writes them)."""
+ROWS_PER_WRITE = 4096
+"""Rows are kept as tuples and formatted together, at C speed, this many at a time (a few per job)."""
 
 
 def power_models(platform: Platform) -> list[PowerModel]:
@@ -92,7 +97,10 @@ class EnergyMeter:
         self._states_file: TextIO | None = None
         self._energy_file: TextIO | None = None
         self._pstates_file: TextIO | None = None
-        self._last_entry = (0.0, 0.0)
+        self._state_rows: list[tuple[float, int, int, int, int, int]] = []
+        self._energy_rows: list[tuple[float, float, str, float, float]] = []
+        self._last_row_time = 0.0
+        self._last_row_energy = 0.0
         if output_dir is not None:
             def trace(name: str, columns: str) -> TextIO:
                 f = open(output_dir / f"{prefix}{name}", "w", encoding="utf-8")  # noqa: SIM115
@@ -141,19 +149,22 @@ class EnergyMeter:
             self._first_submit_energy = self.energy
 
     def job_started(self, now: float, resources: IntervalSet, computes: bool = True) -> None:
-        """A job starts; one that `computes` loads its units to full power (a delay job leaves them idle)."""
+        """A job starts (the tracker already moved its nodes); one that `computes` loads its units to full power (a
+        delay job leaves them idle)."""
         self._entry(now, "s")
         if computes:
             self._dynamic_power += self._sum(self._dynamic, resources)
+        self.states_changed(now)
 
     def job_ended(self, now: float, start: float, resources: IntervalSet, computes: bool = True) -> float:
-        """Account for a job's end; returns the energy it consumed."""
+        """Account for a job's end (the tracker already moved its nodes); returns the energy it consumed."""
         self._last_end_energy = self.energy
         self._entry(now, "e")
         if computes:
             self._dynamic_power -= self._sum(self._dynamic, resources)
             if abs(self._dynamic_power) < 1e-9:
                 self._dynamic_power = 0.0  # no busy unit left: drop floating-point residue
+        self.states_changed(now)
         energy = (now - start) * self._sum(self._full if computes else self._idle, resources)
         if self._dvfs:
             energy -= self._dvfs_correction(start, resources, computes)
@@ -251,10 +262,11 @@ class EnergyMeter:
         several at one instant."""
         if self._states_file is None:
             return
-        computing, idle, sleeping, switching_on, switching_off = self.tracker.by_state  # NodeState's order
-        self._states_file.write(
-            f"{now:g},{len(sleeping)},{len(switching_on)},{len(switching_off)},{len(idle)},{len(computing)}\n"
-        )
+        computing, idle, sleeping, switching_on, switching_off = self.tracker.nodes_in  # NodeState's order
+        rows = self._state_rows
+        rows.append((now, sleeping, switching_on, switching_off, idle, computing))
+        if len(rows) == ROWS_PER_WRITE:
+            _write_rows(self._states_file, MACHINE_STATES_ROW, rows)
 
     # -- outputs -------------------------------------------------------------------------------------------
 
@@ -265,12 +277,18 @@ class EnergyMeter:
         or in its current sleep or transition state (after the event when given)."""
         if self._energy_file is None:
             return
-        last_time, last_energy = self._last_entry
+        last_time = self._last_row_time
         energy = self.energy
-        epower = (energy - last_energy) / (now - last_time) if now > last_time else self._static + self._dynamic_power
-        wattmin = self._static if wattmin is None else wattmin
-        self._energy_file.write(f"{now:g},{energy:g},{kind},{wattmin:g},{epower:g}\n")
-        self._last_entry = (now, energy)
+        if now > last_time:
+            epower = (energy - self._last_row_energy) / (now - last_time)
+        else:
+            epower = self._static + self._dynamic_power
+        rows = self._energy_rows
+        rows.append((now, energy, kind, self._static if wattmin is None else wattmin, epower))
+        if len(rows) == ROWS_PER_WRITE:
+            _write_rows(self._energy_file, CONSUMED_ENERGY_ROW, rows)
+        self._last_row_time = now
+        self._last_row_energy = energy
 
     def _pstate_rows(self, now: float, nodes: Iterable[int], pstate: Callable[[int], int]) -> None:
         """pstate_changes.csv: one row per new power state, naming its machines as an interval set."""
@@ -299,7 +317,17 @@ class EnergyMeter:
     def close(self, now: float) -> None:
         """Integrate up to the end of the run and close the files."""
         self.advance(now)
+        if self._states_file is not None:
+            _write_rows(self._states_file, MACHINE_STATES_ROW, self._state_rows)
+        if self._energy_file is not None:
+            _write_rows(self._energy_file, CONSUMED_ENERGY_ROW, self._energy_rows)
         for f in (self._states_file, self._energy_file, self._pstates_file):
             if f is not None:
                 f.close()
         self._states_file = self._energy_file = self._pstates_file = None
+
+
+def _write_rows(file: TextIO, row: str, rows: list[Any]) -> None:
+    """Format and write rows kept as tuples, all at once, and forget them."""
+    file.write("".join(map(row.__mod__, rows)))
+    rows.clear()
