@@ -81,7 +81,8 @@ class NodeTracker:
             states, since = self._state, self._since
             for node in sorted(range(len(states)), key=self._entered.__getitem__):  # stable: ties in node order
                 by_state[states[node]][node] = since[node]
-            self._busy = [self.nb_units[node] if state is NodeState.COMPUTING else 0 for node, state in enumerate(states)]
+            computing = NodeState.COMPUTING
+            self._busy = [self.nb_units[node] if state is computing else 0 for node, state in enumerate(states)]
             self._by_state = by_state
         return self._by_state
 
