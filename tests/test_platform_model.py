@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -20,7 +22,7 @@ import pytest
 
 import clustersim.core.simgrid_execution as simgrid_model
 from clustersim.cli import main
-from clustersim.exit_codes import EXIT_OK
+from clustersim.exit_codes import EXIT_INTERRUPTED, EXIT_OK
 from conftest import csv_rows
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -216,3 +218,31 @@ def test_failures_with_the_simgrid_model_give_the_fast_models_schedule(tmp_path:
                    "--events", events, "-o", tmp_path / "out")
     assert done.returncode == EXIT_OK, done.stderr
     assert schedule(tmp_path / "out" / "jobs.csv") == WITH_FAILURE
+
+
+@pytest.mark.parametrize("delivery", ["batsim", "instant"])
+def test_ctrl_c_stops_a_simgrid_run_at_once_and_keeps_its_outputs(inputs: tuple[Path, Path], delivery: str) -> None:
+    """SimGrid's actors run in threads of their own, where Python runs no signal handler, and SimGrid's own
+    handler would exit(1) with schedule.csv unwritten: Ctrl-C must end the run as in the fast model."""
+    platform, workload = inputs
+    jobs = [{"id": i, "subtime": i, "res": 2, "profile": "comm"} for i in range(100_000)]
+    workload.write_text(json.dumps({"nb_res": 4, "jobs": jobs, "profiles": PROFILES}))
+    out = platform.parent / "out"
+    terminal = "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); " \
+               "from clustersim.cli import main; sys.exit(main(sys.argv[1:]))"  # Ctrl-C as in a terminal
+    run = subprocess.Popen(
+        [sys.executable, "-c", terminal, "run", "-p", str(platform), "-w", str(workload), "--platform-model",
+         "simgrid", "--delivery", delivery, "-o", str(out), "-q", "--no-gantt"],
+        stderr=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT / "src")),
+    )
+    jobs_csv = out / "jobs.csv"
+    while run.poll() is None and (not jobs_csv.exists() or jobs_csv.stat().st_size < 10_000):
+        time.sleep(0.05)
+    run.send_signal(signal.SIGINT)
+    _, stderr = run.communicate(timeout=300)
+    assert run.returncode == EXIT_INTERRUPTED, stderr
+    assert "partial: extra_metrics.csv says so" in stderr
+    recorded = len(csv_rows(jobs_csv))
+    assert 0 < recorded < len(jobs)  # stopped where it was, not at the end of the run
+    assert int(csv_rows(out / "schedule.csv")[0]["nb_jobs"]) == recorded
+    assert csv_rows(out / "extra_metrics.csv")[0]["partial"] == "1"

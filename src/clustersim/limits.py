@@ -25,6 +25,9 @@ MAX_SECONDS = 1e10
 """Simulated seconds any duration, time or walltime may have (about 317 years)."""
 MAX_STEPS = 100_000_000
 """Time steps a stepped simulation may take (an autoscaling scenario's duration over its smallest step)."""
+MAX_REQUESTS = 1_000_000_000
+"""Requests an autoscaling run simulates one by one (per-request mode: the traffic's peak rate times the
+duration), and requests per second of any traffic rate (the aggregate mode's arithmetic stays finite)."""
 MAX_BODY_BYTES = 16 * 1024 * 1024
 """Bytes of one request body `serve-k8s` reads (kube-apiserver's default limit is 3 MiB per object)."""
 MAX_HEADER_BYTES = 64 * 1024
@@ -56,6 +59,8 @@ LIMITS = (
     Limit("MAX_RUNS", MAX_RUNS, "runs of one experiment file"),
     Limit("MAX_SECONDS", MAX_SECONDS, "simulated seconds of any duration, time or walltime"),
     Limit("MAX_STEPS", MAX_STEPS, "time steps of a stepped simulation (autoscaling: duration / smallest step)"),
+    Limit("MAX_REQUESTS", MAX_REQUESTS,
+          "requests of one per-request autoscaling run (peak rate x duration); requests/s of any traffic rate"),
     Limit("MAX_BODY_BYTES", MAX_BODY_BYTES, "bytes of one serve-k8s request body (413 beyond)"),
     Limit("MAX_HEADER_BYTES", MAX_HEADER_BYTES, "bytes of one serve-k8s request line plus headers (431 beyond)"),
     Limit("MAX_JSON_DEPTH", MAX_JSON_DEPTH, "nesting depth of a serve-k8s JSON body (400 beyond)"),

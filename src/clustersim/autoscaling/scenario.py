@@ -31,7 +31,7 @@ from clustersim.autoscaling.serving import DISTRIBUTIONS, Work
 from clustersim.autoscaling.traffic import TRAFFIC, TrafficSource, read_replay, traffic_names
 from clustersim.autoscaling.vpa import RESOURCES, ContainerPolicy, Mode, Resources, VpaSpec
 from clustersim.errors import UnknownNameError
-from clustersim.limits import MAX_JOBS, MAX_SECONDS, MAX_STEPS
+from clustersim.limits import MAX_JOBS, MAX_REQUESTS, MAX_SECONDS, MAX_STEPS
 from clustersim.platform.cluster_file import parse_cluster, read_cluster_file
 from clustersim.platform.model import Platform
 
@@ -118,7 +118,7 @@ def parse_scenario(document: object, *, source: str = "<memory>", base: Path = P
         background=_background(check.mapping(top["cluster"], "cluster").get("workload", []), check),
         vpa=None if top.get("vpa") is None else _vpa(check.mapping(top["vpa"], "vpa"), check),
     )
-    _check_steps(scenario, check)
+    _check_size(scenario, check)
     return scenario
 
 
@@ -130,9 +130,9 @@ def _path(value: object, field: str, check: Checker, base: Path) -> Path:
     return base / name
 
 
-def _check_steps(scenario: Scenario, check: Checker) -> None:
-    """Refuse a scenario whose duration over its smallest step (output interval, metrics tick, fluid step)
-    is more steps than MAX_STEPS: it would run for days with nothing to show."""
+def _check_size(scenario: Scenario, check: Checker) -> None:
+    """Refuse a scenario that would run for days with nothing to show: more steps than MAX_STEPS (its duration
+    over its smallest step: output interval, metrics tick, fluid step), or more requests than MAX_REQUESTS."""
     steps = [scenario.output_interval, scenario.metrics.tick]
     if scenario.mode == "aggregate":
         steps.append(scenario.fluid_step)
@@ -140,6 +140,13 @@ def _check_steps(scenario: Scenario, check: Checker) -> None:
     if scenario.duration > MAX_SECONDS or count > MAX_STEPS:
         check.fail("duration", f"{scenario.duration:g} s in steps of {min(steps):g} s is more than the limits of "
                    f"{MAX_SECONDS:g} s and {MAX_STEPS} steps (docs/limits.md)")
+    peak = scenario.traffic.peak()
+    if peak > MAX_REQUESTS:
+        check.fail("traffic", f"a peak rate of {peak:g} requests/s is more than the limit of {MAX_REQUESTS} "
+                   "(docs/limits.md)")
+    if scenario.mode == "per-request" and peak * scenario.duration > MAX_REQUESTS:
+        check.fail("traffic", f"{peak:g} requests/s for {scenario.duration:g} s is more than the {MAX_REQUESTS} "
+                   "requests a per-request run simulates (docs/limits.md); the aggregate mode models such traffic")
 
 
 VPA_KEYS = ("mode", "min_replicas", "eviction_tolerance", "recommender_interval", "updater_interval",

@@ -96,6 +96,7 @@ class BatsimActors:
             else:
                 self._waiting = True
             message = self._mailbox.get()
+            self.model.check_interrupt()
             now = self._clock()
             sim._queue.now = sim.state.now = now
             kind = message[0]

@@ -25,7 +25,9 @@ from __future__ import annotations
 import importlib.machinery
 import importlib.util
 import os
+import signal
 import sys
+import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -33,6 +35,7 @@ from types import ModuleType
 from typing import Any, NamedTuple
 
 from clustersim._io.system import apt_install
+from clustersim.core.interrupts import SignalWatch
 from clustersim.core.state import RunningJob
 from clustersim.errors import ClusterSimError, InputError
 from clustersim.platform.model import Platform, Unit
@@ -207,7 +210,10 @@ class SimgridExecution:
             raise SimgridUsed("SimGrid runs one simulation per process: run each simgrid simulation in its own process")
         _used = True
         self._sg: Any = simgrid
+        handler = signal.getsignal(signal.SIGINT)
         self._engine: Any = simgrid.Engine(["clustersim", "--cfg=host/model:ptask_L07", "--log=root.thres:critical"])
+        if handler is not None and threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, handler)  # SimGrid's own handler would exit(1), outputs unfinished
         try:
             self._engine.load_platform(str(platform_file))
         except RuntimeError as error:  # SimGrid's own parser is stricter than ours (it wants the DOCTYPE...)
@@ -229,6 +235,8 @@ class SimgridExecution:
         self._released = 0
         self._acquired = 0
         self._error: BaseException | None = None
+        self._signals = SignalWatch()
+        """Ctrl-C as the core's actor sees it: actors run in SimGrid's threads, where Python runs no handler."""
         self.on_end: Callable[[str, float, bool], None] | None = None
         """Set by Batsim's actors: a job's actor calls it when the job ends (key, time, walltime reached), and
         starts wait for `launch`."""
@@ -262,9 +270,15 @@ class SimgridExecution:
                 self._actors.clear()
 
         sg.Actor.create("clustersim", self._home, core)
-        self._engine.run()
+        with self._signals:
+            self._engine.run()
         if self._error is not None:
             raise self._error
+
+    def check_interrupt(self) -> None:
+        """Raise KeyboardInterrupt in the calling actor if Ctrl-C was pressed: the run then ends as one
+        interrupted in the fast model does, with its outputs kept and marked partial."""
+        self._signals.check()
 
     def start(self, running: RunningJob) -> None:
         key = running.job.key
@@ -362,6 +376,7 @@ class SimgridExecution:
         self._wake.release()
 
     def advance(self, until: float | None) -> Sequence[tuple[float, str]]:
+        self._signals.check()
         if not self._ended:
             if until is None:
                 if self._actors:
