@@ -92,10 +92,11 @@ def main() -> None:
     parser.add_argument("--power-off", metavar="POLICY",
                         help="with --energy: both runs keep node power states under this power-off policy "
                         "(e.g. idle-timeout:600); the run without energy keeps them without accounting")
-    parser.add_argument("--child", nargs=6, help=argparse.SUPPRESS)
+    # --child TRACE POLICY LIMIT DELIVERY [ENERGY [POWER_OFF]]: one measurement in this process
+    parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        trace, policy, limit, delivery, energy, power_off = args.child
+        trace, policy, limit, delivery, energy, power_off = [*args.child, "0", ""][:6]
         print(json.dumps(_measure(trace, policy, int(limit) or None, delivery, energy == "1", power_off)))
         return
     power_off = args.power_off or ""
