@@ -11,6 +11,8 @@ makespan and mean wait, and the built-in `kube` policy's figures on the same wor
         # stop after 600 s of wall time: how far simulated time got, and how many pods were bound
     python benchmarks/kubernetes_scheduler.py sim saturated 1000 20 --debug 20
         # the scheduler's scheduling attempts (its /metrics), and a 20 s CPU profile (go tool pprof) from 3 s in
+    python benchmarks/kubernetes_scheduler.py sim saturated 1000 20 --no-keep-failures
+        # every attempt through the filters and the preemption dry run (the build's --keep-failures=false)
 
 The facade's CPU is this process's (it runs in it); the scheduler's is its process's. Their sum over the wall
 time says who is busy: on 2 cores, a facade share well below half means it is not the bottleneck.
@@ -62,16 +64,16 @@ def fetch(url: str, timeout: float) -> bytes:
 
 
 def run_once(binary: Path, platform: Platform, pods: list[Job], extra: str, out: Path,
-             wall_limit: float = 0, debug: float = 0) -> dict[str, float]:
+             wall_limit: float = 0, debug: float = 0, *options: str) -> dict[str, float]:
     session = KubeSession(platform, PodWorkload(Workload.from_jobs(pods)), out,
                           TimeControl(deadlock_timeout=120), port=0)
     config = write_config(out / "scheduler.yaml", session.kubeconfig, extra)
-    args, port = [], 0
+    args, port = list(options), 0
     if debug:
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             port = probe.getsockname()[1]
-        args = debug_flags(port)
+        args += debug_flags(port)
     wall, cpu = time.perf_counter(), time.process_time()
     result, stats = None, {}
     with session, KubeScheduler(binary, config, out / "scheduler.log", *args) as scheduler:
@@ -118,6 +120,9 @@ def main() -> None:
     parser.add_argument("--debug", type=float, default=0, metavar="SECONDS",
                         help="count the scheduler's attempts and keep a CPU profile of SECONDS (cpu.pprof, in a "
                         "directory kept and named)")
+    parser.add_argument("--no-keep-failures", action="store_true", help="sim: run every attempt's filters and "
+                        "preemption dry run, even for a failure the build has answered before (the build's "
+                        "--keep-failures=false)")
     args = parser.parse_args()
     started = time.perf_counter()
     binary = build(SIMULATION if args.build == "sim" else PLAIN)
@@ -130,7 +135,8 @@ def main() -> None:
         outcomes = []
         for run in range(args.runs):
             with tempfile.TemporaryDirectory() as out:
-                r = run_once(binary, platform, pods, extra, Path(out), args.wall_limit, args.debug)
+                r = run_once(binary, platform, pods, extra, Path(out), args.wall_limit, args.debug,
+                             *(["--keep-failures=false"] if args.no_keep_failures else []))
                 if args.debug:
                     kept = Path(tempfile.mkdtemp(prefix="kube-scheduler-profile-"))
                     shutil.copytree(out, kept, dirs_exist_ok=True)

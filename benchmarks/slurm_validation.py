@@ -9,6 +9,11 @@ every recorded scenario is simulated (each real run in turn) and judged against 
     python benchmarks/slurm_validation.py --figure docs/slurm-validation.png     # the recorded scenarios
     python benchmarks/slurm_validation.py --record four-backfill-basic-burst@10 one-fifo-basic-swf@60
     python benchmarks/slurm_validation.py --record-requests gpus-spread@10 job-scripts@10
+    python benchmarks/slurm_validation.py --runs 3 --record four-backfill-basic-burst@10   # a third real run
+    python benchmarks/slurm_validation.py --measure-share slurm-validation   # EPILOG_SHARE from the kept logs
+
+A scenario with a third real run (`real3.csv`) also gets it judged as the simulation is (against each of the two
+runs, with the other as the spread): how often Slurm itself meets the issue's criterion.
 
 The request scenarios (one per kind of sbatch request, those of tests/test_slurm_sbatch_replay.py) are kept as
 `requests-NAME`.
@@ -20,6 +25,7 @@ import argparse
 import math
 import random
 import shutil
+import statistics
 import sys
 import time
 from collections.abc import Iterator
@@ -28,7 +34,14 @@ from pathlib import Path
 
 from clustersim.policies.slurm.conf import parse_slurm_conf
 from clustersim.slurm.replay import replay, write_replay
-from clustersim.slurm.validation import Verdict, evaluate, scenario_directories, whole_second_records
+from clustersim.slurm.validation import (
+    Verdict,
+    epilog_share,
+    evaluate,
+    judge,
+    scenario_directories,
+    whole_second_records,
+)
 from clustersim.workload.job import Job
 from clustersim.workload.load import load_workload
 from clustersim.workload.profiles import Delay
@@ -169,6 +182,33 @@ def evaluate_all(data: Path, output: Path) -> list[tuple[str, float, Verdict, fl
     return results
 
 
+def third_runs(data: Path) -> list[tuple[str, float, Verdict, float]]:
+    """Each scenario's third real run (if recorded) judged against each of its first two as a simulation is."""
+    results = []
+    for directory in scenario_directories(data):
+        if (directory / "real3.csv").exists():
+            for reference in (1, 2):
+                verdict = judge(directory, directory / "real3.csv", directory.parent.name, reference)
+                results.append((directory.parent.name, float(directory.name[1:]), verdict, 0.0))
+    return results
+
+
+def measured_share(outputs: list[Path]) -> str:
+    """EPILOG_SHARE measured on the slurmctld logs kept by --record (output/NAME/xK/clusterN, realN)."""
+    runs = [(log, log.parents[2] / f"real{log.parents[1].name[len('cluster'):]}" / "replay.json")
+            for output in outputs for log in sorted(output.glob("*/x*/cluster*/log/slurmctld.log"))]
+    share, per_run = epilog_share((log, replay) for log, replay in runs if replay.exists())
+    lines = ["| K | runs | end-to-pass latency: mean, median over the runs (s) | overhead, median (s) |",
+             "|---|---|---|---|"]
+    for speedup in sorted({k for k, _, _ in per_run}):
+        group = [(lat, ov) for k, lat, ov in per_run if k == speedup]
+        lines.append(f"| {speedup:g} | {len(group)} | {statistics.median(g[0] for g in group):.2f} "
+                     f"| {statistics.median(g[1] for g in group):.2f} |")
+    lines.append(f"\nepilog share (median over {len(per_run)} runs of (mean latency - sched_latency) / overhead): "
+                 f"{share:.3f}")
+    return "\n".join(lines)
+
+
 def figure(results: list[tuple[str, float, Verdict, float]], data: Path, output: Path, path: Path) -> None:
     """Real vs simulated start times of every scenario, one panel each (the docs' figure)."""
     import matplotlib
@@ -232,7 +272,6 @@ def by_acceleration(results: list[tuple[str, float, Verdict, float]], data: Path
     to the replay (its measured per-job overhead, its largest submit slip, both in cluster seconds, medians over
     the real runs), how far two real runs are from each other, and how far the simulation is."""
     import json
-    import statistics
 
     lines = [
         "| K | scenarios | overhead (s) | submit slip (s) | two real runs: mean abs start diff, median (max) "
@@ -266,7 +305,12 @@ def main() -> int:
                         help=f"replay these request scenarios ({', '.join(REQUEST_SCENARIOS)}) first")
     parser.add_argument("--runs", type=int, default=2, help="real runs per scenario (2 gives the spread)")
     parser.add_argument("--figure", type=Path, help="draw real vs simulated starts of every scenario (PNG)")
+    parser.add_argument("--measure-share", nargs="+", type=Path, metavar="OUTPUT",
+                        help="only measure the epilog share on the logs kept in these --output directories")
     args = parser.parse_args()
+    if args.measure_share:
+        print(measured_share(args.measure_share))
+        return 0
     known = {s[0]: s for s in scenarios()}
     for item in args.record or []:
         name, _, speedup = item.partition("@")
@@ -284,6 +328,10 @@ def main() -> int:
     print(table(results))
     print()
     print(by_acceleration(results, args.data))
+    third = third_runs(args.data)
+    if third:
+        print("\nA third real run judged as the simulation is:\n")
+        print(table(third))
     if args.figure is not None:
         figure(results, args.data, args.output, args.figure)
     return 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import signal
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,6 +21,11 @@ from clustersim.workload.stream import Workload
 # Hypothesis draws the same examples on every machine, so a CI run is reproducible.
 settings.register_profile("clustersim", derandomize=True, database=None, deadline=None)
 settings.load_profile("clustersim")
+
+# Ctrl-C as in a terminal, even when the suite runs as a background job (which starts with SIGINT ignored, and
+# passes that on to the processes the tests start): the tests of interrupted runs send SIGINT.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def csv_rows(path: Path) -> list[dict[str, str]]:

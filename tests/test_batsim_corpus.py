@@ -28,14 +28,6 @@ def grouping(instant: float) -> str:
     )
 
 
-def messages(instant: float) -> str:
-    return (
-        f"message timing on a platform of unequal message times: at t={instant:g} Batsim grouped job ends "
-        "otherwise, as its messages take 0.1 ns between the master's actors and 0.8 ns from a compute host, "
-        "where clustersim counts every message alike (docs/batsim-protocol.md); the schedules diverge from then"
-    )
-
-
 def drift(instant: float) -> str:
     return (
         f"Batsim's message offsets passed 0.5 µs: from t={instant:g} its times read t+0.000001 (decisions then wait "
@@ -68,8 +60,6 @@ DIFFERENT: dict[str, str] = {
     "ties_047_filler": grouping(190),
     "ties_048_easy_bf": grouping(27),
     "ties_051_filler": grouping(6),
-    "profiles_012_pht_easy_bf": messages(90) + WITH_SIMGRID,
-    "profiles_017_pht_fcfs": messages(3) + WITH_SIMGRID,
 }
 """Cases that still differ from Batsim's outputs, with the reason."""
 

@@ -31,58 +31,48 @@ from test_batsim_adapter import ScriptedScheduler
 
 CASES = cases("energy")
 
-REPLY_AFTER_THE_INSTANT = (
-    "at {at}, Batsim hands batsched the events of one instant in several messages but records every one of them "
-    "(job ends, machines done switching) before it applies batsched's reply to the first: the reply comes back "
-    "through SimGrid after the other events of that instant (out_protocol.jsonl.gz: {what}). clustersim applies "
-    "each reply before the next event of the instant, so that instant's rows come in another order"
+TIE = (
+    "exact tie of message counts (docs/batsim-protocol.md, How Batsim groups the events of one instant, point 5): "
 )
-"""Batsim's delivery of one instant's events and of the replies to them (core delivery, docs/batsim-protocol.md)."""
+"""A message posted at the very message count at which Batsim's server receives another: clustersim sees it there
+when it comes from the end of a computation (a computing job, a node's switch), not from the end of a sleep."""
 
-ROW_ORDER = {
-    "energy_000_energy_bf": REPLY_AFTER_THE_INSTANT.format(
-        at="t=45 (and 165, 175, 430)",
-        what="at 45, JOB_COMPLETED w0!3 is answered by SET_RESOURCE_STATE 0, then RESOURCE_STATE_CHANGED 5-31 "
-             "comes alone; Batsim's pstate_changes.csv has host 0's switch before 5-31's sleep"),
-    "energy_017_energy_bf_dicho": REPLY_AFTER_THE_INSTANT.format(
-        at="t=2011 (and 536)",
-        what="at 2011, JOB_COMPLETED w0!40 is answered by SET_RESOURCE_STATE 9, then JOB_COMPLETED w0!41 comes "
-             "alone; Batsim's machine_states.csv has both ends before host 9 switches off"),
-}
+ROW_ORDER: dict[str, str] = {}
 """Cases whose energy files differ even per instant (the rest differ at most in the order of an instant's rows)."""
 
+SAME_COUNT = (
+    "order of Batsim's actors at one message count: at {at}, {what}; clustersim's count of messages puts these "
+    "rows at one count and orders them by it, Batsim's actors ran them at the same SimGrid time in another order "
+    "(SimGrid runs the actors woken at one time one after the other, and an actor's simcall ends its turn: "
+    "pstate.cpp sets a switched machine's power state, a simcall, before it updates the machine's state)"
+)
+"""The order of an instant's rows when Batsim's actors act at the same SimGrid time (pstate.cpp,
+jobs_execution.cpp: the executor writes a job's rows before it sends JOB_COMPLETED)."""
+
 ROWS_WITHIN_AN_INSTANT = {
-    "energy_003_energy_bf": REPLY_AFTER_THE_INSTANT.format(
-        at="t=841", what="JOB_COMPLETED w0!21 is answered by EXECUTE_JOB w0!32, then JOB_COMPLETED w0!26 comes "
-                         "alone; Batsim's machine_states.csv has both ends before w0!32 starts"),
-    "energy_010_energy_bf": REPLY_AFTER_THE_INSTANT.format(
-        at="t=178, 436, 741 and 751", what="at 751, JOB_COMPLETED w0!27 comes alone, then w0!34 and w0!40 together"),
-    "energy_013_energy_bf": REPLY_AFTER_THE_INSTANT.format(
-        at="t=894 and 1089", what="job ends at one instant in separate messages, each answered"),
-    "energy_004_energy_bf_idle_sleeper": REPLY_AFTER_THE_INSTANT.format(
-        at="t=466 (and 406, 1216)",
-        what="at 466, JOB_COMPLETED w0!14 is answered by EXECUTE_JOB w0!18, then JOB_COMPLETED w0!19 comes alone; "
-             "Batsim's machine_states.csv has both ends before w0!18 starts. At 406 Batsim sends the three ends of "
-             "w0!8, w0!16 and w0!9 in one message, clustersim in three; at 1216 RESOURCE_STATE_CHANGED 9-11 (off) "
-             "then JOB_COMPLETED w0!46 in two messages, clustersim both in one, the end first"),
-    "energy_014_energy_bf_idle_sleeper": REPLY_AFTER_THE_INSTANT.format(
-        at="t=47 (and 854)",
-        what="at 47, JOB_SUBMITTED w0!11 is answered by EXECUTE_JOB w0!11, then JOB_COMPLETED w0!9 comes alone; "
-             "Batsim's machine_states.csv has w0!9's end before w0!11's start. At 854 three groups of machines "
-             "(0-1, 2-3, 4-5) end switching on: Batsim's machine_states.csv has the first two in one row, "
-             "clustersim one row per group"),
-    "energy_001_energy_bf_idle_sleeper": REPLY_AFTER_THE_INSTANT.format(
-        at="t=1181 (and 931, 1452, 2382)",
-        what="at 1181, JOB_COMPLETED w0!20 is answered by EXECUTE_JOB w0!24 and w0!25, then JOB_COMPLETED w0!22 "
-             "comes alone; Batsim's machine_states.csv has both ends before the starts"),
-    "energy_009_energy_bf_monitoring_inertial": REPLY_AFTER_THE_INSTANT.format(
-        at="t=370 (and 415)",
-        what="at 370, JOB_COMPLETED w0!12 is answered by EXECUTE_JOB w0!13 and w0!18, then JOB_COMPLETED w0!10 "
-             "comes alone; Batsim's machine_states.csv has the ends before the starts"),
-    "energy_016_energy_bf_subpart_sleeper": REPLY_AFTER_THE_INSTANT.format(
-        at="t=507 (and 762, 1020)",
-        what="machines done switching and the replies that switch others: Batsim's machine_states.csv records the "
-             "instant's transitions before the reply's"),
+    "energy_008_energy_bf_idle_sleeper": SAME_COUNT.format(
+        at="t=5895", what="two switch-on requests end; Batsim's first row of the instant counts the machines of "
+                          "both as idle (5,5,0,6,0), clustersim's those of the first only (5,8,0,3,0)"),
+    "energy_009_energy_bf_monitoring_inertial": SAME_COUNT.format(
+        at="t=1344", what="two switch-on requests end; Batsim's first row counts 7 machines switching on and "
+                          "its wattmin has both requests' new power states (988.476), clustersim's 6 and 657.488"),
+    "energy_010_energy_bf": SAME_COUNT.format(
+        at="t=436", what="w0!21's end (consumed_energy.csv e) then w0!23's start (s): Batsim's s row is "
+                         "nanoseconds later (epower 2592), clustersim's at the same count (epower NA, as Batsim "
+                         "writes for two rows at one SimGrid time)"),
+    "energy_013_energy_bf": SAME_COUNT.format(
+        at="t=1089", what="w0!31's end then w0!48's start: Batsim's s row is nanoseconds later (epower "
+                          "2688.85), clustersim's at the same count (NA)"),
+    "energy_017_energy_bf_dicho": SAME_COUNT.format(
+        at="t=536", what="w0!5's executor writes its e row after the 9 machines switched on took their power "
+                         "state (wattmin 1140) but before they are counted idle (0,9,0,2,1); clustersim's row has "
+                         "them still switching (wattmin 4118.89)"),
+    "energy_018_energy_bf_idle_sleeper": SAME_COUNT.format(
+        at="t=703", what="a job end (e) and machines done switching (p): Batsim writes e then p, clustersim p "
+                         "then e"),
+    "energy_019_energy_bf_monitoring_inertial": SAME_COUNT.format(
+        at="t=1340", what="a switch request (p) then a job start (s): Batsim's s row is nanoseconds later, its "
+                          "epower 820.004 the power before the switch, clustersim's 600, the power after"),
 }
 """Python-scheduled cases whose energy files hold each instant's rows in another order."""
 
@@ -93,59 +83,41 @@ WALLTIME_RACE = (
 )
 """energy_019's job w0!22, whoever decides."""
 
-IDENTICAL = {"energy_002_sleeper", "energy_005_sleeper", "energy_007_energy_bf_dicho", "energy_012_sleeper",
-             "energy_015_sleeper"}
+ENERGY_019 = "energy_019_energy_bf_monitoring_inertial"
+
+IDENTICAL = {"energy_000_energy_bf", "energy_001_energy_bf_idle_sleeper", "energy_002_sleeper",
+             "energy_003_energy_bf", "energy_004_energy_bf_idle_sleeper", "energy_005_sleeper",
+             "energy_007_energy_bf_dicho", "energy_012_sleeper", "energy_014_energy_bf_idle_sleeper",
+             "energy_015_sleeper", "energy_016_energy_bf_subpart_sleeper"}
 """Cases whose every output (jobs, schedule.csv, the three energy files row by row) is Batsim's."""
 
 DECISIONS_DIFFER = {
-    "energy_008_energy_bf_idle_sleeper": (
-        "at t=5895 Batsim sends NOTIFY no_more_static_job_to_submit in one message with RESOURCE_STATE_CHANGED 0-2 "
-        "and 3-5 (on), answered by starting w0!49, w0!50 and w0!51 (out_protocol.jsonl.gz); clustersim sends the "
-        "NOTIFY alone, and batsched's make_decisions on it, with w0!49-51 still queued and 0-10 still switching "
-        "on, wakes 11-15 for them (select_idle_machines_to_awaken), machines Batsim's run lets sleep: 10 more "
-        "switches, +1.2% energy from t=5895 on"),
-    "energy_011_energy_bf_idle_sleeper": (
+    "energy_011_energy_bf_idle_sleeper": TIE + (
         "at t=1230 Batsim sends REQUESTED_CALL alone (as clustersim), then JOB_COMPLETED w0!28 and w0!29 in one "
-        "message, answered by starting w0!31 (4 hosts: 17-20) and w0!36 (out_protocol.jsonl.gz); clustersim sends "
-        "w0!28's end alone: its 3 hosts start w0!32 (17-19), so w0!31 starts at 1245 rather than 1230, w0!32 at "
-        "1230 rather than 1245"),
-    "energy_018_energy_bf_idle_sleeper": (
-        "at t=603 Batsim sends RESOURCE_STATE_CHANGED 3 7 (on) alone, answered by starting w0!18 on 3-4 7, then "
-        "JOB_COMPLETED w0!20 (out_protocol.jsonl.gz); clustersim sends the machines done switching with the "
-        "instant's job end, in one message, and w0!18 starts on 3-4 6, freed by w0!20. (At t=321 Batsim sends "
-        "REQUESTED_CALL and JOB_SUBMITTED w0!13 in one message, clustersim the call first and alone: the same "
-        "decisions)"),
+        "message, answered by starting w0!31 (4 hosts: 17-20) and w0!36 (out_protocol.jsonl.gz). Both are delay5 "
+        "jobs started by consecutive decisions of one reply at t=1225, so w0!29's end is posted at the very count "
+        "at which w0!28's reaches the server, and an end of a sleep posted then is not seen: clustersim sends "
+        "w0!28's end alone, its 3 hosts start w0!32 (17-19), so w0!31 starts at 1245 rather than 1230"),
 }
 """Python-scheduled cases where clustersim's grouping or order of an instant's events makes batsched decide
 otherwise (Batsim's delivery of one instant's events, docs/batsim-protocol.md)."""
 
 HOSTS_DIFFER = {
-    "energy_006_energy_bf_subpart_sleeper": (
-        "at t=405 Batsim sends JOB_COMPLETED w0!23 and w0!24 in one message, answered by starting w0!34 on 22-25, "
-        "then JOB_COMPLETED w0!7 (out_protocol.jsonl.gz); clustersim sends each end alone, and w0!34 starts on "
-        "24-26 29 (later jobs too take other hosts: the same instants, the same machine states)"),
+    "energy_006_energy_bf_subpart_sleeper": TIE + (
+        "at t=355 Batsim sends JOB_COMPLETED w0!18 alone, then w0!19 with w0!28 (out_protocol.jsonl.gz). w0!18 and "
+        "w0!19 are ph50 jobs started by consecutive decisions of one reply at t=305, so w0!19's end is posted at "
+        "the very count at which w0!18's reaches the server; an end of a computation posted then is seen, so "
+        "clustersim sends both ends in one message and batsched starts w0!24 in another reply. At t=405 Batsim "
+        "then sends w0!23 and w0!24 together and w0!34 starts on 22-25; clustersim sends w0!23 alone and w0!34 "
+        "starts on 24-26 29 (later jobs too take other hosts: the same instants, the same machine states)"),
 }
 """Python-scheduled cases where batsched picks other hosts at the same instants (the energy files per instant are
 Batsim's)."""
 
-OUTPUTS_DIFFER = {**DECISIONS_DIFFER, "energy_019_energy_bf_monitoring_inertial": WALLTIME_RACE}
+OUTPUTS_DIFFER = {**DECISIONS_DIFFER}
 """Cases whose jobs and energy files differ even per instant."""
 
-DECISIONS_REGROUPED = {
-    "energy_010_energy_bf": (
-        "at t=751 Batsim sends JOB_COMPLETED w0!27 alone, then w0!34 and w0!40 in one message, which batsched "
-        "answers by starting w0!31 and w0!35; clustersim sends w0!34 and w0!40 apart, so w0!35 starts on the first "
-        "answer and w0!31 on the second (same jobs, same hosts, same instant)"
-    ),
-    "energy_009_energy_bf_monitoring_inertial": (
-        "at t=370 Batsim sends JOB_COMPLETED w0!9 and w0!18 in one message, which batsched answers by starting "
-        "w0!15 and w0!17; clustersim sends them apart, so w0!17 starts on the first answer and w0!15 on the second "
-        "(same jobs, same hosts, same instant)"
-    ),
-}
-"""Cases where the Python scheduler makes batsched's decisions in another order, and why."""
-
-DIFFERENT_DECISIONS = {**DECISIONS_REGROUPED, **DECISIONS_DIFFER, **HOSTS_DIFFER}
+DIFFERENT_DECISIONS = {**DECISIONS_DIFFER, **HOSTS_DIFFER}
 
 
 def _marked(reasons: dict[str, str]) -> list[object]:
@@ -168,7 +140,7 @@ def outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return done
 
 
-@pytest.mark.parametrize("case", _marked({**OUTPUTS_DIFFER, **HOSTS_DIFFER}))
+@pytest.mark.parametrize("case", _marked({**OUTPUTS_DIFFER, **HOSTS_DIFFER, ENERGY_019: WALLTIME_RACE}))
 def test_jobs_and_schedule_are_batsims(case: Path, outputs: dict[str, Path]) -> None:
     """Per job: start, finish, hosts, final state, consumed_energy (1e-6); schedule.csv column by column."""
     assert compare(case, outputs[case.name]) == []
@@ -219,8 +191,8 @@ def test_the_python_variants_decide_as_batsched(case: Path, tmp_path: Path) -> N
 
 @pytest.mark.parametrize("case", [
     pytest.param(c, id=c.name, marks=[pytest.mark.xfail(reason=WALLTIME_RACE, strict=True)]
-                 if c.name == "energy_019_energy_bf_monitoring_inertial" else [])
-    for c in CASES if c.name in OUTPUTS_DIFFER or c.name in HOSTS_DIFFER
+                 if c.name == ENERGY_019 else [])
+    for c in CASES if c.name in OUTPUTS_DIFFER or c.name in HOSTS_DIFFER or c.name == ENERGY_019
 ])
 def test_batscheds_recorded_replies_give_batsims_jobs(case: Path, tmp_path: Path) -> None:
     """Where clustersim's delivery of an instant makes batsched decide otherwise, batsched's own replies (each
@@ -231,7 +203,7 @@ def test_batscheds_recorded_replies_give_batsims_jobs(case: Path, tmp_path: Path
 
 
 def test_the_identical_cases_are_those_without_a_reason() -> None:
-    reasons = {**ROW_ORDER, **ROWS_WITHIN_AN_INSTANT, **OUTPUTS_DIFFER, **HOSTS_DIFFER}
+    reasons = {**ROW_ORDER, **ROWS_WITHIN_AN_INSTANT, **OUTPUTS_DIFFER, **HOSTS_DIFFER, ENERGY_019: WALLTIME_RACE}
     assert {c.name for c in CASES if c.name not in reasons} == IDENTICAL
 
 

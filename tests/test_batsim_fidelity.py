@@ -11,13 +11,14 @@ from pathlib import Path
 import pytest
 
 from clustersim.cli import main
-from clustersim.core.decisions import CallMeLater, Decision
-from clustersim.core.events import Event, FinalState, JobCompleted, RequestedCall
+from clustersim.core.decisions import CallMeLater, Decision, StartJob, SwitchOff
+from clustersim.core.events import Event, FinalState, JobCompleted, JobSubmitted, NodesSwitched, RequestedCall
 from clustersim.core.outcome import JobOutcome
 from clustersim.core.simulation import Delivery
 from clustersim.core.state import ClusterView
 from clustersim.intervals import IntervalSet
 from clustersim.platform.model import Node, Platform
+from clustersim.platform.power_model import PowerModel, SleepState, Transition
 from clustersim.policies.registry import create_policy
 from clustersim.records.jobs_csv import job_line
 from clustersim.runner import simulate
@@ -135,6 +136,46 @@ def test_batsim_delivers_a_call_asked_earlier_first_and_alone_a_call_for_now_las
              delivery=Delivery.INSTANT)
     assert [events for now, events in caller.calls if now == 10] == [
         ["JobCompleted", "JobSubmitted", "NoMoreJobs", "RequestedCall"]]
+
+
+class _Switcher:
+    """At the first submission, switches nodes 1 and 2 off (one decision each), then starts the job on node 0;
+    records what each call was told, by instant."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[float, list[str]]] = []
+
+    def begin(self, view: ClusterView) -> None:
+        return None
+
+    def decide(self, now: float, events: Sequence[Event], view: ClusterView) -> Iterator[Decision]:
+        self.calls.append((now, [f"end {e.job.id}" if isinstance(e, JobCompleted) else
+                                 f"switched {e.nodes}" if isinstance(e, NodesSwitched) else type(e).__name__
+                                 for e in events]))
+        for event in events:
+            if isinstance(event, JobSubmitted):
+                yield SwitchOff((1,))
+                yield SwitchOff((2,))
+                yield StartJob(event.job.key, IntervalSet.from_ids([0]))
+
+    def end(self, view: ClusterView) -> None:
+        return None
+
+
+def test_batsim_delivery_counts_a_machine_done_switching_as_a_message_of_its_own() -> None:
+    # At t=0 the submissions reach the server at message 3 (after the submitter's hello and the scheduler's
+    # ready); the switch of node 1 reaches it at 4, of node 2 at 5, the start of job 1 (a 5 s delay) at 6: each
+    # actor posts its end that many messages after t=5. Node 1's message (posted at 4) reaches the server at 5,
+    # when node 2's actor posts: the end of a computation, seen waiting, received at 6, when job 1's executor
+    # posts: the end of a sleep, not seen. So the server calls with both switches, then with the job end, as
+    # Batsim at t=1020 of energy_016 and t=603 of energy_018 (the rounds gave the three in one call).
+    power = PowerModel(100.0, 200.0, (SleepState(10.0, Transition(5.0, 250.0), Transition(10.0, 1000.0)),))
+    platform = Platform([Node(i, f"host{i}", power=power) for i in range(3)])
+    switcher = _Switcher()
+    simulate(platform, Workload.from_jobs([delay_job(1, 0, 1, 5, 100)]), switcher, energy=True,
+             delivery=Delivery.BATSIM)
+    assert [events for now, events in switcher.calls if now == 5] == [["switched (1,)", "switched (2,)"],
+                                                                      ["end 1"]]
 
 
 def test_instant_delivery_applies_every_end_before_the_one_decision() -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from clustersim.kubernetes.synthetic import main as synthetic_main
 from compiled_build import ROOT, build, compiled_modules
 
 TRACES = ROOT.parent / "shared" / "traces"
@@ -58,8 +59,9 @@ def _env(path: Path) -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(path)}
 
 
-def _run(path: Path, args: list[str], out: Path) -> dict[str, bytes]:
-    command = [sys.executable, "-c", CLI, "run", *args, "-o", str(out), "--no-gantt", "-q"]
+def _run(path: Path, args: list[str], out: Path, subcommand: str = "run") -> dict[str, bytes]:
+    extra = ["--no-gantt"] if subcommand == "run" else []
+    command = [sys.executable, "-c", CLI, subcommand, *args, "-o", str(out), *extra, "-q"]
     result = subprocess.run(command, env=_env(path), capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr
     return {p.name: p.read_bytes() for p in sorted(out.iterdir()) if p.is_file()}
@@ -89,6 +91,27 @@ def test_compiled_and_pure_outputs_are_identical(name: str, compiled: Path, tmp_
         assert fast[file] == data, f"{file} differs between the compiled and the pure-Python path"
 
 
+# The kube policy (its queue by bands and node columns are compiled): saturated pods, so that most attempts fail,
+# signatures fail and fit again as pods end, and many or few nodes fit; default scoring, then packing with
+# seeded ties
+KUBE_RUNS = {
+    "kube-saturated": [],
+    "kube-saturated-most-seeded": ["--policy-option", "strategy=MostAllocated", "--policy-option", "seed=3"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(KUBE_RUNS))
+def test_compiled_and_pure_kube_outputs_are_identical(name: str, compiled: Path, tmp_path: Path) -> None:
+    synthetic_main(["3000", "60", "--seed", "2", "-o", str(tmp_path)])
+    args = ["-p", str(tmp_path / "nodes.yaml"), "-w", str(tmp_path / "pods.yaml"), *KUBE_RUNS[name]]
+    pure = _run(ROOT / "src", args, tmp_path / "pure", "run-k8s")
+    fast = _run(compiled, args, tmp_path / "compiled", "run-k8s")
+    assert "pods.csv" in pure and pure["pods.csv"].count(b"\n") == 3001
+    assert sorted(fast) == sorted(pure)
+    for file, data in pure.items():
+        assert fast[file] == data, f"{file} differs between the compiled and the pure-Python path"
+
+
 # Tests that replay schedules and traces end to end, against oracles, golden files and Batsim's outputs
 ON_COMPILED = [
     "tests/test_golden_outputs.py",
@@ -98,6 +121,8 @@ ON_COMPILED = [
     "tests/test_engine.py",
     "tests/test_batsim_reference_easy.py",
     "tests/test_machine_failures.py",
+    "tests/test_kube_columns.py",
+    "tests/test_kube_queue.py",
 ]
 
 

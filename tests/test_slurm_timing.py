@@ -20,7 +20,15 @@ from clustersim.policies.registry import create_policy
 from clustersim.policies.slurm.conf import parse_slurm_conf, platform_from_conf
 from clustersim.runner import simulate
 from clustersim.slurm.compare import deviation, farther_than, read_schedule
-from clustersim.slurm.validation import evaluate, scenario_directories
+from clustersim.slurm.replay import simulate_replay, spread_submissions
+from clustersim.slurm.validation import (
+    end_to_pass_latencies,
+    epilog_share,
+    evaluate,
+    judge,
+    replay_options,
+    scenario_directories,
+)
 from clustersim.workload.job import Job
 from clustersim.workload.profiles import Delay
 from clustersim.workload.stream import Workload
@@ -105,7 +113,9 @@ def test_the_recorded_real_runs_are_whole_second_records() -> None:
     directories = scenario_directories(RECORDED)
     assert len(directories) >= 10
     for directory in directories:
-        for number in (1, 2):
+        for number in (1, 2, 3):
+            if number == 3 and not (directory / "real3.csv").exists():
+                continue
             rows = read_schedule(directory / f"real{number}.csv")
             assert len(rows) >= 4 if directory.parent.name.startswith("requests-") else len(rows) == 40
             assert all(float(t).is_integer() for r in rows.values() for t in (r.submit, r.start, r.finish))
@@ -114,15 +124,117 @@ def test_the_recorded_real_runs_are_whole_second_records() -> None:
 def test_the_model_is_as_close_to_real_slurm_as_slurm_is_to_itself(tmp_path: Path) -> None:
     """The issue's criterion: the simulation of a real run (whole seconds in, whole seconds out) no farther from
     it than the other real run (mean and max abs(start difference), start-order flips, makespan). Today it holds
-    for 48 of the 66 (scenario, run) pairs (26 trace scenarios, 7 request scenarios); the issue's 90% is not
-    reached (docs/slurm.md: backfill races, real runs that agree to the second, machine stalls), so this holds
-    the model to what it reaches."""
+    for 52 of the 70 (scenario, run) pairs (26 trace scenarios, 2 held-out ones, 7 request scenarios); the issue's
+    90% is not reached (docs/slurm.md: a third real run of Slurm meets it less often), so this holds the model to
+    what it reaches."""
     verdicts = [evaluate(d, tmp_path / d.parent.name / d.name / str(run), f"{d.parent.name} {d.name} run {run}", run)
                 for d in scenario_directories(RECORDED) for run in (1, 2)]
     missed = [f"{v.name}: {'; '.join(v.farther)}" for v in verdicts if not v.met]
-    assert len(verdicts) == 66
+    assert len(verdicts) == 70
     assert len(verdicts) - len(missed) >= MET_SHARE * len(verdicts), "\n".join(missed)
 
 
 MET_SHARE = 0.7
-"""The share of (scenario, run) pairs meeting the criterion today: 48 of 66 (73%)."""
+"""The share of (scenario, run) pairs meeting the criterion today: 52 of 70 (74%)."""
+
+
+LOG = """[2026-11-24T06:54:24.048] sched: Allocate JobId=1 NodeList=big #CPUs=6 Partition=main
+[2026-11-24T06:55:06.109] _job_complete: JobId=1 WEXITSTATUS 0
+[2026-11-24T06:55:06.109] _job_complete: JobId=1 done
+[2026-11-24T06:55:06.540] sched: Allocate JobId=2 NodeList=big #CPUs=4 Partition=main
+[2026-11-24T06:55:43.105] _job_complete: JobId=2 WEXITSTATUS 0
+[2026-11-24T06:55:43.600] _slurm_rpc_submit_batch_job: JobId=3 InitPrio=4294901748 usec=839
+[2026-11-24T06:55:44.070] sched: Allocate JobId=3 NodeList=big #CPUs=1 Partition=main
+[2026-11-24T06:56:04.022] _job_complete: JobId=3 WEXITSTATUS 0
+[2026-11-24T06:56:05.000] _job_complete: JobId=4 WEXITSTATUS 0
+[2026-11-24T06:56:05.274] sched/backfill: _start_job: Started JobId=5 in main on big
+[2026-11-24T06:56:06.274] sched: Allocate JobId=6 NodeList=big #CPUs=4 Partition=main
+"""
+
+
+def test_end_to_pass_latencies_are_read_from_slurmctlds_log(tmp_path: Path) -> None:
+    # 1 ends at 06.109, the next main pass starts 2 at 06.540: 0.431 s. 2's end is followed by a submission
+    # (which asks for the pass itself): not counted. 3 and 4 end, backfill starts 5 (not the main pass), the main
+    # pass starts 6 at 06.274: counted from the last end (05.000), 1.274 s.
+    log = tmp_path / "slurmctld.log"
+    log.write_text(LOG)
+    assert end_to_pass_latencies(log) == pytest.approx([0.431, 1.274])
+
+
+def test_the_epilog_share_is_the_latency_beyond_the_unaccelerated_one_over_the_overhead(tmp_path: Path) -> None:
+    # Latencies 0.431, 1.274 and 0.995 s: mean 0.9; minus sched_latency 0.7 = 0.2 s over an overhead of 2 s: 0.1.
+    # A run at K=1 does not count (its K-scaled part is lost in the loop's tick).
+    log = tmp_path / "slurmctld.log"
+    log.write_text(LOG + "[2026-11-24T06:57:00.000] _job_complete: JobId=6 WEXITSTATUS 0\n"
+                   "[2026-11-24T06:57:00.995] sched: Allocate JobId=7 NodeList=big #CPUs=4 Partition=main\n")
+    fast, slow = tmp_path / "fast.json", tmp_path / "slow.json"
+    fast.write_text('{"speedup": 10, "overhead": 2.0}')
+    slow.write_text('{"speedup": 1, "overhead": 0.1}')
+    share, runs = epilog_share([(log, fast), (log, slow)])
+    assert share == pytest.approx(0.1)
+    assert runs == [(10.0, pytest.approx(0.9), 2.0)]
+    with pytest.raises(InputError, match="no replay"):
+        epilog_share([(log, slow)])
+
+
+def test_a_replays_epilog_delay_is_the_measured_share_of_its_overhead(tmp_path: Path) -> None:
+    # overhead 1.5 s at K=10: 0.096 x 1.5 = 0.144 s.
+    replay = tmp_path / "replay.json"
+    replay.write_text('{"speedup": 10, "origin_epoch": 1000.0, "ctld_start": -20.5, "overhead": 1.5}')
+    assert replay_options(replay) == {"ctld_start": -20.5, "clock_origin": 1000.0, "epilog_delay": 0.144}
+
+
+def test_a_third_real_run_is_judged_as_a_simulation_is(tmp_path: Path) -> None:
+    # Reference run 1: 2 and 3 start at 10 and 20; run 2 at 11 and 21 (spread: mean 2/3 s, max 1 s); a third run
+    # at 10 and 23: max 3 s > 1 s, mean 1 s > 2/3 s, makespan +3 s > +1 s.
+    (tmp_path / "slurm.conf").write_text(ONE_NODE)
+    _schedule(tmp_path / "real1.csv", [("1", 0, 0, 10), ("2", 0, 10, 20), ("3", 0, 20, 30)])
+    _schedule(tmp_path / "real2.csv", [("1", 0, 0, 10), ("2", 0, 11, 21), ("3", 0, 21, 31)])
+    third = _schedule(tmp_path / "real3.csv", [("1", 0, 0, 10), ("2", 0, 10, 20), ("3", 0, 23, 33)])
+    verdict = judge(tmp_path, third, "s", 1)
+    assert verdict.reference == 1 and not verdict.met
+    assert [text.split()[0] for text in verdict.farther] == ["mean", "max", "makespan"]
+    assert judge(tmp_path, tmp_path / "real2.csv", "s", 1).met
+
+
+def test_submissions_recorded_in_one_second_are_spread_over_it_in_submission_order() -> None:
+    # Second 0 holds three sbatch calls: job a (Slurm id 7), the array b (tasks with ids 9 and 8: one call, its
+    # first id 8) and job c (id 10): a at 0, b's tasks at 1/3, c at 2/3. Job d, alone in second 5, stays at 5.
+    jobs = [Job(key, submit, 1, Delay(10.0)) for key, submit in
+            (("a", 0.0), ("b_0", 0.0), ("b_1", 0.0), ("c", 0.0), ("d", 5.0))]
+    spread = spread_submissions(jobs, [("a", 7), ("b", 9), ("b", 8), ("c", 10), ("d", 11)])
+    assert [j.submit_time for j in spread] == pytest.approx([0.0, 1 / 3, 1 / 3, 2 / 3, 5.0])
+
+
+def test_a_whole_second_record_is_simulated_with_its_submissions_spread(tmp_path: Path) -> None:
+    # Four 1-CPU jobs recorded as submitted in second 0 (ids 1-4) on 4 CPUs: they came at 0, 0.25, 0.5 and 0.75.
+    # The pass 0.7 s after the first submission starts 1, 2 and 3; 4 came after it and waits for the next pass,
+    # batch_sched_delay (3 s) after that one: 3.7. Read as all at 0 (no whole-seconds mark), all four start at 0.7.
+    rows = "".join(f"{j},w0,,0,1,180,1,COMPLETED_SUCCESSFULLY,0,100,100,0,100,1,0,-1,"
+                   f"slurm_id={j};partition=main;times=whole-seconds\n" for j in range(1, 5))
+    conf = parse_slurm_conf("SelectType=select/cons_tres\nSelectTypeParameters=CR_CPU\n" + ONE_NODE)
+    for name, text, expected in (("real.csv", rows, [0.7, 0.7, 0.7, 3.7]),
+                                 ("ms.csv", rows.replace(";times=whole-seconds", ""), [0.7] * 4)):
+        (tmp_path / name).write_text(CSV + text)
+        collector = Collector()
+        simulate_replay(tmp_path / name, conf, -30.5, sinks=[collector], epilog_delay=0.0)
+        assert [collector.outcomes[key].start for key in sorted(collector.outcomes)] == pytest.approx(expected)
+
+
+def test_a_third_real_run_meets_the_criterion_less_often_than_the_model(tmp_path: Path) -> None:
+    """The recorded third real runs (trace scenarios at K >= 10), judged as the simulation is, against each of the
+    first two runs with the other as the spread: real Slurm meets the issue's criterion on THIRD_MET of those
+    pairs, the model on more of the same pairs (docs/slurm.md, Slurm against itself)."""
+    directories = [d for d in scenario_directories(RECORDED) if (d / "real3.csv").exists()]
+    third = [judge(d, d / "real3.csv", d.parent.name, run) for d in directories for run in (1, 2)]
+    model = [evaluate(d, tmp_path / d.parent.name / d.name / str(run), d.parent.name, run)
+             for d in directories for run in (1, 2)]
+    assert len(third) == 2 * THIRD_RUNS
+    assert sum(v.met for v in third) == THIRD_MET
+    assert sum(v.met for v in model) > THIRD_MET
+
+
+THIRD_RUNS = 24
+"""Trace scenarios at K >= 10 replayed a third time."""
+THIRD_MET = 10
+"""Pairs on which the third real run meets the criterion (of 48; the model: 37)."""

@@ -44,6 +44,7 @@ import (
 // the out-of-tree plugins given (app.WithPlugin), with the per-pod backoff off.
 func NewCommand(registryOptions ...app.Option) *cobra.Command {
 	opts := options.NewOptions()
+	keepFailures := true
 	cmd := &cobra.Command{
 		Use:  "kube-scheduler-sim",
 		Long: "kube-scheduler for a simulated cluster: upstream kube-scheduler with its per-pod backoff off.",
@@ -51,11 +52,14 @@ func NewCommand(registryOptions ...app.Option) *cobra.Command {
 			return opts.ComponentGlobalsRegistry.Set()
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return run(cmd, opts, registryOptions...)
+			return run(cmd, opts, keepFailures, registryOptions...)
 		},
 		Args: cobra.NoArgs,
 	}
 	nfs := opts.Flags
+	nfs.FlagSet("simulation").BoolVar(&keepFailures, "keep-failures", true, "Answer a scheduling attempt that "+
+		"failed before (same pod content, same cluster state) with the same answer, without running the "+
+		"filters and the preemption dry run again (failures.go). Off: every attempt runs every plugin.")
 	verflag.AddFlags(nfs.FlagSet("global"))
 	globalflag.AddGlobalFlags(nfs.FlagSet("global"), cmd.Name(), logs.SkipLoggingConfigurationFlags())
 	for _, f := range nfs.FlagSets {
@@ -65,7 +69,7 @@ func NewCommand(registryOptions ...app.Option) *cobra.Command {
 	return cmd
 }
 
-func run(cmd *cobra.Command, opts *options.Options, registryOptions ...app.Option) error {
+func run(cmd *cobra.Command, opts *options.Options, keepFailures bool, registryOptions ...app.Option) error {
 	verflag.PrintAndExitIfRequested()
 	fg := opts.ComponentGlobalsRegistry.FeatureGateFor(basecompatibility.DefaultKubeComponent)
 	if err := logsapi.ValidateAndApply(opts.Logs, fg); err != nil {
@@ -79,7 +83,7 @@ func run(cmd *cobra.Command, opts *options.Options, registryOptions ...app.Optio
 		<-server.SetupSignalHandler()
 		cancel()
 	}()
-	cc, sched, err := setup(ctx, opts, registryOptions...)
+	cc, sched, err := setup(ctx, opts, keepFailures, registryOptions...)
 	if err != nil {
 		return err
 	}
@@ -88,7 +92,7 @@ func run(cmd *cobra.Command, opts *options.Options, registryOptions ...app.Optio
 
 // setup is app.Setup with the backoff off: the same defaults, validation, configuration file, profiles and
 // scheduler options, except scheduler.WithPodInitialBackoffSeconds(0) and WithPodMaxBackoffSeconds(0).
-func setup(ctx context.Context, opts *options.Options, registryOptions ...app.Option) (
+func setup(ctx context.Context, opts *options.Options, keepFailures bool, registryOptions ...app.Option) (
 	*schedulerserverconfig.CompletedConfig, *scheduler.Scheduler, error) {
 	cfg, err := latest.Default()
 	if err != nil {
@@ -113,7 +117,7 @@ func setup(ctx context.Context, opts *options.Options, registryOptions ...app.Op
 	idle := newIdleReporter(cc.Client)
 	var completedProfiles []kubeschedulerconfig.KubeSchedulerProfile
 	sched, err := scheduler.New(ctx,
-		cc.Client,
+		idle.writes(cc.Client),           // status writes followed (idle.go)
 		idle.factory(cc.InformerFactory), // the same informers; the pod handlers are followed (idle.go)
 		cc.DynInformerFactory,
 		recorderFactory,
@@ -136,6 +140,10 @@ func setup(ctx context.Context, opts *options.Options, registryOptions ...app.Op
 	}
 	idle.attach(sched)
 	go idle.run(ctx)
+	if keepFailures {
+		attachFailures(sched, completedProfiles, cc.InformerFactory.Core().V1().Namespaces().Lister(),
+			len(cc.ComponentConfig.Extenders))
+	}
 	if err := options.LogOrWriteConfig(klog.FromContext(ctx), opts.WriteConfigTo, &cc.ComponentConfig,
 		completedProfiles); err != nil {
 		return nil, nil, err

@@ -22,6 +22,7 @@ import (
 	"encoding/json"
 	"hash/fnv"
 	"math/rand"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -35,9 +36,12 @@ import (
 	coreinformers "k8s.io/client-go/informers/core"
 	corev1informers "k8s.io/client-go/informers/core/v1"
 	clientset "k8s.io/client-go/kubernetes"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
+	fwkapi "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler"
+	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/backend/queue"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 )
@@ -61,15 +65,18 @@ type idleReporter struct {
 	inCycle bool          // the scheduling goroutine holds cycle (only that goroutine reads or writes it)
 	stop    chan struct{} // closed when the scheduler stops
 	off     atomic.Bool
-	seen    atomic.Int64 // resourceVersion of the last new pod or pod end handled by a pod handler
-	known   int64        // resourceVersion of the last pod event the facade had published when last asked
-	active  int          // pods in the active queue when NextPod last counted them, less those popped since
-	recount atomic.Bool  // set by the pod handlers: they may have taken pods out of the active queue
+	seen    atomic.Int64             // resourceVersion of the last new pod or pod end handled by a pod handler
+	known   int64                    // resourceVersion of the last pod event the facade had published when last asked
+	active  int                      // pods in the active queue when NextPod last counted them, less those popped since
+	recount atomic.Bool              // set by the pod handlers: they may have taken pods out of the active queue
+	written atomic.Int64             // resourceVersion of the scheduler's last pod status write (its echo is waited for)
+	current *framework.QueuedPodInfo // the pod of the current scheduling cycle
+	order   *bindOrder
 }
 
 func newIdleReporter(client clientset.Interface) *idleReporter {
 	return &idleReporter{client: client, poke: make(chan struct{}, 1), ready: make(chan struct{}, 1),
-		stop: make(chan struct{})}
+		stop: make(chan struct{}), order: newBindOrder()}
 }
 
 // factory wraps the informer factory given to scheduler.New: the pod informer's handlers are counted.
@@ -142,6 +149,7 @@ type countingHandler struct {
 func (h countingHandler) OnAdd(obj interface{}, initial bool) {
 	h.r.cycle.Lock()
 	h.ResourceEventHandler.OnAdd(obj, initial)
+	h.r.recount.Store(true) // before the unlock: NextPod, holding the lock, sees every pod handler that ran
 	h.r.cycle.Unlock()
 	h.done(obj, true)
 }
@@ -149,6 +157,7 @@ func (h countingHandler) OnAdd(obj interface{}, initial bool) {
 func (h countingHandler) OnUpdate(old, obj interface{}) {
 	h.r.cycle.Lock()
 	h.ResourceEventHandler.OnUpdate(old, obj)
+	h.r.recount.Store(true) // before the unlock: NextPod, holding the lock, sees every pod handler that ran
 	h.r.cycle.Unlock()
 	h.done(obj, false)
 }
@@ -156,6 +165,7 @@ func (h countingHandler) OnUpdate(old, obj interface{}) {
 func (h countingHandler) OnDelete(obj interface{}) {
 	h.r.cycle.Lock()
 	h.ResourceEventHandler.OnDelete(obj)
+	h.r.recount.Store(true) // before the unlock: NextPod, holding the lock, sees every pod handler that ran
 	h.r.cycle.Unlock()
 	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		obj = tombstone.Obj
@@ -177,7 +187,6 @@ func (h countingHandler) done(obj interface{}, instant bool) {
 			h.r.mu.Unlock()
 		}
 	}
-	h.r.recount.Store(true)
 	h.r.wake()
 	select {
 	case h.r.ready <- struct{}{}:
@@ -213,6 +222,7 @@ func (q countingQueue) Done(uid types.UID) {
 func (r *idleReporter) attach(sched *scheduler.Scheduler) {
 	r.queue = sched.SchedulingQueue
 	r.assumed = sched.Cache.IsAssumedPod
+	sched.Cache = orderCache{sched.Cache, r.order}
 	r.binding = map[types.UID]bool{}
 	sched.SchedulingQueue = countingQueue{sched.SchedulingQueue, r}
 	next := sched.NextPod
@@ -222,16 +232,44 @@ func (r *idleReporter) attach(sched *scheduler.Scheduler) {
 			r.cycle.Unlock()
 		}
 		r.wake()
-		if !r.off.Load() && !r.instantReady(logger) {
-			return nil, nil // the scheduler is stopping
+		for !r.off.Load() {
+			if !r.instantReady(logger) {
+				return nil, nil // the scheduler is stopping
+			}
+			// The cycle starts before the Pop: a pod event handled between the Pop and the cycle would meet the
+			// popped pod in flight (the queue then keeps the event for that pod's requeue), or not, by timing.
+			r.cycle.Lock()
+			if !r.recount.Load() { // no pod handler ran since the active queue was counted: Pop has a pod
+				r.inCycle = true
+				break
+			}
+			r.cycle.Unlock()
 		}
 		pInfo, err := next(logger)
-		if pInfo != nil && pInfo.Pod != nil {
+		if pInfo == nil || pInfo.Pod == nil {
+			if r.inCycle {
+				r.inCycle = false
+				r.cycle.Unlock()
+			}
+			return pInfo, err
+		}
+		if !r.inCycle { // not the facade: as upstream, the Pop may wait for pod events
 			r.cycle.Lock()
 			r.inCycle = true
-			seedTies(pInfo)
 		}
+		r.current = pInfo
 		return pInfo, err
+	}
+	schedule := sched.SchedulePod
+	sched.SchedulePod = func(ctx context.Context, fwk framework.Framework, state fwkapi.CycleState, pod *v1.Pod) (
+		scheduler.ScheduleResult, error) {
+		if r.current != nil {
+			seedTies(r.current)
+			// ScheduleOne drew once between the Pop and here (the cycle's metrics sample): the same draws as when
+			// the seed was set at the Pop, and no seeding for an attempt answered from failures.go.
+			rand.Intn(100) //nolint:gosec // a draw, not a secret
+		}
+		return schedule(ctx, fwk, state, pod)
 	}
 }
 
@@ -268,7 +306,7 @@ func (r *idleReporter) instantReady(logger klog.Logger) bool {
 			published, _ := strconv.ParseInt(answer.ResourceVersion, 10, 64)
 			r.known = max(published, seen)
 		}
-		if r.handledAll() >= r.known && r.activeQueued() {
+		if r.handledAll() >= max(r.known, r.written.Load()) && r.activeQueued() {
 			return true
 		}
 		select {
@@ -391,4 +429,116 @@ func (r *idleReporter) idle() (int64, bool) {
 		return 0, false
 	}
 	return rv, true
+}
+
+// writes wraps the scheduler's clientset: a pod status write (the failure handler's PodScheduled=False patch)
+// records the resourceVersion it made, and the next scheduling cycle waits until the pod handlers have handled it.
+// The queue acts on that echo (NodeResourcesFit's queueing hint for an update of the pod itself sends the pod back
+// to the active queue): handled at whatever point of the pass it arrived, it put the pod back at a point that
+// depended on thread timing, and with it the pod's place in the queue's order from then on.
+func (r *idleReporter) writes(c clientset.Interface) clientset.Interface { return writeClient{c, r} }
+
+type writeClient struct {
+	clientset.Interface
+	r *idleReporter
+}
+
+func (c writeClient) CoreV1() typedcorev1.CoreV1Interface {
+	return writeCore{c.Interface.CoreV1(), c.r}
+}
+
+type writeCore struct {
+	typedcorev1.CoreV1Interface
+	r *idleReporter
+}
+
+func (c writeCore) Pods(namespace string) typedcorev1.PodInterface {
+	return writePods{c.CoreV1Interface.Pods(namespace), c.r}
+}
+
+type writePods struct {
+	typedcorev1.PodInterface
+	r *idleReporter
+}
+
+func (p writePods) Patch(ctx context.Context, name string, pt types.PatchType, data []byte,
+	opts metav1.PatchOptions, subresources ...string) (*v1.Pod, error) {
+	pod, err := p.PodInterface.Patch(ctx, name, pt, data, opts, subresources...)
+	if err == nil && pod != nil {
+		rv, _ := strconv.ParseInt(pod.ResourceVersion, 10, 64)
+		for written := p.r.written.Load(); rv > written && !p.r.written.CompareAndSwap(written, rv); {
+			written = p.r.written.Load()
+		}
+	}
+	return pod, err
+}
+
+// Bind posts the binding once every pod assumed before this one is bound or forgotten: the scheduler binds in
+// goroutines, and the facade starts pods in the order their bindings come, which orders the records of pods that
+// start and end at the same instants.
+func (p writePods) Bind(ctx context.Context, binding *v1.Binding, opts metav1.CreateOptions) error {
+	p.r.order.wait(binding.UID)
+	defer p.r.order.done(binding.UID)
+	return p.PodInterface.Bind(ctx, binding, opts)
+}
+
+// bindOrder is the order in which the scheduling cycles assumed pods, less the pods bound or forgotten since.
+type bindOrder struct {
+	mu      sync.Mutex
+	changed *sync.Cond
+	uids    []types.UID
+}
+
+func newBindOrder() *bindOrder {
+	o := &bindOrder{}
+	o.changed = sync.NewCond(&o.mu)
+	return o
+}
+
+func (o *bindOrder) assumed(uid types.UID) {
+	o.mu.Lock()
+	o.uids = append(o.uids, uid)
+	o.mu.Unlock()
+}
+
+// wait returns when uid is the first pod assumed and not yet bound or forgotten (or is not one of them).
+func (o *bindOrder) wait(uid types.UID) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for len(o.uids) > 0 && o.uids[0] != uid && slices.Contains(o.uids, uid) {
+		o.changed.Wait()
+	}
+}
+
+func (o *bindOrder) done(uid types.UID) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if i := slices.Index(o.uids, uid); i >= 0 {
+		o.uids = slices.Delete(o.uids, i, i+1)
+		o.changed.Broadcast()
+	}
+}
+
+// orderCache is the scheduler cache; it tells bindOrder which pods are assumed, bound and forgotten.
+type orderCache struct {
+	internalcache.Cache
+	order *bindOrder
+}
+
+func (c orderCache) AssumePod(logger klog.Logger, pod *v1.Pod) error {
+	err := c.Cache.AssumePod(logger, pod)
+	if err == nil {
+		c.order.assumed(pod.UID)
+	}
+	return err
+}
+
+func (c orderCache) FinishBinding(logger klog.Logger, pod *v1.Pod) error {
+	defer c.order.done(pod.UID) // a binder plugin of its own may bind without Bind above
+	return c.Cache.FinishBinding(logger, pod)
+}
+
+func (c orderCache) ForgetPod(logger klog.Logger, pod *v1.Pod) error {
+	defer c.order.done(pod.UID)
+	return c.Cache.ForgetPod(logger, pod)
 }

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from itertools import starmap
+from operator import mod
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -31,6 +33,7 @@ SWITCHING_ON_PSTATE, SWITCHING_OFF_PSTATE = -1, -2
 """What Batsim's pstate_changes.csv writes for machines in transition to a computing or a sleep power state."""
 MACHINE_STATES_ROW = "%g,%d,%d,%d,%d,%d\n"
 CONSUMED_ENERGY_ROW = "%g,%g,%s,%g,%g\n"
+CONSUMED_ENERGY_ROW_NA = "%g,%g,%s,%g,NA\n"
 """The rows of Batsim's trace files (`%g`: 6 significant digits, as Batsim writes them)."""
 ROWS_PER_WRITE = 4096
 """Rows are kept as tuples and formatted together, at C speed, this many at a time (a few per job)."""
@@ -98,9 +101,15 @@ class EnergyMeter:
         self._energy_file: TextIO | None = None
         self._pstates_file: TextIO | None = None
         self._state_rows: list[tuple[float, int, int, int, int, int]] = []
-        self._energy_rows: list[tuple[float, float, str, float, float]] = []
+        self._energy_rows: list[tuple[str, tuple[float | str, ...]]] = []
+        """consumed_energy.csv rows not yet written: (row format, values)."""
         self._last_row_time = 0.0
         self._last_row_energy = 0.0
+        self.moment: int | None = None
+        """Which inter-actor message of the current instant the next row is written at, when the core counts
+        them (Batsim's delivery): Batsim writes NA as the mean power of a row written at the same SimGrid time as
+        the previous one."""
+        self._last_moment: int | None = None
         if output_dir is not None:
             def trace(name: str, columns: str) -> TextIO:
                 f = open(output_dir / f"{prefix}{name}", "w", encoding="utf-8")  # noqa: SIM115
@@ -241,11 +250,12 @@ class EnergyMeter:
         transition = SWITCHING_ON_PSTATE if on else SWITCHING_OFF_PSTATE
         self._pstate_rows(now, nodes, lambda node: transition)
 
-    def switches_done(self, now: float, nodes: Sequence[int], on: bool) -> None:
-        """`nodes` end their transition together; called before they move (Batsim's row has the power before
-        and, since it sets the new power state first, the minimum power after)."""
+    def switches_done(self, now: float, nodes: Sequence[int], on: bool, moved: bool = False) -> None:
+        """`nodes` end their transition together; called before they move, or once they `moved` (Batsim's row has
+        the power before and, since it sets the new power state first, the minimum power after)."""
         old, new = (NodeState.SWITCHING_ON, NodeState.IDLE) if on else (NodeState.SWITCHING_OFF, NodeState.SLEEPING)
-        after = self._static + sum((self._base_watts(n, new) - self._base_watts(n, old) for n in nodes), 0.0)
+        after = self._static + (0.0 if moved else sum((self._base_watts(n, new) - self._base_watts(n, old)
+                                                         for n in nodes), 0.0))
         self._entry(now, "p", after)
         self._pstate_rows(now, nodes, self._compute_pstate if on else self._sleep_pstate)
 
@@ -266,7 +276,7 @@ class EnergyMeter:
         rows = self._state_rows
         rows.append((now, sleeping, switching_on, switching_off, idle, computing))
         if len(rows) == ROWS_PER_WRITE:
-            _write_rows(self._states_file, MACHINE_STATES_ROW, rows)
+            _write_rows(self._states_file, map(MACHINE_STATES_ROW.__mod__, rows), rows)
 
     # -- outputs -------------------------------------------------------------------------------------------
 
@@ -283,12 +293,18 @@ class EnergyMeter:
             epower = (energy - self._last_row_energy) / (now - last_time)
         else:
             epower = self._static + self._dynamic_power
+        wattmin = self._static if wattmin is None else wattmin
+        moment = self.moment
         rows = self._energy_rows
-        rows.append((now, energy, kind, self._static if wattmin is None else wattmin, epower))
+        if moment is not None and now == last_time and moment == self._last_moment:
+            rows.append((CONSUMED_ENERGY_ROW_NA, (now, energy, kind, wattmin)))
+        else:
+            rows.append((CONSUMED_ENERGY_ROW, (now, energy, kind, wattmin, epower)))
         if len(rows) == ROWS_PER_WRITE:
-            _write_rows(self._energy_file, CONSUMED_ENERGY_ROW, rows)
+            _write_rows(self._energy_file, starmap(mod, rows), rows)
         self._last_row_time = now
         self._last_row_energy = energy
+        self._last_moment = moment
 
     def _pstate_rows(self, now: float, nodes: Iterable[int], pstate: Callable[[int], int]) -> None:
         """pstate_changes.csv: one row per new power state, naming its machines as an interval set."""
@@ -318,16 +334,16 @@ class EnergyMeter:
         """Integrate up to the end of the run and close the files."""
         self.advance(now)
         if self._states_file is not None:
-            _write_rows(self._states_file, MACHINE_STATES_ROW, self._state_rows)
+            _write_rows(self._states_file, map(MACHINE_STATES_ROW.__mod__, self._state_rows), self._state_rows)
         if self._energy_file is not None:
-            _write_rows(self._energy_file, CONSUMED_ENERGY_ROW, self._energy_rows)
+            _write_rows(self._energy_file, starmap(mod, self._energy_rows), self._energy_rows)
         for f in (self._states_file, self._energy_file, self._pstates_file):
             if f is not None:
                 f.close()
         self._states_file = self._energy_file = self._pstates_file = None
 
 
-def _write_rows(file: TextIO, row: str, rows: list[Any]) -> None:
-    """Format and write rows kept as tuples, all at once, and forget them."""
-    file.write("".join(map(row.__mod__, rows)))
+def _write_rows(file: TextIO, texts: Iterable[str], rows: list[Any]) -> None:
+    """Write the `texts` of rows kept as tuples (formatted at C speed as they are joined), then forget the rows."""
+    file.write("".join(texts))
     rows.clear()

@@ -22,13 +22,32 @@ from clustersim.platform.power_model import SleepState
 from clustersim.workload.profiles import needs_speed
 
 
+class Switching:
+    """Nodes of one decision switching on or off together, to the end of their transition (a NODE_SWITCHED event).
+
+    `offset` and `born` serve Batsim's message timing (the core's delivery): Batsim starts one switching actor per
+    node when the decision reaches its server, and each actor tells the server it is done with a message of its
+    own, posted at the transition's end plus the message at which the decision arrived (`offset`); `born` orders
+    the first node's actor among the actors that began to wait (the others follow it, in node order)."""
+
+    __slots__ = ("born", "finished", "nodes", "offset", "on")
+
+    def __init__(self, nodes: tuple[int, ...], on: bool):
+        self.nodes = nodes
+        self.on = on
+        self.offset = 0
+        self.born = 0
+        self.finished = False
+        """The nodes are in their new state, the server has not heard of it yet (`PowerSwitcher.finish`)."""
+
+
 class Clock(Protocol):
     """What the switcher needs of the event queue: the time, and scheduling the end of transitions."""
 
     @property
     def now(self) -> float: ...
 
-    def push(self, time: float, kind: EventClass, payload: tuple[tuple[int, ...], bool]) -> None: ...
+    def push(self, time: float, kind: EventClass, payload: Switching) -> None: ...
 
 
 class PowerSwitcher:
@@ -48,6 +67,8 @@ class PowerSwitcher:
         self._speeds_changed = speeds_changed
         self._waking_into: dict[int, tuple[int, float]] = {}
         """Node -> the computation power state it wakes into and its speed (a SwitchOn that names one)."""
+        self.started: list[Switching] = []
+        """The transitions started since the core last took them (it times their messages)."""
 
     def _sleep_state(self, decision: Decision, node: int) -> SleepState:
         nodes = self._state.nodes
@@ -96,27 +117,51 @@ class PowerSwitcher:
         if self._meter is not None and switched:
             self._meter.states_changed(now)
         for end, group in ending.items():
-            self._queue.push(end, EventClass.NODE_SWITCHED, (tuple(group), on))
+            switching = Switching(tuple(group), on)
+            self.started.append(switching)
+            self._queue.push(end, EventClass.NODE_SWITCHED, switching)
 
-    def switched(self, switched: tuple[int, ...], on: bool) -> NodesSwitched:
+    def finish(self, switching: Switching) -> None:
+        """The nodes' switches are over but the server has not heard of it yet: Batsim's switching actor moves
+        its machine to its new state (and power state) before it tells the server (pstate.cpp), so the counts of
+        machines per state written at that instant include them. Their units become free when the server hears
+        of it (`switched`)."""
+        if switching.on:
+            self._wake_into(switching.nodes)
+        self._move(switching, free=False)
+        switching.finished = True
+
+    def switched(self, switching: Switching) -> NodesSwitched:
         """Transitions are over: nodes are asleep, or on and idle with their units free."""
+        switched, on = switching.nodes, switching.on
+        moved = switching.finished
+        if on and not moved:
+            self._wake_into(switched)
+        if self._meter is not None:
+            self._meter.switches_done(self._queue.now, switched, on, moved)
+        if not moved:
+            self._move(switching, free=True)
+        elif on:
+            nodes = self._state.nodes
+            assert nodes is not None
+            for node in switched:
+                self._state.free = self._state.free | nodes.units(node)
+        if self._meter is not None:
+            self._meter.states_changed(self._queue.now)
+        return NodesSwitched(switched, on)
+
+    def _move(self, switching: Switching, free: bool) -> None:
+        """The nodes take the state their switch leads to (asleep, or on and idle), with their units when `free`."""
         nodes = self._state.nodes
         assert nodes is not None
         now = self._queue.now
-        state = NodeState.IDLE if on else NodeState.SLEEPING
-        if on:
-            self._wake_into(switched)
-        if self._meter is not None:
-            self._meter.switches_done(now, switched, on)
-        for node in switched:
+        state = NodeState.IDLE if switching.on else NodeState.SLEEPING
+        for node in switching.nodes:
             old = nodes.move(node, state, now)
-            if on:
+            if free and switching.on:
                 self._state.free = self._state.free | nodes.units(node)
             if self._meter is not None:
                 self._meter.node_changed(now, node, old, state)
-        if self._meter is not None:
-            self._meter.states_changed(now)
-        return NodesSwitched(switched, on)
 
     def set_pstate(self, d: SetPState) -> dict[int, float]:
         """Check a change of computation power state and account for its energy; returns the new speed of each

@@ -7,16 +7,18 @@ How the events of one instant reach the decision process is the `Delivery` rule:
 
 - `Delivery.BATSIM` is Batsim 4.2's (`clustersim run`'s default, for Batsim and SWF inputs alike): an instant is
   delivered in several calls, and the decision process decides after each, seeing the state the earlier
-  calls' decisions made. Instants of job ends and submissions go as Batsim's server hears them, with time
-  counted in inter-actor messages (`_deliver_messages`, docs/batsim-protocol.md): each job ends at the message
-  its start reached the server, the server takes one message at a time and calls the decision process once it
-  is ready and nothing was posted before the message it just received. Other instants go in rounds
+  calls' decisions made. Instants of job ends, submissions, requested calls and nodes done switching go as
+  Batsim's server hears them, with time counted in inter-actor messages (`_deliver_messages`,
+  docs/batsim-protocol.md): each job ends at the message its start reached the server, each node ends its
+  switch at the message its decision reached it (one message per node), a call asked earlier at message 0; the
+  server takes one message at a time and calls the decision process once it is ready and nothing was posted
+  before the message it just received. Other instants go in rounds
   (`_deliver_rounds`): the calls asked at an earlier instant (Batsim's waiter wakes at the instant's first
   message: one round); the submissions (one round); the end of the static workload (`NoMoreJobs`, its own
   round); decisions held back until this instant (`CallMeLater(first=True)`: a kill then beats a job ending
-  then); each job end in its own round, in start order, the last with the nodes done switching (Batsim sends a
-  machine's transition end with a job end of the same instant); then the rest (machine availability, calls
-  asked during the instant, the Batsim adapter's `CallMeLater(last=True)`). Events that a call's decisions add
+  then); each job end in its own round, in start order, the last with the nodes done switching; then the
+  rest (machine availability, calls asked during the instant, the Batsim adapter's `CallMeLater(last=True)`).
+  Events that a call's decisions add
   at the same instant join the rounds still to come; a job started there counts, as its message offset, its
   decision's place after the earlier calls' decisions and ready signals.
   With the SimGrid execution model (and neither power management nor external events), Batsim's own actors run
@@ -65,7 +67,7 @@ from clustersim.core.interface import DecisionProcess
 from clustersim.core.interrupts import DeferredInterrupt
 from clustersim.core.nodes import NodeTracker
 from clustersim.core.outcome import JobOutcome, OutcomeSink
-from clustersim.core.power_switching import PowerSwitcher
+from clustersim.core.power_switching import PowerSwitcher, Switching
 from clustersim.core.sharing import shortfall
 from clustersim.core.state import ClusterState, ClusterView, RunningJob
 from clustersim.errors import ClusterSimError, DecisionError, InputError
@@ -73,7 +75,7 @@ from clustersim.intervals import IntervalSet
 from clustersim.platform.events import AvailabilityChange
 from clustersim.platform.model import Platform
 from clustersim.workload.job import Job, id_order
-from clustersim.workload.profiles import Delay, needs_speed
+from clustersim.workload.profiles import Composed, Delay, needs_speed
 from clustersim.workload.stream import Workload
 
 if TYPE_CHECKING:
@@ -97,7 +99,7 @@ class _Execution:
         self.born = born
 
 
-Payload = _Execution | Job | tuple[tuple[int, ...], bool] | AvailabilityChange | None
+Payload = _Execution | Job | Switching | AvailabilityChange | None
 Batch = list[tuple[EventClass, Payload]]
 
 
@@ -110,8 +112,42 @@ class _Start:
         self.execution = execution
 
 
+class _Switch:
+    """A power switch on its way to Batsim's server: its nodes' switching actors start when the server receives
+    it."""
+
+    __slots__ = ("transitions",)
+
+    def __init__(self, transitions: list[Switching]):
+        self.transitions = transitions
+
+
+class _Switched:
+    """One node's switching actor tells Batsim's server it is done; the server tells the decision process once
+    every node of the transition is (`left` counts those still to come)."""
+
+    __slots__ = ("left", "transition")
+
+    def __init__(self, transition: Switching):
+        self.transition = transition
+        self.left = len(transition.nodes)
+
+
 _READY = object()
 """The request-reply actor's last message: the decision process is ready for the next one."""
+
+_COMPUTED, _WAITED, _SENT = 0, 1, 2
+"""How an actor came to post a message at a given message count (`_deliver_messages`): at the end of a computation
+(a computing job's, a node's switch: SimGrid ends it a rounding error early, so a server that receives a message
+at that very count already sees it waiting), at the end of a sleep (a delay job, the job submitter, a waiter:
+exactly then, too late for that check), or in answer to a message the server received (a decision, the ready
+signal, the submitter's goodbye)."""
+
+_WOKEN = object()
+"""A waiter's message: a call asked at an earlier instant is due."""
+
+_MESSAGE_KINDS = (EventClass.JOB_END, EventClass.NODE_SWITCHED, EventClass.CALL)
+"""The events `_deliver_messages` times in messages, besides the workload's submissions."""
 
 
 class Delivery(Enum):
@@ -243,6 +279,8 @@ class Simulation:
             self._queue.push(change.time, EventClass.MACHINES, change)
         for decision in self.process.begin(self.view) or ():
             self._apply(decision)
+            if self._power.started:
+                self._time_switches(0)
         queue = self._queue
         execution = self.execution
         stepped = execution.stepped
@@ -273,6 +311,8 @@ class Simulation:
         for decision in self._call(events):
             self._replied += 1  # in Batsim, the k-th decision of a reply reaches the server k messages later
             self._apply(decision)
+            if self._power.started:
+                self._time_switches(self._replied)
 
     def _deliver_rounds(self, pending: Batch, woken: bool = True) -> None:
         """Deliver one instant in Batsim's rounds (the module's docstring). Events that the decisions of a round
@@ -312,14 +352,17 @@ class Simulation:
 
         Instants with other events (kills, calls, registered jobs, machines, power switches) and stepped
         execution models keep `_deliver_rounds`; jobs started there count offset 0."""
-        simple = not self.execution.stepped and self.state.nodes is None
-        if not simple or any(kind is not EventClass.JOB_END and not (kind is EventClass.JOB_SUBMIT and payload is None)
-                             for kind, payload in pending):
+        if self.execution.stepped or any(kind not in _MESSAGE_KINDS and not (kind is EventClass.JOB_SUBMIT and
+                                                                               payload is None)
+                                         for kind, payload in pending):
             self._deliver_rounds(pending)
             return
         queue = self._queue
+        if self.meter is not None:
+            self.meter.advance(queue.now)
         first = queue.now == 0.0 and self._submitter is None
-        if len(pending) == 1 and not first:  # most instants: one message, heard at once by an idle server
+        if len(pending) == 1 and not first and pending[0][0] in (EventClass.JOB_END, EventClass.JOB_SUBMIT):
+            # most instants: one message, heard at once by an idle server
             kind, payload = pending[0]
             if kind is EventClass.JOB_END:
                 assert isinstance(payload, _Execution)
@@ -338,16 +381,44 @@ class Simulation:
             if queue.next_time() == queue.now:
                 self._deliver_rounds(queue.pop_instant(), woken=False)
             return
-        # (offset, 0 for an actor woken by its own wait else 1, order) -> message
+        # (offset, _COMPUTED, _WAITED or _SENT, order) -> message
         posted: list[tuple[tuple[int, int, int], object]] = []
+        ended: dict[int, JobCompleted] = {}  # id(execution) -> the end its executor recorded before its message came
+        meter = self.meter
+        early = meter is not None  # the energy files' rows follow the actors (docs/energy.md)
+
+        def finish(now: int, start: bool = False) -> None:
+            """The actors that posted before the server handles message `now` did what Batsim's do before they
+            post (pstate.cpp, jobs_execution.cpp): a switching actor moves its machine to its new state, an executor
+            frees its machines, with their rows in the energy files. A job's start (`start`) is recorded by its
+            new executor, after every actor that posts at that message."""
+            assert meter is not None
+            bound = (now, _SENT if start else _WAITED)
+            for key, message in posted:
+                if key >= bound:
+                    break
+                if type(message) is _Switched and not message.transition.finished:
+                    self._power.finish(message.transition)
+                elif type(message) is _Execution and id(message) not in ended:
+                    meter.moment = key[0]
+                    ended[id(message)] = self._end(message)
+            meter.moment = now
+
         for kind, payload in pending:
             if kind is EventClass.JOB_END:
                 assert isinstance(payload, _Execution)
                 if not payload.cancelled:
-                    posted.append(((payload.offset, 0, payload.born), payload))
+                    posted.append(((payload.offset, _ended_by(payload), payload.born), payload))
+            elif kind is EventClass.NODE_SWITCHED:  # one message per node, from its switching actor
+                assert isinstance(payload, Switching)
+                switched = _Switched(payload)
+                posted.extend(((payload.offset, _COMPUTED, payload.born + i), switched)
+                              for i in range(len(payload.nodes)))
+            elif kind is EventClass.CALL:  # the waiter wakes at the instant itself: message 0, before any actor
+                posted.append(((0, _WAITED, 0), _WOKEN))
             else:
                 offset, born = (1, 0) if first else self._submitter or (0, 0)
-                posted.append(((offset, 0, born), None))
+                posted.append(((offset, _WAITED, born), None))
         posted.sort(key=lambda entry: entry[0])
         free = 2 if first else 0  # at t=0 the server first hears the submitter's hello and the scheduler's ready
         ready, told, replies, sequence = True, list[Event](), list[object](), 0
@@ -355,12 +426,15 @@ class Simulation:
         def post(offset: int, message: object) -> None:
             nonlocal sequence
             sequence += 1
-            insort(posted, ((offset, 1, sequence), message), key=lambda entry: entry[0])
+            insort(posted, ((offset, _SENT, sequence), message), key=lambda entry: entry[0])
 
         while posted:
-            (sent_at, _, _), message = posted.pop(0)
+            (sent_at, _, _), message = posted[0]
             received = max(free, sent_at) + 1
             free = received
+            if early:
+                finish(received)
+            del posted[0]
             self.state.now = queue.now
             if message is None:  # the instant's submissions
                 events = self._submit_instant()
@@ -370,7 +444,14 @@ class Simulation:
                     post(received, events.pop())  # the submitter's goodbye follows its last submissions
                 told.extend(events)
             elif isinstance(message, _Execution):
-                told.append(self._end(message))
+                done = ended.pop(id(message), None)  # its executor already ended it (`finish`)
+                told.append(done if done is not None else self._end(message))
+            elif isinstance(message, _Switched):
+                message.left -= 1
+                if not message.left:  # Batsim's server tells the scheduler once the whole request is done
+                    told.append(self._power.switched(message.transition))
+            elif message is _WOKEN:
+                told.append(RequestedCall(queue.now))
             elif isinstance(message, NoMoreJobs):
                 told.append(message)
             elif message is _READY:
@@ -379,11 +460,17 @@ class Simulation:
                 if isinstance(message, _Start):  # the job's executor begins to wait now
                     self._born += 1
                     message.execution.offset, message.execution.born = received, self._born
+                elif isinstance(message, _Switch):  # so do the switching actors, one per node
+                    for transition in message.transitions:
+                        transition.offset, transition.born = received, self._born + 1
+                        self._born += len(transition.nodes)
                 post(received, replies.pop(0) if replies else _READY)
-            if ready and told and not (posted and posted[0][0][0] < received):
-                self._decide_into(told, replies)
+            if ready and told and not (posted and posted[0][0] < (received, _WAITED)):
+                self._decide_into(told, replies, finish if early else None, received)
                 told, ready = [], False
                 post(received, replies.pop(0) if replies else _READY)
+        if meter is not None:
+            meter.moment = None
         if queue.next_time() == queue.now:  # decisions added events at this instant (a kill's end, a registration)
             self._deliver_rounds(queue.pop_instant(), woken=False)
 
@@ -399,15 +486,36 @@ class Simulation:
                 execution = executions.get(decision.job_key)
                 if execution is not None:
                     execution.offset = received
+            elif self._power.started:
+                self._time_switches(received)
         return received + 1
 
-    def _decide_into(self, events: list[Event], replies: list[object]) -> None:
-        """Ask the decision process about `events` and apply its decisions; each also waits in `replies` (a
-        start as its job's execution) to reach the server one message after the other."""
+    def _decide_into(self, events: list[Event], replies: list[object],
+                     finish: Callable[[int, bool], None] | None = None, received: int = 0) -> None:
+        """Ask the decision process about `events` (heard at message `received`) and apply its decisions; each also
+        waits in `replies` (a start as its job's execution) to reach the server one message after the other. What
+        Batsim's actors do before a decision reaches the server (`finish`) is done before it applies."""
         for decision in self._call(events):
+            if finish is not None:
+                received += 1
+                finish(received, type(decision) is StartJob)
             self._apply(decision)
             started = self._executions.get(decision.job_key) if type(decision) is StartJob else None
-            replies.append(_Start(started) if started is not None else decision)
+            if started is not None:
+                replies.append(_Start(started))
+            elif self._power.started:
+                replies.append(_Switch(self._time_switches(0)))
+            else:
+                replies.append(decision)
+
+    def _time_switches(self, offset: int) -> list[Switching]:
+        """The transitions a decision just started: their nodes' actors begin to wait, one after the other, at
+        message `offset` of the instant."""
+        started, self._power.started = self._power.started, []
+        for transition in started:
+            transition.offset, transition.born = offset, self._born + 1
+            self._born += len(transition.nodes)
+        return started
 
     def _executed(self, key: str, end: float) -> None:
         """A stepped model says a job's execution is over: it ends successfully, before its walltime."""
@@ -441,8 +549,8 @@ class Simulation:
                     assert isinstance(payload, Job)
                     events.append(JobSubmitted(payload))
             elif kind is EventClass.NODE_SWITCHED:
-                assert isinstance(payload, tuple)
-                events.append(self._power.switched(*payload))
+                assert isinstance(payload, Switching)
+                events.append(self._power.switched(payload))
             elif kind is EventClass.MACHINES:
                 assert isinstance(payload, AvailabilityChange)
                 events.extend(self._availability(payload))
@@ -735,6 +843,16 @@ def _id_order(job: Job) -> tuple[int, int | str]:
 
 def _event_class(entry: tuple[EventClass, Payload]) -> EventClass:
     return entry[0]
+
+
+def _ended_by(execution: _Execution) -> int:
+    """Whether a job's end is posted at the end of a computation or of a sleep (a delay, or the walltime)."""
+    if execution.state is not FinalState.COMPLETED_SUCCESSFULLY:
+        return _WAITED
+    profile = execution.running.job.profile
+    while type(profile) is Composed:
+        profile = profile.sequence[-1]
+    return _COMPUTED if needs_speed(profile) else _WAITED
 
 
 def _calls_first(batch: Batch) -> tuple[Batch, Batch]:

@@ -398,6 +398,9 @@ def workload_from_replay(jobs_csv: Path | str, name: str = "w0") -> Workload:
     """The jobs of a replay's jobs.csv with the submit and run times Slurm observed (rejected jobs left out)."""
     source = str(jobs_csv)
     jobs = []
+    submissions: list[tuple[str, int]] = []
+    """Per job: what one sbatch call submitted (the job, or its array) and its Slurm job id (submission order)."""
+    whole_seconds = True
     with open(jobs_csv, newline="", encoding="utf-8") as f:
         for row in csv.DictReader(f):
             if row["final_state"] == FinalState.REJECTED.value:
@@ -414,9 +417,33 @@ def workload_from_replay(jobs_csv: Path | str, name: str = "w0") -> Workload:
                     extra={key: meta[key] for key in ("dependency", "preceding_job", "sbatch", "array_job")
                            if meta.get(key)},
                 ))
+                submissions.append((meta.get("array_job") or row["job_id"], int(meta.get("slurm_id") or 0)))
             except (KeyError, ValueError) as error:
                 raise InputError(source, f"not a jobs.csv written by slurm-replay: {error}") from None
-    return Workload.from_jobs(jobs, name=name)
+            whole_seconds = whole_seconds and meta.get("times") == "whole-seconds"
+    if whole_seconds:
+        jobs = spread_submissions(jobs, submissions)
+    # A simulation starts at t=0: a first submission Slurm recorded in the second before the replay's origin (the
+    # replay aims 0.05 s into the second, and a loaded machine can be that early) is simulated at 0.
+    return Workload.from_jobs([replace(j, submit_time=max(0.0, j.submit_time)) for j in jobs], name=name)
+
+
+def spread_submissions(jobs: Sequence[Job], submissions: Sequence[tuple[str, int]]) -> list[Job]:
+    """Whole-second records put every job submitted in a second at its start; sbatch calls are sequential (the
+    replay makes them one after another from the trace's whole second on), so the n submissions recorded in a
+    second came one after another over it: the k-th (k = 0..n-1, in Slurm job id order) at k/n into it. An
+    array's tasks are one submission. `submissions` gives, per job, (what its sbatch call submitted, its job id)."""
+    first_id: dict[tuple[float, str], int] = {}
+    for job, (unit, slurm_id) in zip(jobs, submissions, strict=True):
+        key = (job.submit_time, unit)
+        first_id[key] = min(first_id.get(key, slurm_id), slurm_id)
+    by_second: dict[float, list[tuple[int, str]]] = {}
+    for (second, unit), slurm_id in first_id.items():
+        by_second.setdefault(second, []).append((slurm_id, unit))
+    offset = {(second, unit): k / len(units)
+              for second, units in by_second.items() for k, (_, unit) in enumerate(sorted(units))}
+    return [replace(job, submit_time=job.submit_time + offset[(job.submit_time, unit)])
+            for job, (unit, _) in zip(jobs, submissions, strict=True)]
 
 
 def simulate_replay(

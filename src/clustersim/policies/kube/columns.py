@@ -7,6 +7,10 @@ asked for so far, whether it hosts pods and whether its unit is free; it re-read
 nodes report changed, and rebuilds the free-unit mask only when the free set is a new object. The static
 filters (name, taints, affinity) run as plugins once per distinct pod spec; the others are array comparisons.
 
+Most attempts repeat a signature tried a moment ago: each signature keeps why each node refuses it (`_Status`),
+brought up to date from the few nodes changed since. A signature no node takes fails from it alone; one that
+few nodes take is placed among those, in Python (numpy's fixed cost per call is higher than the work).
+
 It covers the default filters and the NodeResourcesFit and BalancedAllocation scores (the latter on two
 resources at most) with non-negative weights, on nodes whose ids are their positions and amounts below 2**53
 (exact in int64 products and float64 fractions); `vectorizable` says when, and the policy falls back to the
@@ -16,7 +20,7 @@ plugins otherwise.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,6 +33,7 @@ from clustersim.policies.kube.filters import (
     TOO_MANY_PODS,
     UNSCHEDULABLE,
     insufficient,
+    unavailable,
 )
 from clustersim.policies.kube.framework import FilterPlugin, NodeInfo, PodInfo, ScorePlugin
 from clustersim.policies.kube.scores import BalancedAllocation, NodeResourcesFit
@@ -40,10 +45,12 @@ MAX_SPECS = 256
 MAX_LOG = 1_000_000
 """Node changes logged before the log and the failures are dropped."""
 MAX_CHANGES = 512
-"""Beyond this many node changes since a signature's last failure, filtering every node again is as quick."""
+"""Beyond this many node changes since a signature was last tried, filtering every node again is as quick."""
+FEW = 64
+"""Up to this many nodes taking a signature are ordered (and scored, by the caller) one by one."""
+RESCORED = 32
+"""Up to this many node changes since a signature's scores were kept, those nodes are scored one by one."""
 
-_NONE = np.empty(0, dtype=np.intp)
-"""No feasible node (never written to)."""
 Column = npt.NDArray[np.int64]
 Mask = npt.NDArray[np.bool_]
 Codes = npt.NDArray[np.int32]
@@ -72,10 +79,14 @@ class NodeColumns:
         self._score_resources = score_resources
         self._allocatable: dict[str, Column] = {}
         self._free: dict[str, Column] = {}
+        self._amounts: dict[str, list[int]] = {}
+        """`_free` as lists: reading one node's amount from a list is several times quicker."""
         self._hosts = np.zeros(len(nodes), dtype=np.bool_)
         self._unit_free = np.zeros(len(nodes), dtype=np.bool_)
+        self._available: list[bool] = [False] * len(nodes)
+        """Hosts pods, or its unit is free (not held by an exclusive job, not off)."""
         self._ready = np.zeros(len(nodes), dtype=np.bool_)
-        """Available (hosts pods, or its unit is free) with room for one more pod: what no pod's spec changes."""
+        """Available with room for one more pod: what no pod's spec changes."""
         self._intervals: tuple[tuple[int, int], ...] | None = None
         self._shared: SharedView | None = None
         self._changed: set[int] = set()
@@ -83,58 +94,74 @@ class NodeColumns:
         self._messages = [""]
         """Failure reasons by code (0: the node fits)."""
         self._codes: dict[str, int] = {}
+        self._unschedulable = self._code(UNSCHEDULABLE)
         self._log: list[int] = []
         """Every node whose free amounts or availability changed, in order, repeated at each change."""
-        self._failures: dict[tuple[object, ...], _Failure] = {}
-        """The last failure of each signature: why each node refused it, brought up to date from `_log`."""
+        self._statuses: dict[tuple[object, ...], _Status] = {}
+        """Why each node refuses each signature tried, brought up to date from `_log` when it is tried again."""
 
     def filter(self, pod: PodInfo, view: ClusterView, start: int,
-               wanted: int) -> tuple[npt.NDArray[np.intp], int, dict[str, int]] | None:
-        """`KubePolicy.place`'s filtering: up to `wanted` feasible nodes in visiting order from `start`, how
-        many nodes were visited and, when none fits, how many failed for each reason (None: not exact)."""
+               wanted: int) -> tuple[list[int] | npt.NDArray[np.intp], int, str] | None:
+        """`KubePolicy.place`'s filtering: up to `wanted` feasible nodes in visiting order from `start` (a list
+        when at most `FEW` nodes fit, else an array), how many nodes were visited and, when none fits,
+        kube-scheduler's message (None: amounts too large to be exact here)."""
         self._sync(view)
-        total = len(self.nodes)
-        known = self._still_failing(pod)  # (a signature that failed here had amounts below LIMIT)
-        if known is not None:
-            return _NONE, total, known
-        request = pod.request
-        if any(abs(amount) >= LIMIT for amount in request.values()):
+        status = self._status(pod)
+        if status is None:
             return None
+        total = len(self.nodes)
+        fitting = status.fitting
+        if not fitting:
+            if not status.message:
+                status.message = unavailable(total, self._reasons(status.counts))
+            return [], total, status.message
+        if len(fitting) <= FEW:
+            if status.peak > 4 * FEW:  # a set keeps the table of its largest size, and iterating scans it all
+                fitting = status.fitting = set(fitting)
+                status.peak = len(fitting)
+            order = sorted(fitting, key=lambda node: (node - start) % total)
+            if len(order) < wanted:
+                return order, total, ""
+            order = order[:wanted]
+            return order, (order[-1] - start) % total + 1, ""
         static = self._static_codes(pod)
         fits = self._ready if static is None else self._ready & (static == 0)
-        enough = [(resource, self._column(resource) >= amount) for resource, amount in request.items()]
-        for _, passed in enough:
-            fits = fits & passed
+        for resource, amount in pod.request.items():
+            fits = fits & (self._column(resource) >= amount)
         feasible = np.flatnonzero(fits)
-        if not len(feasible):
-            codes = self._refusals(pod, static)
-            checks = [(self._free["pods"], 1, self._code(TOO_MANY_PODS)),
-                      *((self._column(r), amount, self._code(insufficient(r))) for r, amount in request.items())]
-            failure = self._failures[pod.signature] = _Failure(len(self._log), codes.tolist(), _count(codes),
-                                                               static, checks)
-            if len(self._failures) > MAX_SPECS:
-                self._failures.pop(next(iter(self._failures)))
-            return feasible, total, self._reasons(failure.counts)
         split = int(np.searchsorted(feasible, start))
         if split:
             feasible = np.concatenate((feasible[split:], feasible[:split]))
         if len(feasible) < wanted:
-            return feasible, total, {}
+            return feasible, total, ""
         feasible = feasible[:wanted]
-        return feasible, (int(feasible[-1]) - start) % total + 1, {}
+        return feasible, (int(feasible[-1]) - start) % total + 1, ""
 
     def select(self, pod: PodInfo, feasible: npt.NDArray[np.intp], scores: Sequence[tuple[ScorePlugin, int]],
-               rng: random.Random | None) -> int:
-        """`KubePolicy._select`: the feasible node with the best weighted score (ties: lowest index, or the
-        policy's reservoir sampling, replayed with the same random draws)."""
-        request = pod.scoring_request
-        allocatable = {r: self._allocatable[r][feasible] for r in self._score_resources}
-        free = {r: self._free[r][feasible] for r in self._score_resources}
-        total = np.zeros(len(feasible), dtype=np.int64)
-        for plugin, weight in scores:
-            if weight:
-                assert isinstance(plugin, NodeResourcesFit | BalancedAllocation)
-                total += plugin.score_columns(request, allocatable, free) * weight
+               rng: random.Random | None, score: Callable[[int], int]) -> int:
+        """`KubePolicy._select` of the nodes `filter` just gave for the pod: the one with the best weighted score
+        (ties: lowest index, or the policy's reservoir sampling, replayed with the same random draws).
+
+        The signature keeps every node's score, re-read with `score` (the plugins' score of the node at an
+        index) for the nodes changed since, or computed again over every node when they are more than a few."""
+        status = self._statuses[pod.signature]
+        log = self._log
+        if status.scores is None or len(log) - status.scored > RESCORED:
+            request = pod.scoring_request
+            allocatable = {r: self._allocatable[r] for r in self._score_resources}
+            free = {r: self._free[r] for r in self._score_resources}
+            every = np.zeros(len(self.nodes), dtype=np.int64)
+            for plugin, weight in scores:
+                if weight:
+                    assert isinstance(plugin, NodeResourcesFit | BalancedAllocation)
+                    every += plugin.score_columns(request, allocatable, free) * weight
+            status.scores = every
+        else:
+            every = status.scores
+            for node in set(log[status.scored:]):
+                every[node] = score(node)
+        status.scored = len(log)
+        total = every[feasible]
         if rng is None:
             return int(feasible[total == total.max()].min())
         before = np.empty_like(total)  # the best score before each node, in visiting order
@@ -158,34 +185,42 @@ class NodeColumns:
             self._shared, self._changed = shared, shared.subscribe()
             self._allocatable.clear()
             self._free.clear()
+            self._amounts.clear()
             self._hosts = np.array([shared.pods(node.index) > 0 for node in self.nodes], dtype=np.bool_)
+            self._unit_free = np.zeros(len(self.nodes), dtype=np.bool_)
+            self._available = self._hosts.tolist()
             for resource in ("pods", *self._score_resources):
                 self._column(resource)
             self._intervals = None
             self._log.clear()
-            self._failures.clear()
+            self._statuses.clear()
         elif self._changed:
             changed = list(self._changed)
             self._changed.clear()  # (not pop(): a set emptied by pops keeps its size, and pop() scans it)
-            columns = list(self._free.items())
-            hosts, unit_free, ready = self._hosts, self._unit_free, self._ready
+            columns = [(resource, column, self._amounts[resource]) for resource, column in self._free.items()]
+            hosts, unit_free, ready, available = self._hosts, self._unit_free, self._ready, self._available
             for node in changed:
                 free = shared.free(node)
-                for resource, column in columns:
-                    column[node] = free.get(resource, 0)
+                for resource, column, amounts in columns:
+                    column[node] = amounts[node] = free.get(resource, 0)
                 hosts[node] = host = shared.pods(node) > 0
-                ready[node] = (host or unit_free[node]) and free.get("pods", 0) >= 1
+                available[node] = on = host or bool(unit_free[node])
+                ready[node] = on and free.get("pods", 0) >= 1
             self._log += changed
-            if len(self._log) > MAX_LOG:  # (every failure kept is older than that)
+            if len(self._log) > MAX_LOG:  # (every status kept is older than that)
                 self._log.clear()
-                self._failures.clear()
+                self._statuses.clear()
         intervals = view.free.intervals
         if intervals is not self._intervals:
             self._intervals = intervals
             unit_free = _members(intervals, self._units)
-            self._log += np.flatnonzero(unit_free != self._unit_free).tolist()
+            moved = np.flatnonzero(unit_free != self._unit_free).tolist()
+            self._log += moved
             self._unit_free = unit_free
-            self._ready = (self._hosts | self._unit_free) & (self._free["pods"] >= 1)
+            usable = self._hosts | unit_free
+            for node in moved:
+                self._available[node] = bool(usable[node])
+            self._ready = usable & (self._free["pods"] >= 1)
 
     def _column(self, resource: str) -> Column:
         """The free amounts of a resource, read from the shared nodes the first time a pod asks for it."""
@@ -193,8 +228,8 @@ class NodeColumns:
         if column is None:
             assert self._shared is not None
             self._allocatable[resource] = np.array([n.allocatable.get(resource, 0) for n in self.nodes], np.int64)
-            column = self._free[resource] = np.array(
-                [self._shared.free(n.index).get(resource, 0) for n in self.nodes], np.int64)
+            amounts = self._amounts[resource] = [self._shared.free(n.index).get(resource, 0) for n in self.nodes]
+            column = self._free[resource] = np.array(amounts, np.int64)
         return column
 
     def _code(self, reason: str) -> int:
@@ -222,41 +257,62 @@ class NodeColumns:
         result = self._static[key] = codes if codes.any() else None
         return result
 
-    def _still_failing(self, pod: PodInfo) -> dict[str, int] | None:
-        """How many nodes refuse the pod for each reason, if its signature failed before and no node that changed
-        since takes it (reading those nodes only, one by one: they are few); None: not known, or some node may."""
-        failure = self._failures.get(pod.signature)
-        if failure is None:
-            return None
+    def _status(self, pod: PodInfo) -> _Status | None:
+        """Why each node refuses the pod's signature now: kept since it was last tried and brought up to date from
+        the nodes changed since, or computed over every node (None: amounts too large to be exact here)."""
+        signature = pod.signature
+        status = self._statuses.get(signature)
         log = self._log
-        if len(log) - failure.seen > MAX_CHANGES:
-            del self._failures[pod.signature]
+        if status is not None:
+            if len(log) - status.seen <= MAX_CHANGES:
+                if len(log) > status.seen:
+                    self._update(status)
+                return status
+            del self._statuses[signature]
+        request = pod.request
+        if any(abs(amount) >= LIMIT for amount in request.values()):
             return None
-        if len(log) > failure.seen:
-            hosts, unit_free, static, checks = self._hosts, self._unit_free, failure.static, failure.checks
-            unschedulable = self._code(UNSCHEDULABLE)
-            changes = []
-            for node in set(log[failure.seen:]):
-                if not (hosts[node] or unit_free[node]):
-                    code = unschedulable
-                elif static is not None and static[node]:
-                    code = int(static[node])
-                else:
-                    code = 0
-                    for column, amount, why in checks:
-                        if column[node] < amount:
-                            code = why
-                            break
-                    if not code:
-                        return None  # it fits there
-                changes.append((node, code))
-            codes, counts = failure.codes, failure.counts
-            for node, code in changes:
-                counts[codes[node]] -= 1
-                counts[code] = counts.get(code, 0) + 1
+        static = self._static_codes(pod)
+        codes = self._refusals(pod, static)
+        fitting = set(np.flatnonzero(codes == 0).tolist())
+        checks = [(self._amounts["pods"], 1, self._code(TOO_MANY_PODS))]
+        for resource, amount in request.items():
+            self._column(resource)
+            checks.append((self._amounts[resource], amount, self._code(insufficient(resource))))
+        status = self._statuses[signature] = _Status(
+            len(log), codes.tolist(), _count(codes), fitting, len(fitting), None if static is None else static.tolist(),
+            checks)
+        if len(self._statuses) > MAX_SPECS:
+            self._statuses.pop(next(iter(self._statuses)))
+        return status
+
+    def _update(self, status: _Status) -> None:
+        """Re-read, for one signature, the nodes changed since it was last tried (one by one: they are few)."""
+        log, available, static, checks = self._log, self._available, status.static, status.checks
+        codes, counts, fitting = status.codes, status.counts, status.fitting
+        for node in set(log[status.seen:]):
+            if not available[node]:
+                code = self._unschedulable
+            elif static is not None and static[node]:
+                code = static[node]
+            else:
+                code = 0
+                for amounts, least, why in checks:
+                    if amounts[node] < least:
+                        code = why
+                        break
+            old = codes[node]
+            if code != old:
                 codes[node] = code
-            failure.seen = len(log)
-        return self._reasons(failure.counts)
+                counts[old] -= 1
+                counts[code] = counts.get(code, 0) + 1
+                if not code:
+                    fitting.add(node)
+                    status.peak = max(status.peak, len(fitting))
+                elif not old:
+                    fitting.discard(node)
+                status.message = ""
+        status.seen = len(log)
 
     def _refusals(self, pod: PodInfo, static: Codes | None) -> Codes:
         """Why each node refuses the pod (0: it fits): the code of its first failing filter, in the plugins' order
@@ -267,7 +323,7 @@ class NodeColumns:
         codes[self._free["pods"] < 1] = self._code(TOO_MANY_PODS)
         if static is not None:
             codes = np.where(static != 0, static, codes)
-        codes[~(self._hosts | self._unit_free)] = self._code(UNSCHEDULABLE)
+        codes[~(self._hosts | self._unit_free)] = self._unschedulable
         return codes
 
     def _reasons(self, counts: dict[int, int]) -> dict[str, int]:
@@ -276,16 +332,25 @@ class NodeColumns:
 
 
 @dataclass(slots=True)
-class _Failure:
-    """Why each node refused a signature (`_refusals`), as of the `seen` first entries of the change log."""
+class _Status:
+    """Why each node refuses a signature (`_refusals`; 0: it fits), as of the `seen` first entries of the change
+    log."""
 
     seen: int
     codes: list[int]
     counts: dict[int, int]
     """Nodes by refusal code."""
-    static: Codes | None
-    checks: list[tuple[Column, int, int]]
-    """The free amounts the pod needs, in the filters' order: (column, least amount, code if below)."""
+    fitting: set[int]
+    """The nodes of code 0."""
+    peak: int
+    static: list[int] | None
+    checks: list[tuple[list[int], int, int]]
+    """The free amounts the pod needs, in the filters' order: (amounts by node, least amount, code if below)."""
+    message: str = ""
+    """kube-scheduler's message when no node fits, once made ("": not made since the counts last changed)."""
+    scores: Column | None = None
+    """Every node's weighted score, as of the `scored` first entries of the change log (`select`)."""
+    scored: int = 0
 
 
 def _count(codes: Codes) -> dict[int, int]:

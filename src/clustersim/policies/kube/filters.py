@@ -12,6 +12,12 @@ def insufficient(resource: str) -> str:
     return f"Insufficient {resource}"
 
 
+def unavailable(total: int, reasons: dict[str, int]) -> str:
+    """kube-scheduler's message for a pod no node takes: `0/N nodes are available: ` and the count per reason."""
+    detail = ", ".join(f"{count} {why}" for why, count in sorted(reasons.items()))
+    return f"0/{total} nodes are available: {detail}."
+
+
 def waits_for_pods(message: str) -> bool:
     """Whether a pod refused with this `0/N nodes are available: ...` message may fit once a pod ends: some node
     lacked room (kube-scheduler's NodeResourcesFit, whose queueing hint requeues on any pod deletion) or was held

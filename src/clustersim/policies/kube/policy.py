@@ -10,7 +10,7 @@ placements over all nodes at once and is used whenever the configuration allows 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
@@ -22,7 +22,7 @@ from clustersim.intervals import IntervalSet
 from clustersim.platform.kube_labels import node_labels, node_taints
 from clustersim.policies.base import Policy
 from clustersim.policies.kube.bands import BandQueue
-from clustersim.policies.kube.filters import DEFAULT_FILTERS
+from clustersim.policies.kube.filters import DEFAULT_FILTERS, unavailable
 from clustersim.policies.kube.framework import FilterPlugin, NodeInfo, PodInfo, ScorePlugin
 from clustersim.policies.kube.queue import QueuedPod, SchedulingQueue
 from clustersim.policies.kube.scores import BalancedAllocation, NodeResourcesFit
@@ -82,6 +82,7 @@ class KubePolicy(Policy):
         ]
         self.percentage = int(percentage_of_nodes_to_score)
         self._score_resources = tuple(sorted({r for plugin, _ in self.scores for r in plugin.resources}))
+        self._pair = len(self._score_resources) == 2
         self._memo: dict[tuple[int, ...], int] = {}
         """Weighted total score by (allocatable, free, requested) amounts of `_score_resources`: nodes alike and
         nodes that did not change since they were last scored are not scored again."""
@@ -102,6 +103,8 @@ class KubePolicy(Policy):
         """False keeps to the plugins, node by node (the reference the vectorized path is tested against)."""
         self._columns: NodeColumns | None = None
         self._start_index = 0
+        self._wanted = (0, 0), 0
+        """`nodes_to_find` of (nodes, percentage)."""
         self._seq = 0
         self._calls: set[float] = set()
         self._node_changed = False
@@ -233,18 +236,25 @@ class KubePolicy(Policy):
         """The best feasible node for a pod, or None and kube-scheduler's `0/N nodes are available` message."""
         nodes = self._nodes
         total = len(nodes)
-        wanted = nodes_to_find(total, self.percentage)
+        if self._wanted[0] != (total, self.percentage):
+            self._wanted = (total, self.percentage), nodes_to_find(total, self.percentage)
+        wanted = self._wanted[1]
         start = self._start_index
         columns = self._columns
         found = None if columns is None else columns.filter(pod, view, start, wanted)
         if columns is not None and found is not None:
-            indices, processed, counts = found
+            indices, processed, message = found
             self._start_index = (start + processed) % total
             if not len(indices):
-                return None, _unavailable(total, counts)
+                return None, message
             if len(indices) == 1:
                 return nodes[int(indices[0])], ""
-            return nodes[columns.select(pod, indices, self.scores, self._rng)], ""
+            if isinstance(indices, list):  # few: the plugins score them (the columns' scores are the same)
+                few = [nodes[index] for index in indices]
+                for node in few:
+                    node.free = view.shared.free(node.index)
+                return self._select(pod, few), ""
+            return nodes[columns.select(pod, indices, self.scores, self._rng, self._scorer(pod, view))], ""
         shared, free_units = view.shared, view.free
         filters = [plugin for plugin in self.filters if plugin.applies(pod)]  # constraints the pod does not have
         feasible: list[NodeInfo] = []
@@ -267,7 +277,7 @@ class KubePolicy(Policy):
                     break
         self._start_index = (start + processed) % total
         if not feasible:
-            return None, _unavailable(total, reasons)
+            return None, unavailable(total, reasons)
         if len(feasible) == 1:
             return feasible[0], ""
         return self._select(pod, feasible), ""
@@ -276,22 +286,9 @@ class KubePolicy(Policy):
         best: NodeInfo | None = None
         best_score = -1
         ties = 0
-        memo, resources = self._memo, self._score_resources
-        if len(memo) > 1_000_000:
-            memo.clear()
-        requested = tuple(pod.scoring_request.get(r, 0) for r in resources)
-        pair = len(resources) == 2  # the default (cpu, memory): a key without generator overhead
-        first, second = (resources[0], resources[1]) if pair else ("", "")
+        requested = tuple(pod.scoring_request.get(r, 0) for r in self._score_resources)
         for node in feasible:
-            allocatable, free = node.allocatable, node.free
-            if pair:
-                key = (*requested, allocatable.get(first, 0), allocatable.get(second, 0), free.get(first, 0),
-                       free.get(second, 0))
-            else:
-                key = (*requested, *(allocatable.get(r, 0) for r in resources), *(free.get(r, 0) for r in resources))
-            score = memo.get(key)
-            if score is None:
-                score = memo[key] = sum(plugin.score(pod, node) * weight for plugin, weight in self.scores if weight)
+            score = self._score(pod, node, requested)
             if score > best_score:
                 best, best_score, ties = node, score, 1
             elif score == best_score:
@@ -305,6 +302,36 @@ class KubePolicy(Policy):
                         best = node
         assert best is not None
         return best
+
+    def _score(self, pod: PodInfo, node: NodeInfo, requested: tuple[int, ...]) -> int:
+        """The node's weighted total score for the pod (its `free` filled; `requested`: the pod's scoring request
+        of `_score_resources`), memoized by amounts."""
+        allocatable, free = node.allocatable, node.free
+        if self._pair:  # the default (cpu, memory): a key without generator overhead
+            first, second = self._score_resources
+            key = (*requested, allocatable.get(first, 0), allocatable.get(second, 0), free.get(first, 0),
+                   free.get(second, 0))
+        else:
+            resources = self._score_resources
+            key = (*requested, *(allocatable.get(r, 0) for r in resources), *(free.get(r, 0) for r in resources))
+        score = self._memo.get(key)
+        if score is None:
+            if len(self._memo) > 1_000_000:
+                self._memo.clear()
+            score = self._memo[key] = sum(plugin.score(pod, node) * weight for plugin, weight in self.scores if weight)
+        return score
+
+    def _scorer(self, pod: PodInfo, view: ClusterView) -> Callable[[int], int]:
+        """`_score` of the node at an index, as it is when called."""
+        nodes, shared = self._nodes, view.shared
+        requested = tuple(pod.scoring_request.get(r, 0) for r in self._score_resources)
+
+        def score(index: int) -> int:
+            node = nodes[index]
+            node.free = shared.free(index)
+            return self._score(pod, node, requested)
+
+        return score
 
 
 class _Pace:
@@ -353,8 +380,3 @@ class _Pace:
 
 def _flag(value: bool | str) -> bool:
     return value not in (False, "false", "False", "0", 0)
-
-
-def _unavailable(total: int, reasons: dict[str, int]) -> str:
-    detail = ", ".join(f"{count} {why}" for why, count in sorted(reasons.items()))
-    return f"0/{total} nodes are available: {detail}."
