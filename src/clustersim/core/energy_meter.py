@@ -15,8 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from itertools import starmap
+from operator import mod
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from clustersim.core.nodes import NodeState, NodeTracker
 from clustersim.errors import InputError
@@ -29,6 +31,12 @@ CONSUMED_ENERGY_COLUMNS = "time,energy,event_type,wattmin,epower"
 PSTATE_CHANGES_COLUMNS = "time,machine_id,new_pstate"
 SWITCHING_ON_PSTATE, SWITCHING_OFF_PSTATE = -1, -2
 """What Batsim's pstate_changes.csv writes for machines in transition to a computing or a sleep power state."""
+MACHINE_STATES_ROW = "%g,%d,%d,%d,%d,%d\n"
+CONSUMED_ENERGY_ROW = "%g,%g,%s,%g,%g\n"
+CONSUMED_ENERGY_ROW_NA = "%g,%g,%s,%g,NA\n"
+"""The rows of Batsim's trace files (`%g`: 6 significant digits, as Batsim writes them)."""
+ROWS_PER_WRITE = 4096
+"""Rows are kept as tuples and formatted together, at C speed, this many at a time (a few per job)."""
 
 
 def power_models(platform: Platform) -> list[PowerModel]:
@@ -92,7 +100,11 @@ class EnergyMeter:
         self._states_file: TextIO | None = None
         self._energy_file: TextIO | None = None
         self._pstates_file: TextIO | None = None
-        self._last_entry = (0.0, 0.0)
+        self._state_rows: list[tuple[float, int, int, int, int, int]] = []
+        self._energy_rows: list[tuple[str, tuple[float | str, ...]]] = []
+        """consumed_energy.csv rows not yet written: (row format, values)."""
+        self._last_row_time = 0.0
+        self._last_row_energy = 0.0
         self.moment: int | None = None
         """Which inter-actor message of the current instant the next row is written at, when the core counts
         them (Batsim's delivery): Batsim writes NA as the mean power of a row written at the same SimGrid time as
@@ -146,19 +158,22 @@ class EnergyMeter:
             self._first_submit_energy = self.energy
 
     def job_started(self, now: float, resources: IntervalSet, computes: bool = True) -> None:
-        """A job starts; one that `computes` loads its units to full power (a delay job leaves them idle)."""
+        """A job starts (the tracker already moved its nodes); one that `computes` loads its units to full power (a
+        delay job leaves them idle)."""
         self._entry(now, "s")
         if computes:
             self._dynamic_power += self._sum(self._dynamic, resources)
+        self.states_changed(now)
 
     def job_ended(self, now: float, start: float, resources: IntervalSet, computes: bool = True) -> float:
-        """Account for a job's end; returns the energy it consumed."""
+        """Account for a job's end (the tracker already moved its nodes); returns the energy it consumed."""
         self._last_end_energy = self.energy
         self._entry(now, "e")
         if computes:
             self._dynamic_power -= self._sum(self._dynamic, resources)
             if abs(self._dynamic_power) < 1e-9:
                 self._dynamic_power = 0.0  # no busy unit left: drop floating-point residue
+        self.states_changed(now)
         energy = (now - start) * self._sum(self._full if computes else self._idle, resources)
         if self._dvfs:
             energy -= self._dvfs_correction(start, resources, computes)
@@ -257,10 +272,11 @@ class EnergyMeter:
         several at one instant."""
         if self._states_file is None:
             return
-        computing, idle, sleeping, switching_on, switching_off = self.tracker.by_state  # NodeState's order
-        self._states_file.write(
-            f"{now:g},{len(sleeping)},{len(switching_on)},{len(switching_off)},{len(idle)},{len(computing)}\n"
-        )
+        computing, idle, sleeping, switching_on, switching_off = self.tracker.nodes_in  # NodeState's order
+        rows = self._state_rows
+        rows.append((now, sleeping, switching_on, switching_off, idle, computing))
+        if len(rows) == ROWS_PER_WRITE:
+            _write_rows(self._states_file, map(MACHINE_STATES_ROW.__mod__, rows), rows)
 
     # -- outputs -------------------------------------------------------------------------------------------
 
@@ -271,14 +287,23 @@ class EnergyMeter:
         or in its current sleep or transition state (after the event when given)."""
         if self._energy_file is None:
             return
-        last_time, last_energy = self._last_entry
+        last_time = self._last_row_time
         energy = self.energy
-        epower = (energy - last_energy) / (now - last_time) if now > last_time else self._static + self._dynamic_power
+        if now > last_time:
+            epower = (energy - self._last_row_energy) / (now - last_time)
+        else:
+            epower = self._static + self._dynamic_power
         wattmin = self._static if wattmin is None else wattmin
         moment = self.moment
-        same = moment is not None and now == last_time and moment == self._last_moment
-        self._energy_file.write(f"{now:g},{energy:g},{kind},{wattmin:g},{'NA' if same else format(epower, 'g')}\n")
-        self._last_entry = (now, energy)
+        rows = self._energy_rows
+        if moment is not None and now == last_time and moment == self._last_moment:
+            rows.append((CONSUMED_ENERGY_ROW_NA, (now, energy, kind, wattmin)))
+        else:
+            rows.append((CONSUMED_ENERGY_ROW, (now, energy, kind, wattmin, epower)))
+        if len(rows) == ROWS_PER_WRITE:
+            _write_rows(self._energy_file, starmap(mod, rows), rows)
+        self._last_row_time = now
+        self._last_row_energy = energy
         self._last_moment = moment
 
     def _pstate_rows(self, now: float, nodes: Iterable[int], pstate: Callable[[int], int]) -> None:
@@ -308,7 +333,17 @@ class EnergyMeter:
     def close(self, now: float) -> None:
         """Integrate up to the end of the run and close the files."""
         self.advance(now)
+        if self._states_file is not None:
+            _write_rows(self._states_file, map(MACHINE_STATES_ROW.__mod__, self._state_rows), self._state_rows)
+        if self._energy_file is not None:
+            _write_rows(self._energy_file, starmap(mod, self._energy_rows), self._energy_rows)
         for f in (self._states_file, self._energy_file, self._pstates_file):
             if f is not None:
                 f.close()
         self._states_file = self._energy_file = self._pstates_file = None
+
+
+def _write_rows(file: TextIO, texts: Iterable[str], rows: list[Any]) -> None:
+    """Write the `texts` of rows kept as tuples (formatted at C speed as they are joined), then forget the rows."""
+    file.write("".join(texts))
+    rows.clear()

@@ -1,8 +1,11 @@
 """Per-node state the core keeps when power management is on: busy units and power state of each node.
 
-Each node is in exactly one of five states, each a dict of node id -> time it entered the state (insertion
-order = order of entry), so moving a node and counting a state are O(1), and policies can find the nodes idle
-the longest or asleep without scanning the platform.
+Each node is in exactly one of five states. Policies see the nodes of a state as a dict of node id -> time it
+entered the state (insertion order = order of entry), so they can find the nodes idle the longest or asleep
+without scanning the platform. Those dicts are built only when first asked for: until then a platform of
+one-unit nodes (hosts) keeps, per node, its state, when it entered it and in which order, in flat lists that
+whole ranges of nodes update at C speed, so a job's start or end costs a few slice operations per interval of
+its allocation (most runs with energy but no power policy never ask).
 """
 
 from __future__ import annotations
@@ -32,6 +35,9 @@ class NodeState(IntEnum):
         return self.name.lower()
 
 
+COMPUTING, IDLE = NodeState.COMPUTING, NodeState.IDLE
+
+
 class NodeTracker:
     """Busy units and power state of every node."""
 
@@ -45,26 +51,50 @@ class NodeTracker:
             self.first_unit.append(total)
             total += count
         self.nb_units = per_node
-        self.busy = [0] * len(nodes)
-        self.by_state: list[dict[int, float]] = [{} for _ in NodeState]
-        """Nodes in each state (indexed by NodeState) -> since when, oldest first."""
         self._state = [NodeState.IDLE] * len(nodes)
-        self.by_state[NodeState.IDLE].update(dict.fromkeys(range(len(nodes)), 0.0))
         self._unit_node = [i for i, count in enumerate(per_node) for _ in range(count)]
         self._one_unit_per_node = all(count == 1 for count in per_node)
         self._seconds_in = [0.0] * len(NodeState)
-        self._units_in = [0] * len(NodeState)
+        self.nodes_in = [0] * len(NodeState)
+        """How many nodes are in each state (indexed by NodeState)."""
+        self.nodes_in[NodeState.IDLE] = len(nodes)
+        self._units_in = self.nodes_in if self._one_unit_per_node else [0] * len(NodeState)
+        """Allocation units of the nodes in each state (on one-unit nodes, the same list as `nodes_in`)."""
         self._units_in[NodeState.IDLE] = total
+        self._since = [0.0] * len(nodes)
+        """Until the dicts are built: when each node entered its state."""
+        self._entered = [0] * len(nodes)
+        """Until the dicts are built: the change by which each node entered its state (the nodes of one change
+        enter in node order, so with a stable sort on this, the order of the dicts)."""
+        self._changes = 0
+        self._busy: list[int] = []
+        """Busy units per node, once the dicts are built (until then a one-unit node is busy when computing)."""
+        self._by_state: list[dict[int, float]] | None = None
+        """Nodes in each state (indexed by NodeState) -> since when, oldest first; built on first use."""
+        if not self._one_unit_per_node:
+            self._build()
+
+    def _build(self) -> list[dict[int, float]]:
+        """The dicts of nodes per state, built from the flat lists in order of entry; kept up to date from then."""
+        if self._by_state is None:
+            by_state: list[dict[int, float]] = [{} for _ in NodeState]
+            states, since = self._state, self._since
+            for node in sorted(range(len(states)), key=self._entered.__getitem__):  # stable: ties in node order
+                by_state[states[node]][node] = since[node]
+            computing = NodeState.COMPUTING
+            self._busy = [self.nb_units[node] if state is computing else 0 for node, state in enumerate(states)]
+            self._by_state = by_state
+        return self._by_state
 
     def state(self, node: int) -> NodeState:
         return self._state[node]
 
     def members(self, state: NodeState) -> Mapping[int, float]:
         """Nodes in `state` -> since when, oldest first (read-only)."""
-        return MappingProxyType(self.by_state[state])
+        return MappingProxyType(self._build()[state])
 
     def count(self, state: NodeState) -> int:
-        return len(self.by_state[state])
+        return self.nodes_in[state]
 
     def units_in(self, state: NodeState) -> int:
         """Allocation units of the nodes in `state` (kept as a running count)."""
@@ -93,20 +123,37 @@ class NodeTracker:
     def move(self, node: int, state: NodeState, now: float) -> NodeState:
         """Put a node in a new state; returns the old one."""
         old = self._state[node]
-        self._seconds_in[old] += now - self.by_state[old].pop(node)
-        self.by_state[state][node] = now
+        by_state = self._by_state
+        if by_state is None:
+            self._seconds_in[old] += now - self._since[node]
+            self._since[node] = now
+            self._changes += 1
+            self._entered[node] = self._changes
+        else:
+            self._seconds_in[old] += now - by_state[old].pop(node)
+            by_state[state][node] = now
         self._state[node] = state
-        units = self.nb_units[node]
-        self._units_in[old] -= units
-        self._units_in[state] += units
+        self.nodes_in[old] -= 1
+        self.nodes_in[state] += 1
+        if self._units_in is not self.nodes_in:
+            units = self.nb_units[node]
+            self._units_in[old] -= units
+            self._units_in[state] += units
         return old
 
     def occupy(self, resources: IntervalSet, now: float) -> None:
         """Mark units busy; idle nodes they belong to start computing."""
-        busy, states = self.busy, self._state
-        idle, computing = self.by_state[NodeState.IDLE], self.by_state[NodeState.COMPUTING]
+        if self._by_state is None:  # one-unit nodes, no dicts yet
+            self._seconds_in[IDLE] += self._enter(resources, COMPUTING, now)
+            counts = self.nodes_in  # (of units too)
+            moved = len(resources)
+            counts[IDLE] -= moved
+            counts[COMPUTING] += moved
+            return
+        busy, states = self._busy, self._state
+        idle, computing = self._by_state[NodeState.IDLE], self._by_state[NodeState.COMPUTING]
         idle_seconds = 0.0
-        moved_units = 0
+        moved_nodes = moved_units = 0
         if self._one_unit_per_node:  # whole ranges at C speed, in the same order as one node at a time
             for lo, hi in resources.intervals:
                 nodes = range(lo, hi + 1)
@@ -114,7 +161,7 @@ class NodeTracker:
                 computing.update(dict.fromkeys(nodes, now))
                 states[lo : hi + 1] = [NodeState.COMPUTING] * len(nodes)
                 busy[lo : hi + 1] = [1] * len(nodes)
-            moved_units = len(resources)
+            moved_nodes, moved_units = len(resources), 0  # (the units are the nodes)
         else:
             nb_units = self.nb_units
             for node, count in self.split(resources):
@@ -122,18 +169,28 @@ class NodeTracker:
                     idle_seconds += now - idle.pop(node)
                     computing[node] = now
                     states[node] = NodeState.COMPUTING
+                    moved_nodes += 1
                     moved_units += nb_units[node]
                 busy[node] += count
+        self.nodes_in[NodeState.IDLE] -= moved_nodes
+        self.nodes_in[NodeState.COMPUTING] += moved_nodes
         self._seconds_in[NodeState.IDLE] += idle_seconds
         self._units_in[NodeState.IDLE] -= moved_units
         self._units_in[NodeState.COMPUTING] += moved_units
 
     def release(self, resources: IntervalSet, now: float) -> None:
         """Mark units free; nodes left with no busy unit become idle."""
-        busy, states = self.busy, self._state
-        idle, computing = self.by_state[NodeState.IDLE], self.by_state[NodeState.COMPUTING]
+        if self._by_state is None:  # one-unit nodes, no dicts yet
+            self._seconds_in[COMPUTING] += self._enter(resources, IDLE, now)
+            counts = self.nodes_in  # (of units too)
+            moved = len(resources)
+            counts[COMPUTING] -= moved
+            counts[IDLE] += moved
+            return
+        busy, states = self._busy, self._state
+        idle, computing = self._by_state[NodeState.IDLE], self._by_state[NodeState.COMPUTING]
         computing_seconds = 0.0
-        moved_units = 0
+        moved_nodes = moved_units = 0
         if self._one_unit_per_node:
             for lo, hi in resources.intervals:
                 nodes = range(lo, hi + 1)
@@ -141,7 +198,7 @@ class NodeTracker:
                 idle.update(dict.fromkeys(nodes, now))
                 states[lo : hi + 1] = [NodeState.IDLE] * len(nodes)
                 busy[lo : hi + 1] = [0] * len(nodes)
-            moved_units = len(resources)
+            moved_nodes, moved_units = len(resources), 0  # (the units are the nodes)
         else:
             nb_units = self.nb_units
             for node, count in self.split(resources):
@@ -150,7 +207,26 @@ class NodeTracker:
                     computing_seconds += now - computing.pop(node)
                     idle[node] = now
                     states[node] = NodeState.IDLE
+                    moved_nodes += 1
                     moved_units += nb_units[node]
+        self.nodes_in[NodeState.COMPUTING] -= moved_nodes
+        self.nodes_in[NodeState.IDLE] += moved_nodes
         self._seconds_in[NodeState.COMPUTING] += computing_seconds
         self._units_in[NodeState.COMPUTING] -= moved_units
         self._units_in[NodeState.IDLE] += moved_units
+
+    def _enter(self, nodes: IntervalSet, state: NodeState, now: float) -> float:
+        """Before the dicts are built: one-unit nodes all enter `state` now, whole ranges at C speed. Returns the
+        node-seconds of the periods they leave (summed node by node, in order, as with the dicts)."""
+        since, states, entered = self._since, self._state, self._entered
+        self._changes += 1
+        change = self._changes
+        left_seconds = 0.0
+        for lo, hi in nodes.intervals:
+            stop = hi + 1
+            left_seconds = sum(map(sub, repeat(now), since[lo:stop]), left_seconds)
+            count = stop - lo
+            since[lo:stop] = [now] * count
+            states[lo:stop] = [state] * count
+            entered[lo:stop] = [change] * count
+        return left_seconds

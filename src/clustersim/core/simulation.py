@@ -656,7 +656,6 @@ class Simulation:
         if self.meter is not None:
             now = self._queue.now
             energy = self.meter.job_ended(now, running.start, running.resources, needs_speed(running.job.profile))
-            self.meter.states_changed(now)
         outcome = JobOutcome(
             running.job, execution.state, running.start, execution.end, running.resources, metadata, energy
         )
@@ -714,7 +713,6 @@ class Simulation:
             self.state.nodes.occupy(resources, now)
             if self.meter is not None:
                 self.meter.job_started(now, resources, needs_speed(job.profile))
-                self.meter.states_changed(now)
         self._launch(running)
 
     def _start_pod(self, d: StartJob, job: Job) -> None:

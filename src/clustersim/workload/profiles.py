@@ -93,6 +93,8 @@ Profile = Delay | ParallelHomogeneous | Parallel | Composed | StorageTransfer | 
 
 def needs_speed(profile: Profile) -> bool:
     """Whether the runtime depends on the speed of the allocated units (it does unless pure delays or I/O)."""
+    if type(profile) is Delay:  # the common case (every SWF job), asked at each start and end with energy on
+        return False
     if isinstance(profile, Delay | StorageTransfer | DataStaging):
         return False
     if isinstance(profile, Composed):
