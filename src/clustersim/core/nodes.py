@@ -144,11 +144,7 @@ class NodeTracker:
     def occupy(self, resources: IntervalSet, now: float) -> None:
         """Mark units busy; idle nodes they belong to start computing."""
         if self._by_state is None:  # one-unit nodes, no dicts yet
-            self._seconds_in[IDLE] += self._enter(resources, COMPUTING, now)
-            counts = self.nodes_in  # (of units too)
-            moved = len(resources)
-            counts[IDLE] -= moved
-            counts[COMPUTING] += moved
+            self._move_flat(resources, IDLE, COMPUTING, now)
             return
         busy, states = self._busy, self._state
         idle, computing = self._by_state[NodeState.IDLE], self._by_state[NodeState.COMPUTING]
@@ -181,11 +177,7 @@ class NodeTracker:
     def release(self, resources: IntervalSet, now: float) -> None:
         """Mark units free; nodes left with no busy unit become idle."""
         if self._by_state is None:  # one-unit nodes, no dicts yet
-            self._seconds_in[COMPUTING] += self._enter(resources, IDLE, now)
-            counts = self.nodes_in  # (of units too)
-            moved = len(resources)
-            counts[COMPUTING] -= moved
-            counts[IDLE] += moved
+            self._move_flat(resources, COMPUTING, IDLE, now)
             return
         busy, states = self._busy, self._state
         idle, computing = self._by_state[NodeState.IDLE], self._by_state[NodeState.COMPUTING]
@@ -215,9 +207,9 @@ class NodeTracker:
         self._units_in[NodeState.COMPUTING] -= moved_units
         self._units_in[NodeState.IDLE] += moved_units
 
-    def _enter(self, nodes: IntervalSet, state: NodeState, now: float) -> float:
-        """Before the dicts are built: one-unit nodes all enter `state` now, whole ranges at C speed. Returns the
-        node-seconds of the periods they leave (summed node by node, in order, as with the dicts)."""
+    def _move_flat(self, nodes: IntervalSet, left: NodeState, state: NodeState, now: float) -> None:
+        """Before the dicts are built: one-unit nodes, all in `left`, enter `state` now, whole ranges at C speed;
+        their node-seconds in `left` are summed node by node, in order, as with the dicts."""
         since, states, entered = self._since, self._state, self._entered
         self._changes += 1
         change = self._changes
@@ -229,4 +221,7 @@ class NodeTracker:
             since[lo:stop] = [now] * count
             states[lo:stop] = [state] * count
             entered[lo:stop] = [change] * count
-        return left_seconds
+        self._seconds_in[left] += left_seconds
+        counts = self.nodes_in  # (of units too)
+        counts[left] -= len(nodes)
+        counts[state] += len(nodes)
