@@ -152,7 +152,7 @@ class TimeSlices:
                 # No earlier slice has room enough even by count: the job stays, and keeps its hosts unless a
                 # lower one is now free all along its place.
                 below = (1 << (hosts.bit_length() - 1)) - 1
-                if not reduce(and_, self.free[i:k]) & below:
+                if not self._free_below(i, k, below):
                     return self._kept(key, job)
             own = (i, k, hosts, nb_own)
             if pick is IntervalSet.lowest:
@@ -164,8 +164,8 @@ class TimeSlices:
                 # lower one is now free all along.
                 # It is the first fit then, with the hosts free all along plus its own.
                 below = (1 << (hosts.bit_length() - 1)) - 1
-                free_along = reduce(and_, self.free[i:k])
-                if free_along & below:
+                free_along = self._free_below(i, k, below)
+                if free_along:
                     fit = i, k, start, end, free_along | hosts
             if fit is None and pick is IntervalSet.lowest:
                 return self._kept(key, job)
@@ -190,6 +190,12 @@ class TimeSlices:
                 return Placement(new_start, new_hosts, new_i == 0)
         self.remove(key)
         return self.add(key, nb_res, walltime, pick)
+
+    def _free_below(self, i: int, k: int, below: int) -> int:
+        """The hosts of `below` free all along slices i..k-1 (the two ends first: they rule out most)."""
+        free = self.free
+        along = free[i] & free[k - 1] & below
+        return along and along & reduce(and_, free[i + 1 : k - 1], -1)
 
     def _kept(self, key: str, job: tuple[float, float, int, int, bool, int]) -> Placement:
         """A job keeps its place, which is its first fit now: it has seen every region freed so far."""
