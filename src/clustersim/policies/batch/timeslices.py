@@ -243,11 +243,13 @@ class TimeSlices:
         end and the hosts free all along (a mask). `own` (slices i0..k0-1, hosts mask, number of hosts) are free
         too: the job being placed again holds them. Only slices from `begin` (and before `stop`) are tried.
 
-        Each start is checked over its whole span at once, by C-level `min` and `reduce` over list slices rather
-        than a Python step per slice: spans of a hundred slices are common in long queues. Counts first: a slice
-        of the span with too few free hosts rules out every start up to it, so the scan jumps past it. Within
-        the own slices, the own hosts add to the counts and to the free hosts of each slice, which is the same
-        as adding them to the intersection of those slices' free hosts (`(a | o) & (b | o) == (a & b) | o`)."""
+        Each start is checked over its whole span at once, with C-level `min` and `accumulate` over list slices
+        rather than a Python step per slice (spans of a hundred slices are common in long queues), and a failed
+        start rules out the starts after it whose spans hold the cause: counts first, where a slice of the span
+        with too few free hosts rules out every start up to it; then the hosts, intersected from the span's end
+        backwards: where the intersection of slices j..k-1 falls below `nb_res` hosts, every start up to j fails
+        too (its span holds those slices, since spans end no earlier as starts move later). Within the own
+        slices, the own hosts add to the counts and to the free hosts of each slice."""
         begins, free, counts = self.begins, self.free, self.counts
         own_from, own_to, own_hosts, own_nb = own if own is not None else (0, 0, 0, 0)
         nb_slices = len(begins)
