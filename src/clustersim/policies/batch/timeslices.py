@@ -243,13 +243,12 @@ class TimeSlices:
         end and the hosts free all along (a mask). `own` (slices i0..k0-1, hosts mask, number of hosts) are free
         too: the job being placed again holds them. Only slices from `begin` (and before `stop`) are tried.
 
-        Each start is checked over its whole span at once, with C-level `min` and `accumulate` over list slices
-        rather than a Python step per slice (spans of a hundred slices are common in long queues), and a failed
-        start rules out the starts after it whose spans hold the cause: counts first, where a slice of the span
-        with too few free hosts rules out every start up to it; then the hosts, intersected from the span's end
-        backwards: where the intersection of slices j..k-1 falls below `nb_res` hosts, every start up to j fails
-        too (its span holds those slices, since spans end no earlier as starts move later). Within the own
-        slices, the own hosts add to the counts and to the free hosts of each slice."""
+        A start needs `nb_res` free hosts in its first slice; then its whole span is checked at once, the
+        intersections of its slices' free hosts accumulated from the span's end backwards at C level rather than
+        a Python step per slice (spans of a hundred slices are common in long queues). Where the intersection of
+        slices j..k-1 falls below `nb_res` hosts, every start up to j fails too (its span holds those slices,
+        since spans end no earlier as starts move later), so the scan jumps past j. Within the own slices, the
+        own hosts add to the free hosts of each slice (and to the count of a first slice)."""
         begins, free, counts = self.begins, self.free, self.counts
         own_from, own_to, own_hosts, own_nb = own if own is not None else (0, 0, 0, 0)
         nb_slices = len(begins)
@@ -264,28 +263,14 @@ class TimeSlices:
             end = start + walltime if walltime else begins[i + 1] if i + 1 < nb_slices else math.inf
             k = bisect.bisect_left(begins, end, i + 1)
             if k <= own_from or i >= own_to:
-                # The span misses the own slices.
-                if k > i + 1:
-                    least = min(counts[i + 1 : k])
-                    if least < nb_res:
-                        i = counts.index(least, i + 1, k) + 1
-                        continue
                 span = free[i:k]
             else:
                 # The span's parts before, within and after the own slices: [i, a), [a, b), [b, k).
                 a, b = max(i, own_from), min(k, own_to)
-                bad = _short(counts, i + 1, a, nb_res, 0)
-                if bad < 0:
-                    bad = _short(counts, max(a, i + 1), b, nb_res, own_nb)
-                    if bad < 0:
-                        bad = _short(counts, max(b, i + 1), k, nb_res, 0)
-                if bad >= 0:
-                    i = bad + 1
-                    continue
                 span = free[i:a]
                 span += map(or_, free[a:b], repeat(own_hosts))
                 span += free[b:k]
-            # The intersections of the span's last slices, from the right: where they get too few hosts, every
+            # The intersections of the span's last slices, from its end: where they get too few hosts, every
             # start up to there fails too (its span holds those slices).
             span.reverse()
             ands = list(accumulate(span, and_))
@@ -379,14 +364,6 @@ class TimeSlices:
 
 def _minus_bits(mask: int) -> int:
     return -mask.bit_count()
-
-
-def _short(counts: list[int], lo: int, hi: int, nb_res: int, extra: int) -> int:
-    """A slice of lo..hi-1 whose count (plus `extra`) is below `nb_res` (the first of the least), or -1."""
-    if lo >= hi:
-        return -1
-    least = min(counts[lo:hi])
-    return counts.index(least, lo, hi) if least + extra < nb_res else -1
 
 
 def _picked(pick: Pick, candidates: int, count: int) -> int:
