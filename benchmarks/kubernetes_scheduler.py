@@ -13,8 +13,6 @@ makespan and mean wait, and the built-in `kube` policy's figures on the same wor
         # the scheduler's scheduling attempts (its /metrics), and a 20 s CPU profile (go tool pprof) from 3 s in
     python benchmarks/kubernetes_scheduler.py sim saturated 1000 20 --no-keep-failures
         # every attempt through the filters and the preemption dry run (the build's --keep-failures=false)
-    python benchmarks/kubernetes_scheduler.py sim saturated 5000 100 --no-keep-node-filters
-        # every node through the Filter plugins in every attempt (the build's --keep-node-filters=false)
 
 The facade's CPU is this process's (it runs in it); the scheduler's is its process's. Their sum over the wall
 time says who is busy: on 2 cores, a facade share well below half means it is not the bottleneck.
@@ -125,9 +123,6 @@ def main() -> None:
     parser.add_argument("--no-keep-failures", action="store_true", help="sim: run every attempt's filters and "
                         "preemption dry run, even for a failure the build has answered before (the build's "
                         "--keep-failures=false)")
-    parser.add_argument("--no-keep-node-filters", action="store_true", help="sim: run the Filter plugins on "
-                        "every node examined, even one whose verdict for the same pod content the build has kept "
-                        "(the build's --keep-node-filters=false)")
     args = parser.parse_args()
     started = time.perf_counter()
     binary = build(SIMULATION if args.build == "sim" else PLAIN)
@@ -141,8 +136,7 @@ def main() -> None:
         for run in range(args.runs):
             with tempfile.TemporaryDirectory() as out:
                 r = run_once(binary, platform, pods, extra, Path(out), args.wall_limit, args.debug,
-                             *(["--keep-failures=false"] if args.no_keep_failures else []),
-                             *(["--keep-node-filters=false"] if args.no_keep_node_filters else []))
+                             *(["--keep-failures=false"] if args.no_keep_failures else []))
                 if args.debug:
                     kept = Path(tempfile.mkdtemp(prefix="kube-scheduler-profile-"))
                     shutil.copytree(out, kept, dirs_exist_ok=True)

@@ -44,7 +44,7 @@ import (
 // the out-of-tree plugins given (app.WithPlugin), with the per-pod backoff off.
 func NewCommand(registryOptions ...app.Option) *cobra.Command {
 	opts := options.NewOptions()
-	keepFailures, keepNodeFilters := true, true
+	keepFailures := true
 	cmd := &cobra.Command{
 		Use:  "kube-scheduler-sim",
 		Long: "kube-scheduler for a simulated cluster: upstream kube-scheduler with its per-pod backoff off.",
@@ -52,7 +52,7 @@ func NewCommand(registryOptions ...app.Option) *cobra.Command {
 			return opts.ComponentGlobalsRegistry.Set()
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return run(cmd, opts, keepFailures, keepNodeFilters, registryOptions...)
+			return run(cmd, opts, keepFailures, registryOptions...)
 		},
 		Args: cobra.NoArgs,
 	}
@@ -60,9 +60,6 @@ func NewCommand(registryOptions ...app.Option) *cobra.Command {
 	nfs.FlagSet("simulation").BoolVar(&keepFailures, "keep-failures", true, "Answer a scheduling attempt that "+
 		"failed before (same pod content, same cluster state) with the same answer, without running the "+
 		"filters and the preemption dry run again (failures.go). Off: every attempt runs every plugin.")
-	nfs.FlagSet("simulation").BoolVar(&keepNodeFilters, "keep-node-filters", true, "Give a node's Filter "+
-		"verdict again when neither the node nor the pod's scheduling content changed since (nodefilters.go). "+
-		"Off: every attempt runs the Filter plugins on every node it examines.")
 	verflag.AddFlags(nfs.FlagSet("global"))
 	globalflag.AddGlobalFlags(nfs.FlagSet("global"), cmd.Name(), logs.SkipLoggingConfigurationFlags())
 	for _, f := range nfs.FlagSets {
@@ -72,8 +69,7 @@ func NewCommand(registryOptions ...app.Option) *cobra.Command {
 	return cmd
 }
 
-func run(cmd *cobra.Command, opts *options.Options, keepFailures, keepNodeFilters bool,
-	registryOptions ...app.Option) error {
+func run(cmd *cobra.Command, opts *options.Options, keepFailures bool, registryOptions ...app.Option) error {
 	verflag.PrintAndExitIfRequested()
 	fg := opts.ComponentGlobalsRegistry.FeatureGateFor(basecompatibility.DefaultKubeComponent)
 	if err := logsapi.ValidateAndApply(opts.Logs, fg); err != nil {
@@ -87,7 +83,7 @@ func run(cmd *cobra.Command, opts *options.Options, keepFailures, keepNodeFilter
 		<-server.SetupSignalHandler()
 		cancel()
 	}()
-	cc, sched, err := setup(ctx, opts, keepFailures, keepNodeFilters, registryOptions...)
+	cc, sched, err := setup(ctx, opts, keepFailures, registryOptions...)
 	if err != nil {
 		return err
 	}
@@ -96,8 +92,7 @@ func run(cmd *cobra.Command, opts *options.Options, keepFailures, keepNodeFilter
 
 // setup is app.Setup with the backoff off: the same defaults, validation, configuration file, profiles and
 // scheduler options, except scheduler.WithPodInitialBackoffSeconds(0) and WithPodMaxBackoffSeconds(0).
-func setup(ctx context.Context, opts *options.Options, keepFailures, keepNodeFilters bool,
-	registryOptions ...app.Option) (
+func setup(ctx context.Context, opts *options.Options, keepFailures bool, registryOptions ...app.Option) (
 	*schedulerserverconfig.CompletedConfig, *scheduler.Scheduler, error) {
 	cfg, err := latest.Default()
 	if err != nil {
@@ -145,9 +140,9 @@ func setup(ctx context.Context, opts *options.Options, keepFailures, keepNodeFil
 	}
 	idle.attach(sched)
 	go idle.run(ctx)
-	if keepFailures || keepNodeFilters {
+	if keepFailures {
 		attachFailures(sched, completedProfiles, cc.InformerFactory.Core().V1().Namespaces().Lister(),
-			len(cc.ComponentConfig.Extenders), keepFailures, keepNodeFilters)
+			len(cc.ComponentConfig.Extenders))
 	}
 	if err := options.LogOrWriteConfig(klog.FromContext(ctx), opts.WriteConfigTo, &cc.ComponentConfig,
 		completedProfiles); err != nil {

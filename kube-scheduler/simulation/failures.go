@@ -68,9 +68,6 @@ type failures struct {
 	answers    map[string]*answer
 	attempt    *attempt // the current scheduling cycle's, if it may be kept or is answered from the cache
 	hits       atomic.Int64
-	answering  bool         // failed attempts are answered again (--keep-failures)
-	cycleKey   string       // the current scheduling cycle's pod key, "" if the cache may not serve it
-	nodes      *nodeFilters // node filter verdicts (nodefilters.go, --keep-node-filters), or nil
 }
 
 type answer struct {
@@ -88,19 +85,14 @@ type attempt struct {
 	hit    bool
 }
 
-// attachFailures puts the cache of failed attempts (if answering) and of node filter verdicts (if nodes) in
-// sched, for the profiles they can serve.
+// attachFailures puts the cache of failed attempts in sched, for the profiles it can serve.
 func attachFailures(sched *scheduler.Scheduler, profiles []kubeschedulerconfig.KubeSchedulerProfile,
-	namespaces corelisters.NamespaceLister, extenders int, answering, nodes bool) {
-	f := &failures{profiles: sets.New[string](), namespaces: namespaces, answers: map[string]*answer{},
-		answering: answering}
+	namespaces corelisters.NamespaceLister, extenders int) {
+	f := &failures{profiles: sets.New[string](), namespaces: namespaces, answers: map[string]*answer{}}
 	for _, profile := range profiles {
 		if extenders == 0 && profileRead(profile, sched.Profiles[profile.SchedulerName]) {
 			f.profiles.Insert(profile.SchedulerName)
 		}
-	}
-	if nodes {
-		f.nodes = newNodeFilters(sched.Profiles, f.profiles)
 	}
 	f.schedule = sched.SchedulePod
 	sched.SchedulePod = f.schedulePod
@@ -195,7 +187,7 @@ func (f *failures) key(profile string, pod *v1.Pod) string {
 // schedulePod is sched.SchedulePod, answered from the cache when the same pod content failed at this state.
 func (f *failures) schedulePod(ctx context.Context, profile framework.Framework, state fwk.CycleState,
 	pod *v1.Pod) (scheduler.ScheduleResult, error) {
-	f.attempt, f.cycleKey = nil, ""
+	f.attempt = nil
 	if f.off.Load() || !f.profiles.Has(profile.ProfileName()) || !podRead(pod) {
 		result, err := f.schedule(ctx, profile, state, pod)
 		f.nominationSeen(pod)
@@ -204,10 +196,6 @@ func (f *failures) schedulePod(ctx context.Context, profile framework.Framework,
 	key := f.key(profile.ProfileName(), pod)
 	gen := f.gen.Load()
 	if key == "" {
-		return f.schedule(ctx, profile, state, pod)
-	}
-	f.cycleKey = key
-	if !f.answering {
 		return f.schedule(ctx, profile, state, pod)
 	}
 	if kept, ok := f.answers[key]; ok && kept.gen == gen {
@@ -273,20 +261,10 @@ func (f *failures) nominationSeen(pods ...*v1.Pod) {
 	}
 }
 
-// failureFramework is a profile's framework, its PostFilter answered from the cache on a hit, its Filter
-// verdicts on a node from the node filter verdicts.
+// failureFramework is a profile's framework, its PostFilter answered from the cache on a hit.
 type failureFramework struct {
 	framework.Framework
 	f *failures
-}
-
-func (w failureFramework) RunFilterPluginsWithNominatedPods(ctx context.Context, state fwk.CycleState,
-	pod *v1.Pod, info fwk.NodeInfo) *fwk.Status {
-	run := func() *fwk.Status { return w.Framework.RunFilterPluginsWithNominatedPods(ctx, state, pod, info) }
-	if w.f.nodes == nil {
-		return run()
-	}
-	return w.f.nodes.filter(ctx, w.Framework, w.f.cycleKey, state, pod, info, run)
 }
 
 func (w failureFramework) RunPostFilterPlugins(ctx context.Context, state fwk.CycleState, pod *v1.Pod,
