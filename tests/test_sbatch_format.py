@@ -33,7 +33,7 @@ def test_options_become_the_request_partition_limit_and_dependency() -> None:
     ("--gres=gpu:a100:1,gpu:v100:2", SbatchRequest(gres=(("gpu:a100", 1), ("gpu:v100", 2)))),
     ("--gpus-per-node=v100:2", SbatchRequest(gres=(("gpu:v100", 2),))),
     ("--gpus-per-node=1 --gres=bandwidth:10", SbatchRequest(gres=(("bandwidth", 10), ("gpu", 1)))),
-    ("--gres=gpu,mps:50", SbatchRequest(gres=(("gpu", 1), ("mps", 50)))),
+    ("--gres=gpu,bw:50", SbatchRequest(gres=(("gpu", 1), ("bw", 50)))),
     ("--gpus=3 -n 2", SbatchRequest(ntasks=2, gpus=3)),  # GPUs per job, spread over the nodes as needed
     ("-G a100:2 -N 2", SbatchRequest(ntasks=2, nodes=2, per_node_tasks=True, gpus=2, gpu_type="a100")),
     ("--gpus-per-task=v100:1 -n 2", SbatchRequest(ntasks=2, gpus_per_task=1, gpu_type="v100")),
@@ -64,6 +64,8 @@ def test_requests_as_sbatch_derives_them(text: str, request_: SbatchRequest) -> 
     ("--gres=gpu:1,gpu:a100:1", "both with and without a type"),
     ("--gres=gpu:a100:1 --gpus-per-node=1", "--gpus-per-node with --gres=gpu is not modelled"),
     ("--gpus=a-100:1", "is not a GPU count"),
+    ("--gres=gpu,mps:50", "gres/mps (a share of a GPU) is not modelled"),
+    ("--gres=shard:2", "gres/shard (a share of a GPU) is not modelled"),
     ("--gpus=two", "is not a GPU count"),
     ("-N 3-2", "the maximum is below the minimum"),
     ("-N 1-x", "--nodes=x is not a positive count"),

@@ -217,7 +217,7 @@ def test_a_node_range_without_tasks_takes_every_free_node_up_to_its_maximum() ->
     assert starts(result)["2"] == 100  # only n4 is idle until job 1 ends
 
 
-@pytest.mark.parametrize("options", ["--gpus=4 -n 1", "--gres=bw:150 -n 1", "--gres=mps:1 -n 1", "-N 5-6"])
+@pytest.mark.parametrize("options", ["--gpus=4 -n 1", "--gres=bw:150 -n 1", "--gres=gpux:1 -n 1", "-N 5-6"])
 def test_gres_no_node_has_is_rejected_at_submission(options: str) -> None:
     result = run(GRES, [sbatch(1, 0, 10, f"{options} -t 1")])
     assert result.outcomes["1"].state is FinalState.REJECTED
@@ -234,7 +234,7 @@ TYPED = ("GresTypes=gpu\nNodeName=n1 CPUs=4 Gres=gpu:a100:2\nNodeName=n2 CPUs=4 
 
 def test_typed_gpus_are_told_apart_and_an_untyped_request_takes_the_first_type() -> None:
     """The scenario gpus-typed (tests/data/slurm_requests), worked out by hand; real Slurm 22.05 ran the same."""
-    jobs = [sbatch(1, 0, 30, "--gres=gpu:v100:2 -n 1 -t 1"), sbatch(2, 2, 30, "--gpus=a100:2 -n 1 -t 1"),
+    jobs = [sbatch(1, 0, 50, "--gres=gpu:v100:2 -n 1 -t 1"), sbatch(2, 2, 30, "--gpus=a100:2 -n 1 -t 5"),
             sbatch(3, 4, 20, "--gres=gpu:1 -n 1 -t 1"), sbatch(4, 6, 10, "--gres=gpu:a100:1 -n 1 -t 1"),
             sbatch(5, 8, 10, "--gpus-per-node=v100:1 -n 1 -t 1"), sbatch(6, 9, 10, "--gres=gpu:k80:1 -n 1 -t 1"),
             sbatch(7, 10, 10, "--gres=gpu:a100:3 -n 1 -t 1"), sbatch(8, 12, 10, "--gpus=v100:3 -n 2 -t 1")]
@@ -245,8 +245,8 @@ def test_typed_gpus_are_told_apart_and_an_untyped_request_takes_the_first_type()
     # 7); 2: only n1 has two a100s; 3 (any GPU): n3, the only node with one free, where it takes the a100 (the
     # first type), so 4 (an a100) waits for 3 to end (at 26) although n3's v100 is free; 5 (a v100) may not
     # start on n3 before 4, reserved there, so both start at 26; 8: three v100s over two nodes, n2's two and
-    # n3's one, once 4 and 5 are done (at 36). Types not told apart, 4 would start at 6 on n3.
-    assert got == {"1": (0, "7"), "2": (3, "3"), "3": (6, "11"), "4": (26, "11"), "5": (26, "10"), "8": (36, "4 8")}
+    # n3's one, once 1 is done (at 50). Types not told apart, 4 would start at 6 on n3.
+    assert got == {"1": (0, "7"), "2": (3, "3"), "3": (6, "11"), "4": (26, "11"), "5": (26, "10"), "8": (50, "4 8")}
     assert {key for key, outcome in result.outcomes.items() if outcome.state is FinalState.REJECTED} == {"6", "7"}
 
 

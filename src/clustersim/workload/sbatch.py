@@ -283,6 +283,10 @@ def _gres(values: dict[str, str], source: str,
                                  "gpu:a100:2 or gpu:1,bandwidth:10", line=line, field="sbatch")
             per_node[":".join(named)] = int(number)
     bases = [name.partition(":")[0] for name in per_node]
+    shared = sorted(set(bases) & {"mps", "shard"})
+    if shared:
+        raise InputError(source, f"--gres={values['gres']}: gres/{shared[0]} (a share of a GPU) is not modelled "
+                         "(docs/slurm.md, GRES)", line=line, field="sbatch")
     if any(len(name.split(":")) == 1 for name in per_node if bases.count(name.partition(":")[0]) > 1):
         raise InputError(source, f"--gres={values['gres']} asks a GRES both with and without a type (not modelled)",
                          line=line, field="sbatch")
