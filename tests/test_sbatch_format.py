@@ -37,6 +37,7 @@ def test_options_become_the_request_partition_limit_and_dependency() -> None:
     ("--gpus=3 -n 2", SbatchRequest(ntasks=2, gpus=3)),  # GPUs per job, spread over the nodes as needed
     ("-G a100:2 -N 2", SbatchRequest(ntasks=2, nodes=2, per_node_tasks=True, gpus=2, gpu_type="a100")),
     ("--gpus-per-task=v100:1 -n 2", SbatchRequest(ntasks=2, gpus_per_task=1, gpu_type="v100")),
+    ("--gres=gpu:a100:1,gpu:v100:2 --mem-per-gpu=1G", SbatchRequest(gres=(("gpu:a100", 1), ("gpu:v100", 2)), mem=3072)),
     ("--gpus-per-task=2 -n 3", SbatchRequest(ntasks=3, gpus_per_task=2)),
     ("-N 2-4", SbatchRequest(ntasks=2, nodes=2, max_nodes=4, per_node_tasks=True)),  # a task per node it gets
     ("-N 1-3 -n 5", SbatchRequest(ntasks=5, nodes=1, max_nodes=3)),
@@ -66,6 +67,8 @@ def test_requests_as_sbatch_derives_them(text: str, request_: SbatchRequest) -> 
     ("--gpus=a-100:1", "is not a GPU count"),
     ("--gres=gpu,mps:50", "gres/mps (a share of a GPU) is not modelled"),
     ("--gres=shard:2", "gres/shard (a share of a GPU) is not modelled"),
+    ("--gpus=2 --mem-per-gpu=100", "--mem-per-gpu=100 is modelled with GPUs per node"),
+    ("--gres=gpu:1 --mem=1G --mem-per-gpu=100", "mutually exclusive"),
     ("--gpus=two", "is not a GPU count"),
     ("-N 3-2", "the maximum is below the minimum"),
     ("-N 1-x", "--nodes=x is not a positive count"),

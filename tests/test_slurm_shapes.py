@@ -250,6 +250,23 @@ def test_typed_gpus_are_told_apart_and_an_untyped_request_takes_the_first_type()
     assert {key for key, outcome in result.outcomes.items() if outcome.state is FinalState.REJECTED} == {"6", "7"}
 
 
+def test_memory_per_gpu_is_held_on_each_node_for_its_gpus() -> None:
+    """The scenario gpus-memory, worked out by hand; real Slurm 22.05 ran the same."""
+    conf = ("SelectTypeParameters=CR_CPU_Memory\nGresTypes=gpu\nNodeName=n[1-2] CPUs=4 RealMemory=1000 Gres=gpu:2\n"
+            "PartitionName=p Nodes=n[1-2] Default=YES\n")
+    jobs = [sbatch(1, 0, 30, "--gres=gpu:1 --mem-per-gpu=600 -n 1 -t 1"),
+            sbatch(2, 2, 30, "--gres=gpu:1 --mem-per-gpu=300 -n 1 -t 1"),
+            sbatch(3, 4, 30, "--gres=gpu:1 --mem-per-gpu=800 -n 1 -t 1"),
+            sbatch(4, 6, 10, "--gres=gpu:2 --mem-per-gpu=600 -n 1 -t 1"),
+            sbatch(5, 8, 10, "--gres=gpu:1 --mem-per-gpu=300 -n 1 -t 1")]
+    result = run(conf, jobs)
+    # 1 holds 600 MiB of n1, 2 the 300 of n1's 400 left (with its second GPU), 3 800 MiB of n2; 4 would hold
+    # 1200 MiB of a 1000-MiB node: rejected. 5 finds a GPU on n2 but 200 MiB: it waits for 1's end (30), on n1.
+    assert {key: (o.start, str(o.resources)) for key, o in result.outcomes.items()
+            if o.state is not FinalState.REJECTED} == {"1": (0, "3"), "2": (3, "2"), "3": (6, "7"), "5": (30, "3")}
+    assert result.outcomes["4"].state is FinalState.REJECTED
+
+
 def test_a_node_gives_a_gres_with_types_or_without() -> None:
     conf = parse_slurm_conf("NodeName=n1 CPUs=4 Gres=gpu:a100:2,gpu:v100:1,bw:10\n")
     assert conf.nodes[0].gres == (("gpu", 3), ("bw", 10))

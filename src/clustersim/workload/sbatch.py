@@ -38,7 +38,7 @@ SUPPORTED = {
     "--ntasks-per-node": "ntasks_per_node",
     "-c": "cpus_per_task", "--cpus-per-task": "cpus_per_task",
     "--exclusive": "exclusive",
-    "--mem": "mem", "--mem-per-cpu": "mem_per_cpu",
+    "--mem": "mem", "--mem-per-cpu": "mem_per_cpu", "--mem-per-gpu": "mem_per_gpu",
     "-p": "partition", "--partition": "partition",
     "-t": "time", "--time": "time",
     "-d": "dependency", "--dependency": "dependency",
@@ -260,6 +260,8 @@ def _request(values: dict[str, str], source: str, line: int | None) -> SbatchReq
     if mem is not None and mem_per_cpu is not None:
         raise InputError(source, "--mem and --mem-per-cpu are mutually exclusive (sbatch refuses both)", line=line,
                          field="sbatch")
+    if "mem_per_gpu" in values:
+        mem = _mem_per_gpu(values, gres, source, line)
     return SbatchRequest(ntasks, cpus_per_task, nodes, per_node, "exclusive" in values, mem, mem_per_cpu,
                          max_nodes, per_node_tasks, gres, gpus, gpus_per_task, gpu_type)
 
@@ -313,6 +315,20 @@ def _gpu_count(text: str, key: str, source: str, line: int | None) -> tuple[str,
         raise InputError(source, f"--{key.replace('_', '-')}={text} is not a GPU count such as 2 or a100:2",
                          line=line, field="sbatch")
     return (fields[0] if len(fields) == 2 else ""), int(count)
+
+
+def _mem_per_gpu(values: dict[str, str], gres: tuple[tuple[str, int], ...], source: str, line: int | None) -> int:
+    """`--mem-per-gpu` with GPUs per node: each node's memory is that many times its GPUs (measured on Slurm
+    22.05: `--gres=gpu:2 --mem-per-gpu=400` holds 800 MiB of its node)."""
+    if "mem" in values or "mem_per_cpu" in values:
+        raise InputError(source, "--mem, --mem-per-cpu and --mem-per-gpu are mutually exclusive (sbatch refuses "
+                         "them together)", line=line, field="sbatch")
+    gpus = sum(count for name, count in gres if name.partition(":")[0] == "gpu")
+    per_gpu = _mebibytes(values, "mem_per_gpu", source, line)
+    if not gpus or not per_gpu:
+        raise InputError(source, f"--mem-per-gpu={values['mem_per_gpu']} is modelled with GPUs per node "
+                         "(--gres=gpu:N, --gpus-per-node=N) and a positive size only", line=line, field="sbatch")
+    return gpus * per_gpu
 
 
 def _mebibytes(values: dict[str, str], key: str, source: str, line: int | None) -> int | None:
