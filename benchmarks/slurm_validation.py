@@ -35,11 +35,14 @@ from pathlib import Path
 from clustersim.policies.slurm.conf import parse_slurm_conf
 from clustersim.slurm.replay import replay, write_replay
 from clustersim.slurm.validation import (
+    ScenarioVerdict,
     Verdict,
     epilog_share,
     evaluate,
     judge,
+    judge_all_runs,
     scenario_directories,
+    scenario_verdict,
     whole_second_records,
 )
 from clustersim.workload.job import Job
@@ -193,6 +196,30 @@ def third_runs(data: Path) -> list[tuple[str, float, Verdict, float]]:
     return results
 
 
+def every_run(results: list[tuple[str, float, Verdict, float]], data: Path, output: Path) -> str:
+    """The scenarios with a third real run judged with all three (the model's mean distance to each of them
+    against the mean distance between two of them), next to their verdict on runs 1 and 2 alone."""
+    two = {(name, k): v for name, k, v in by_scenario(results)}
+    lines = ["| scenario | K | runs 1 and 2 | runs 1 to 3: mean abs (s) model / runs | max (s) | flips | makespan (s) "
+             "| target met |", "|---|---|---|---|---|---|---|"]
+    met = met_two = count = 0
+    for directory in scenario_directories(data):
+        if not (directory / "real3.csv").exists():
+            continue
+        name, speedup = directory.parent.name, float(directory.name[1:])
+        verdict = judge_all_runs(directory, output / name / directory.name / "every-run", name)
+        cells = " | ".join(f"{m:.{p}f} / {r:.{p}f}" for m, r, p in
+                           zip(verdict.model, verdict.spread, (2, 1, 1, 1), strict=True))
+        lines.append(f"| {name} | {speedup:g} | {'yes' if two[name, speedup].met else 'no'} | {cells} "
+                     f"| {'yes' if verdict.met else 'no'} |")
+        count += 1
+        met += verdict.met
+        met_two += two[name, speedup].met
+    lines.append(f"\nWith all three real runs: {met} of {count} scenarios meet the target; with runs 1 and 2 alone, "
+                 f"{met_two} of the same {count}.")
+    return "\n".join(lines)
+
+
 def measured_share(outputs: list[Path]) -> str:
     """EPILOG_SHARE measured on the slurmctld logs kept by --record (output/NAME/xK/clusterN, realN)."""
     runs = [(log, log.parents[2] / f"real{log.parents[1].name[len('cluster'):]}" / "replay.json")
@@ -267,6 +294,37 @@ def table(results: list[tuple[str, float, Verdict, float]]) -> str:
     return "\n".join(lines)
 
 
+def by_scenario(results: list[tuple[str, float, Verdict, float]]) -> list[tuple[str, float, ScenarioVerdict]]:
+    """The issue's verdict per scenario (name, K): its runs' verdicts combined (`scenario_verdict`)."""
+    keys = sorted({(name, k) for name, k, _, _ in results})
+    runs = {key: [v for n, s, v, _ in results if (n, s) == key] for key in keys}
+    return [(name, k, scenario_verdict(name, [v.simulated for v in runs[name, k]], [v.spread for v in runs[name, k]]))
+            for name, k in keys]
+
+
+def scenario_table(results: list[tuple[str, float, Verdict, float]], candidate: str = "model") -> str:
+    """The docs' per-scenario table: each distance of the candidate (the model, or a third real run) to a real run,
+    the mean over the runs, next to the distance between the two real runs."""
+    lines = [
+        f"| scenario | K | mean abs start diff (s): {candidate} / runs | max (s): {candidate} / runs "
+        f"| flips: {candidate} / runs | abs makespan diff (s): {candidate} / runs | target met |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    verdicts = by_scenario(results)
+    for name, speedup, verdict in verdicts:
+        cells = " | ".join(f"{m:.{p}f} / {r:.{p}f}" for m, r, p in
+                           zip(verdict.model, verdict.spread, (2, 1, 1, 1), strict=True))
+        missed = [short for short, model, spread in zip(("mean", "max", "flips", "makespan"), verdict.model,
+                                                         verdict.spread, strict=True) if model > spread + 1e-9]
+        lines.append(f"| {name} | {speedup:g} | {cells} | {'no: ' + ', '.join(missed) if missed else 'yes'} |")
+    met = sum(v.met for _, _, v in verdicts)
+    trace = [v for name, _, v in verdicts if not name.startswith("requests-")]
+    lines.append(f"\n{met} of {len(verdicts)} scenarios meet the target ({100 * met / max(1, len(verdicts)):.0f}%); "
+                 f"trace scenarios {sum(v.met for v in trace)} of {len(trace)}, request scenarios "
+                 f"{met - sum(v.met for v in trace)} of {len(verdicts) - len(trace)}.")
+    return "\n".join(lines)
+
+
 def by_acceleration(results: list[tuple[str, float, Verdict, float]], data: Path) -> str:
     """The docs' "which accelerations stay faithful" table, from the same records: per K, what acceleration does
     to the replay (its measured per-job overhead, its largest submit slip, both in cluster seconds, medians over
@@ -325,12 +383,18 @@ def main() -> int:
             return 2
         record_requests(name, float(speedup), args.runs, args.output, args.data)
     results = evaluate_all(args.data, args.output)
+    print(scenario_table(results))
+    print()
     print(table(results))
     print()
     print(by_acceleration(results, args.data))
     third = third_runs(args.data)
     if third:
-        print("\nA third real run judged as the simulation is:\n")
+        print("\nThe scenarios with three real runs, judged on all three:\n")
+        print(every_run(results, args.data, args.output))
+        print("\nA third real run judged as the model is:\n")
+        print(scenario_table(third, "third run"))
+        print()
         print(table(third))
     if args.figure is not None:
         figure(results, args.data, args.output, args.figure)
