@@ -181,8 +181,9 @@ def test_every_recorded_run_counts_in_a_scenarios_verdict(tmp_path: Path) -> Non
     sims = {run: read_schedule(tmp_path / f"simulated{run}" / "jobs.csv", whole_seconds=True) for run in (1, 2, 3)}
     model = [deviation(real[run], sims[run]) for run in (1, 2, 3)]
     spread = [deviation(real[a], real[b]) for a in (1, 2, 3) for b in (1, 2, 3) if a != b]
-    assert verdict.model == pytest.approx(tuple(sum(column) / 3 for column in zip(*map(distances, model))))
-    assert verdict.spread == pytest.approx(tuple(sum(column) / 6 for column in zip(*map(distances, spread))))
+    for judged, deviations in ((verdict.model, model), (verdict.spread, spread)):
+        columns = zip(*map(distances, deviations), strict=True)
+        assert judged == pytest.approx(tuple(sum(column) / len(deviations) for column in columns))
 
 
 LOG = """[2026-11-24T06:54:24.048] sched: Allocate JobId=1 NodeList=big #CPUs=6 Partition=main
