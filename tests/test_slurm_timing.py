@@ -129,8 +129,8 @@ def test_the_model_is_as_close_to_real_slurm_as_slurm_is_to_itself(tmp_path: Pat
     runs of each run's simulation, whole seconds in and out, against that run) no larger than the distance
     between the two runs, on mean and max abs(start difference), start-order flips and makespan. Today it holds
     for 26 of the 41 scenarios (26 trace scenarios, 2 held-out ones, 6 fresh multifactor ones, 7 request
-    scenarios), and for 54 of the 82 (scenario, run) pairs; the issue's 90% is not reached (docs/slurm.md: a third real run of Slurm meets it less
-    often), so this holds the model to what it reaches."""
+    scenarios), and for 54 of the 82 (scenario, run) pairs; the issue's 90% is not reached (docs/slurm.md: a
+    third real run of Slurm meets it less often), so this holds the model to what it reaches."""
     directories = scenario_directories(RECORDED)
     verdicts = {d: [evaluate(d, tmp_path / d.parent.name / d.name / str(run), f"{d.parent.name} {d.name}", run)
                     for run in (1, 2)] for d in directories}
