@@ -4,7 +4,9 @@ A scenario is a cluster (one node of 16 CPUs or four nodes of 4 CPUs), a schedul
 sched/builtin), a priority plugin (basic or multifactor) and a trace of 40 jobs (burst, spaced, or a slice of
 the KTH-SP2 SWF trace scaled to the cluster), replayed at an acceleration K. `--record` replays scenarios into
 real Slurm twice each and keeps each run's whole-second record in --data (tests/data/slurm_validation/); then
-every recorded scenario is simulated (each real run in turn) and judged against the other real run.
+every recorded scenario is simulated (each real run in turn) and judged as the issue states its target: per
+scenario, the model's mean distance to a real run against the distance between the two runs (first table);
+then per (scenario, run) pair, the simulation of a run against the other run's distance to it (second table).
 
     python benchmarks/slurm_validation.py --figure docs/slurm-validation.png     # the recorded scenarios
     python benchmarks/slurm_validation.py --record four-backfill-basic-burst@10 one-fifo-basic-swf@60
@@ -12,8 +14,8 @@ every recorded scenario is simulated (each real run in turn) and judged against 
     python benchmarks/slurm_validation.py --runs 3 --record four-backfill-basic-burst@10   # a third real run
     python benchmarks/slurm_validation.py --measure-share slurm-validation   # EPILOG_SHARE from the kept logs
 
-A scenario with a third real run (`real3.csv`) also gets it judged as the simulation is (against each of the two
-runs, with the other as the spread): how often Slurm itself meets the issue's criterion.
+A scenario with a third real run (`real3.csv`) is also judged on all three runs, and gets its third run judged
+as the model is (against runs 1 and 2): how often Slurm itself meets the issue's criterion.
 
 The request scenarios (one per kind of sbatch request, those of tests/test_slurm_sbatch_replay.py) are kept as
 `requests-NAME`.
