@@ -705,7 +705,7 @@ class Simulation:
                 raise DecisionError(d, f"resources {down} are unavailable (an external event made them so)")
             raise DecisionError(d, f"resources {busy} are not free (free: {free or 'none'})")
         now = self._queue.now
-        del self.state.pending[job.key]
+        self.state.unqueue(job.key)
         self.state.free = remaining
         running = RunningJob(job, now, resources, d.storage_mapping)
         self.state.running[job.key] = running
@@ -735,7 +735,7 @@ class Simulation:
         if missing:
             raise DecisionError(d, f"pod '{job.key}' does not fit node {node}: insufficient {', '.join(missing)}")
         now = self._queue.now
-        del self.state.pending[job.key]
+        self.state.unqueue(job.key)
         shared.take(node, job.request)
         if first_pod:
             self.state.free = self.state.free - units
@@ -794,7 +794,7 @@ class Simulation:
 
     def _reject(self, d: RejectJob) -> None:
         job = self._pending_job(d, d.job_key)
-        del self.state.pending[job.key]
+        self.state.unqueue(job.key)
         self._emit(JobOutcome(job, FinalState.REJECTED, None, None, IntervalSet(), self._metadata.pop(job.key, "")))
 
     def _kill(self, d: KillJob) -> None:
