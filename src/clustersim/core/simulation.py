@@ -63,6 +63,7 @@ from clustersim.core.events import (
     RequestedCall,
 )
 from clustersim.core.execution import ExecutionModel, FastExecution
+from clustersim.core.gc_pace import fewer_collections
 from clustersim.core.interface import DecisionProcess
 from clustersim.core.interrupts import DeferredInterrupt
 from clustersim.core.nodes import NodeTracker
@@ -242,7 +243,7 @@ class Simulation:
 
     def run(self) -> RunSummary:
         """Run until no event is left. Sinks are closed even when the run fails, so outputs stay valid."""
-        with self._interrupts:
+        with self._interrupts, fewer_collections():
             return self._run()
 
     def _run(self) -> RunSummary:
