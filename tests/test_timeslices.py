@@ -36,8 +36,8 @@ class Slice:
 class ScheduleModel:
     """batsched's Schedule, as written in C++ (add_job_first_fit, remove_job_internal, update_first_slice)."""
 
-    def __init__(self, now: float):
-        self.slices = [Slice(now, HORIZON, IntervalSet.range(0, NB_HOSTS))]
+    def __init__(self, now: float, nb_hosts: int = NB_HOSTS):
+        self.slices = [Slice(now, HORIZON, IntervalSet.range(0, nb_hosts))]
 
     def update_first_slice(self, now: float) -> None:
         assert self.slices[0].begin <= now <= self.slices[0].end
@@ -166,9 +166,9 @@ def test_skipping_jobs_that_cannot_move_gives_the_full_compression(operations: l
     leaves the same plan and the same places as placing every job again by the full search, as conservative_bf
     uses it: jobs submitted are placed at the end, a job that ends (even early) is taken out and every waiting
     job is placed again in order; jobs placed in the first slice start and are no longer placed again; time
-    passes between."""
+    passes between. Both give batsched's Schedule's places (the model), on plans whose jobs span many slices."""
     hosts = IntervalSet.range(0, 12)
-    pruned, full = TimeSlices(0.0, hosts), TimeSlices(0.0, hosts)
+    pruned, full, model = TimeSlices(0.0, hosts), TimeSlices(0.0, hosts), ScheduleModel(0.0, 12)
     full.prune = False
     waiting: dict[str, tuple[int, float]] = {}
     running: list[str] = []
@@ -183,17 +183,22 @@ def test_skipping_jobs_that_cannot_move_gives_the_full_compression(operations: l
         elif kind == "end" and running:
             key = running.pop(size % len(running))
             assert pruned.remove(key) == full.remove(key)
+            model.remove(key)
             placing = list(waiting)
         elif kind == "advance":
             now = min(now + value, pruned.begins[1] if len(pruned.begins) > 1 else now + value)
             pruned.update_first_slice(now)
             full.update_first_slice(now)
+            model.update_first_slice(now)
         for key in placing:
             nb_res, walltime = waiting[key]
             placed = pruned.replace(key, nb_res, walltime)
             assert placed == full.replace(key, nb_res, walltime)
+            model.remove(key)
+            assert placed == model.add(key, nb_res, walltime)
             if placed is not None and placed.now:
                 del waiting[key]
                 running.append(key)
         assert pruned.slices() == full.slices()
         assert pruned.counts == full.counts
+        _same(full, model)

@@ -29,7 +29,8 @@ import bisect
 import math
 from collections.abc import Callable
 from functools import reduce
-from operator import and_
+from itertools import accumulate, repeat
+from operator import and_, or_
 from typing import NamedTuple
 
 from clustersim.intervals import IntervalSet
@@ -151,7 +152,7 @@ class TimeSlices:
                 # No earlier slice has room enough even by count: the job stays, and keeps its hosts unless a
                 # lower one is now free all along its place.
                 below = (1 << (hosts.bit_length() - 1)) - 1
-                if not reduce(and_, self.free[i:k]) & below:
+                if not self._free_below(i, k, below):
                     return self._kept(key, job)
             own = (i, k, hosts, nb_own)
             if pick is IntervalSet.lowest:
@@ -163,8 +164,8 @@ class TimeSlices:
                 # lower one is now free all along.
                 # It is the first fit then, with the hosts free all along plus its own.
                 below = (1 << (hosts.bit_length() - 1)) - 1
-                free_along = reduce(and_, self.free[i:k])
-                if free_along & below:
+                free_along = self._free_below(i, k, below)
+                if free_along:
                     fit = i, k, start, end, free_along | hosts
             if fit is None and pick is IntervalSet.lowest:
                 return self._kept(key, job)
@@ -189,6 +190,12 @@ class TimeSlices:
                 return Placement(new_start, new_hosts, new_i == 0)
         self.remove(key)
         return self.add(key, nb_res, walltime, pick)
+
+    def _free_below(self, i: int, k: int, below: int) -> int:
+        """The hosts of `below` free all along slices i..k-1 (the two ends first: they rule out most)."""
+        free = self.free
+        along = free[i] & free[k - 1] & below
+        return along and along & reduce(and_, free[i + 1 : k - 1], -1)
 
     def _kept(self, key: str, job: tuple[float, float, int, int, bool, int]) -> Placement:
         """A job keeps its place, which is its first fit now: it has seen every region freed so far."""
@@ -236,51 +243,41 @@ class TimeSlices:
         end and the hosts free all along (a mask). `own` (slices i0..k0-1, hosts mask, number of hosts) are free
         too: the job being placed again holds them. Only slices from `begin` (and before `stop`) are tried.
 
-        Counts are checked first: a slice of the span with too few free hosts rules out every start up to it, so
-        the scan jumps past it. Starts tried before the own slices only meet them in a span, where their hosts
-        are counted as free; otherwise they are added to the counts for the search."""
-        counts = self.counts
-        own_from, own_to, own_hosts, own_nb = own if own is not None else (0, 0, 0, 0)
-        if own_nb and (stop is None or stop > own_from):
-            counts[own_from:own_to] = [count + own_nb for count in counts[own_from:own_to]]
-            try:
-                return self._search(nb_res, walltime, (own_from, own_to, own_hosts, 0), stop, begin)
-            finally:
-                counts[own_from:own_to] = [count - own_nb for count in counts[own_from:own_to]]
-        return self._search(nb_res, walltime, (own_from, own_to, own_hosts, own_nb), stop, begin)
-
-    def _search(
-        self, nb_res: int, walltime: float, own: tuple[int, int, int, int], stop: int | None, begin: int
-    ) -> tuple[int, int, float, float, int] | None:
+        A start needs `nb_res` free hosts in its first slice; then its whole span is checked at once, the
+        intersections of its slices' free hosts accumulated from the span's end backwards at C level rather than
+        a Python step per slice (spans of a hundred slices are common in long queues). Where the intersection of
+        slices j..k-1 falls below `nb_res` hosts, every start up to j fails too (its span holds those slices,
+        since spans end no earlier as starts move later), so the scan jumps past j. Within the own slices, the
+        own hosts add to the free hosts of each slice (and to the count of a first slice)."""
         begins, free, counts = self.begins, self.free, self.counts
-        own_from, own_to, own_hosts, own_nb = own
+        own_from, own_to, own_hosts, own_nb = own if own is not None else (0, 0, 0, 0)
         nb_slices = len(begins)
         last = nb_slices if stop is None else stop
         i = begin
         while i < last:
-            if counts[i] < nb_res:
+            count = counts[i]
+            if count < nb_res and not (own_from <= i < own_to and count + own_nb >= nb_res):
                 i += 1
                 continue
             start = begins[i]
             end = start + walltime if walltime else begins[i + 1] if i + 1 < nb_slices else math.inf
-            k = i + 1
-            while (
-                k < nb_slices
-                and begins[k] < end
-                and (counts[k] >= nb_res or (own_from <= k < own_to and counts[k] + own_nb >= nb_res))
-            ):
-                k += 1
-            if k < nb_slices and begins[k] < end:
-                i = k + 1
-                continue
-            candidates = -1
-            for s in range(i, k):
-                candidates &= free[s] | own_hosts if own_from <= s < own_to else free[s]
-                if candidates.bit_count() < nb_res:
-                    break
+            k = bisect.bisect_left(begins, end, i + 1)
+            if k <= own_from or i >= own_to:
+                span = free[i:k]
             else:
-                return i, k, start, end, candidates
-            i += 1
+                # The span's parts before, within and after the own slices: [i, a), [a, b), [b, k).
+                a, b = max(i, own_from), min(k, own_to)
+                span = free[i:a]
+                span += map(or_, free[a:b], repeat(own_hosts))
+                span += free[b:k]
+            # The intersections of the span's last slices, from its end: where they get too few hosts, every
+            # start up to there fails too (its span holds those slices).
+            span.reverse()
+            ands = list(accumulate(span, and_))
+            fitting = bisect.bisect_right(ands, -nb_res, key=_minus_bits)
+            if fitting == k - i:
+                return i, k, start, end, ands[-1]
+            i = k - fitting
         return None
 
     def _take(self, key: str, i: int, k: int, start: float, end: float, hosts: int, nb_res: int) -> None:
@@ -363,6 +360,10 @@ class TimeSlices:
             index = bisect.bisect_right(self.begins, t) - 1
         if index > 0 and self.begins[index] == t:
             del self.begins[index], self.free[index], self.counts[index]
+
+
+def _minus_bits(mask: int) -> int:
+    return -mask.bit_count()
 
 
 def _picked(pick: Pick, candidates: int, count: int) -> int:
