@@ -4,7 +4,9 @@ A scenario is a cluster (one node of 16 CPUs or four nodes of 4 CPUs), a schedul
 sched/builtin), a priority plugin (basic or multifactor) and a trace of 40 jobs (burst, spaced, or a slice of
 the KTH-SP2 SWF trace scaled to the cluster), replayed at an acceleration K. `--record` replays scenarios into
 real Slurm twice each and keeps each run's whole-second record in --data (tests/data/slurm_validation/); then
-every recorded scenario is simulated (each real run in turn) and judged against the other real run.
+every recorded scenario is simulated (each real run in turn) and judged as the issue states its target: per
+scenario, the model's mean distance to a real run against the distance between the two runs (first table);
+then per (scenario, run) pair, the simulation of a run against the other run's distance to it (second table).
 
     python benchmarks/slurm_validation.py --figure docs/slurm-validation.png     # the recorded scenarios
     python benchmarks/slurm_validation.py --record four-backfill-basic-burst@10 one-fifo-basic-swf@60
@@ -12,8 +14,8 @@ every recorded scenario is simulated (each real run in turn) and judged against 
     python benchmarks/slurm_validation.py --runs 3 --record four-backfill-basic-burst@10   # a third real run
     python benchmarks/slurm_validation.py --measure-share slurm-validation   # EPILOG_SHARE from the kept logs
 
-A scenario with a third real run (`real3.csv`) also gets it judged as the simulation is (against each of the two
-runs, with the other as the spread): how often Slurm itself meets the issue's criterion.
+A scenario with a third real run (`real3.csv`) is also judged on all three runs, and gets its third run judged
+as the model is (against runs 1 and 2): how often Slurm itself meets the issue's criterion.
 
 The request scenarios (one per kind of sbatch request, those of tests/test_slurm_sbatch_replay.py) are kept as
 `requests-NAME`.
@@ -35,11 +37,14 @@ from pathlib import Path
 from clustersim.policies.slurm.conf import parse_slurm_conf
 from clustersim.slurm.replay import replay, write_replay
 from clustersim.slurm.validation import (
+    ScenarioVerdict,
     Verdict,
     epilog_share,
     evaluate,
     judge,
+    judge_all_runs,
     scenario_directories,
+    scenario_verdict,
     whole_second_records,
 )
 from clustersim.workload.job import Job
@@ -193,6 +198,30 @@ def third_runs(data: Path) -> list[tuple[str, float, Verdict, float]]:
     return results
 
 
+def every_run(results: list[tuple[str, float, Verdict, float]], data: Path, output: Path) -> str:
+    """The scenarios with a third real run judged with all three (the model's mean distance to each of them
+    against the mean distance between two of them), next to their verdict on runs 1 and 2 alone."""
+    two = {(name, k): v for name, k, v in by_scenario(results)}
+    lines = ["| scenario | K | runs 1 and 2 | runs 1 to 3: mean abs (s) model / runs | max (s) | flips | makespan (s) "
+             "| target met |", "|---|---|---|---|---|---|---|"]
+    met = met_two = count = 0
+    for directory in scenario_directories(data):
+        if not (directory / "real3.csv").exists():
+            continue
+        name, speedup = directory.parent.name, float(directory.name[1:])
+        verdict = judge_all_runs(directory, output / name / directory.name / "every-run", name)
+        cells = " | ".join(f"{m:.{p}f} / {r:.{p}f}" for m, r, p in
+                           zip(verdict.model, verdict.spread, (2, 1, 1, 1), strict=True))
+        lines.append(f"| {name} | {speedup:g} | {'yes' if two[name, speedup].met else 'no'} | {cells} "
+                     f"| {'yes' if verdict.met else 'no'} |")
+        count += 1
+        met += verdict.met
+        met_two += two[name, speedup].met
+    lines.append(f"\nWith all three real runs: {met} of {count} scenarios meet the target; with runs 1 and 2 alone, "
+                 f"{met_two} of the same {count}.")
+    return "\n".join(lines)
+
+
 def measured_share(outputs: list[Path]) -> str:
     """EPILOG_SHARE measured on the slurmctld logs kept by --record (output/NAME/xK/clusterN, realN)."""
     runs = [(log, log.parents[2] / f"real{log.parents[1].name[len('cluster'):]}" / "replay.json")
@@ -267,6 +296,37 @@ def table(results: list[tuple[str, float, Verdict, float]]) -> str:
     return "\n".join(lines)
 
 
+def by_scenario(results: list[tuple[str, float, Verdict, float]]) -> list[tuple[str, float, ScenarioVerdict]]:
+    """The issue's verdict per scenario (name, K): its runs' verdicts combined (`scenario_verdict`)."""
+    keys = sorted({(name, k) for name, k, _, _ in results})
+    runs = {key: [v for n, s, v, _ in results if (n, s) == key] for key in keys}
+    return [(name, k, scenario_verdict(name, [v.simulated for v in runs[name, k]], [v.spread for v in runs[name, k]]))
+            for name, k in keys]
+
+
+def scenario_table(results: list[tuple[str, float, Verdict, float]], candidate: str = "model") -> str:
+    """The docs' per-scenario table: each distance of the candidate (the model, or a third real run) to a real run,
+    the mean over the runs, next to the distance between the two real runs."""
+    lines = [
+        f"| scenario | K | mean abs start diff (s): {candidate} / runs | max (s): {candidate} / runs "
+        f"| flips: {candidate} / runs | abs makespan diff (s): {candidate} / runs | target met |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    verdicts = by_scenario(results)
+    for name, speedup, verdict in verdicts:
+        cells = " | ".join(f"{m:.{p}f} / {r:.{p}f}" for m, r, p in
+                           zip(verdict.model, verdict.spread, (2, 1, 1, 1), strict=True))
+        missed = [short for short, model, spread in zip(("mean", "max", "flips", "makespan"), verdict.model,
+                                                         verdict.spread, strict=True) if model > spread + 1e-9]
+        lines.append(f"| {name} | {speedup:g} | {cells} | {'no: ' + ', '.join(missed) if missed else 'yes'} |")
+    met = sum(v.met for _, _, v in verdicts)
+    trace = [v for name, _, v in verdicts if not name.startswith("requests-")]
+    lines.append(f"\n{met} of {len(verdicts)} scenarios meet the target ({100 * met / max(1, len(verdicts)):.0f}%); "
+                 f"trace scenarios {sum(v.met for v in trace)} of {len(trace)}, request scenarios "
+                 f"{met - sum(v.met for v in trace)} of {len(verdicts) - len(trace)}.")
+    return "\n".join(lines)
+
+
 def by_acceleration(results: list[tuple[str, float, Verdict, float]], data: Path) -> str:
     """The docs' "which accelerations stay faithful" table, from the same records: per K, what acceleration does
     to the replay (its measured per-job overhead, its largest submit slip, both in cluster seconds, medians over
@@ -275,7 +335,7 @@ def by_acceleration(results: list[tuple[str, float, Verdict, float]], data: Path
 
     lines = [
         "| K | scenarios | overhead (s) | submit slip (s) | two real runs: mean abs start diff, median (max) "
-        "| simulation: median (max) | target met |",
+        "| simulation: median (max) | target met: scenarios, pairs |",
         "|---|---|---|---|---|---|---|",
     ]
     for speedup in sorted({k for _, k, _, _ in results}):
@@ -286,11 +346,13 @@ def by_acceleration(results: list[tuple[str, float, Verdict, float]], data: Path
         spreads = [v.spread.mean_abs for name, v in group if v.reference == 1]
         simulated = [v.simulated.mean_abs for _, v in group]
         met = sum(v.met for _, v in group)
+        scenarios = [v for _, k, v in by_scenario(results) if k == speedup]
         lines.append(
             f"| {speedup:g} | {len(names)} | {statistics.median(i['overhead'] for i in infos):.2f} "
             f"| {statistics.median(i['submit_slip'] for i in infos):.1f} "
             f"| {statistics.median(spreads):.2f} ({max(spreads):.2f}) "
-            f"| {statistics.median(simulated):.2f} ({max(simulated):.2f}) | {met} of {len(group)} |"
+            f"| {statistics.median(simulated):.2f} ({max(simulated):.2f}) "
+            f"| {sum(v.met for v in scenarios)} of {len(scenarios)}, {met} of {len(group)} |"
         )
     return "\n".join(lines)
 
@@ -325,12 +387,18 @@ def main() -> int:
             return 2
         record_requests(name, float(speedup), args.runs, args.output, args.data)
     results = evaluate_all(args.data, args.output)
+    print(scenario_table(results))
+    print()
     print(table(results))
     print()
     print(by_acceleration(results, args.data))
     third = third_runs(args.data)
     if third:
-        print("\nA third real run judged as the simulation is:\n")
+        print("\nThe scenarios with three real runs, judged on all three:\n")
+        print(every_run(results, args.data, args.output))
+        print("\nA third real run judged as the model is:\n")
+        print(scenario_table(third, "third run"))
+        print()
         print(table(third))
     if args.figure is not None:
         figure(results, args.data, args.output, args.figure)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from clustersim.core import energy_meter
 from clustersim.core.decisions import SwitchOff, SwitchOn
 from clustersim.core.interface import DecisionProcess
 from clustersim.errors import DecisionError, InputError, UnknownNameError
@@ -340,3 +341,19 @@ def test_a_delay_job_leaves_its_host_idle_and_the_energy_files_have_batsims_rows
     ]
     states = (tmp_path / "machine_states.csv").read_text().splitlines()
     assert states[1:] == ["0,0,0,0,1,1", "0,0,0,1,0,1", "5,1,0,0,0,1", "10,1,0,0,1,0", "10,1,0,1,0,0", "15,2,0,0,0,0"]
+
+
+@pytest.mark.parametrize("rows_per_write", [1, 3])
+def test_trace_rows_written_in_batches_are_the_rows_written_one_batch_at_the_end(
+    rows_per_write: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The meter keeps the rows of machine_states.csv and consumed_energy.csv as flat lists of values and formats
+    # them in batches: batches of 1 and 3 rows (every boundary) give the text of one batch for the whole run.
+    jobs = [delay_job(i, i // 3 * 7, 1 + i % 3, 5 + i % 11) for i in range(60)]
+    run(jobs, powered_hosts(4), tmp_path / "one", power_off="idle-timeout:3")
+    monkeypatch.setattr(energy_meter, "ROWS_PER_WRITE", rows_per_write)
+    run(jobs, powered_hosts(4), tmp_path / "batches", power_off="idle-timeout:3")
+    for name in ("machine_states.csv", "consumed_energy.csv"):
+        text = (tmp_path / "one" / name).read_text()
+        assert text.count("\n") > 100, name
+        assert (tmp_path / "batches" / name).read_text() == text, name

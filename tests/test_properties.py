@@ -29,10 +29,11 @@ from clustersim.core.interface import DecisionProcess
 from clustersim.core.outcome import JobOutcome
 from clustersim.core.simulation import Delivery, RunSummary, Simulation
 from clustersim.core.state import ClusterView
+from clustersim.intervals import IntervalSet
 from clustersim.platform.model import Node, Platform, Unit
 from clustersim.policies.base import Policy
 from clustersim.policies.batch.conservative import Conservative
-from clustersim.policies.batch.easy import Easy, reserve
+from clustersim.policies.batch.easy import Easy, EasyBackfilling, reserve
 from clustersim.policies.batch.parts import QueueOrder
 from clustersim.policies.registry import create_policy
 from clustersim.runner import simulate
@@ -436,6 +437,78 @@ def test_easy_by_shape_decides_as_the_walk_over_the_queue(case: Case, delivery: 
         Simulation(case.platform, case.workload(), policy, [sink], delivery=delivery).run()
         schedules.append([(o.job.key, o.state, o.start, o.finish, o.resources) for o in sink.outcomes])
     assert schedules[0] == schedules[1]
+
+
+class CheckedKeep(EasyBackfilling):
+    """EASY's backfilling, checking each reservation it keeps after job ends against one computed again."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.kept = 0
+
+    def _same_start(self, nb_res: int, view: ClusterView, start: float) -> bool:
+        same = super()._same_start(nb_res, view, start)
+        if same:
+            assert self._reservation is not None
+            assert reserve(nb_res, view, IntervalSet.lowest, self._by_end) == self._reservation[1]
+            self.kept += 1
+        return same
+
+
+def _lowest(free: IntervalSet, count: int) -> IntervalSet:
+    return free.lowest(count)
+
+
+class CheckedEasy(Easy):
+    """EASY whose kept reservations are checked (`CheckedKeep`)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.backfilling = CheckedKeep()
+
+
+class RecomputingEasy(Easy):
+    """EASY that computes its reservation again after every job end: the same lowest ids, by another function,
+    which turns the keeping off."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.hosts = _lowest
+
+
+@PROPERTY_SETTINGS
+@given(case=cases(), delivery=st.sampled_from(Delivery))
+def test_easy_keeps_a_reservation_after_job_ends_only_when_it_is_the_same(case: Case, delivery: Delivery) -> None:
+    """A reservation kept because its start did not move is the one `reserve` gives, and the schedules are those
+    of EASY computing it again after every job end."""
+    schedules = []
+    for policy in (CheckedEasy(), RecomputingEasy()):
+        sink = Collect()
+        Simulation(case.platform, case.workload(), policy, [sink], delivery=delivery).run()
+        schedules.append([(o.job.key, o.state, o.start, o.finish, o.resources) for o in sink.outcomes])
+    assert schedules[0] == schedules[1]
+
+
+def test_easy_keeps_its_reservation_when_a_job_ends_early_before_it() -> None:
+    """Head `2` needs all 5 units: its reservation is t=20, when `1` ends. `0` ends at t=5, before its walltime
+    (10 <= 20): the start stays t=20, so the reservation is kept without being computed again. `3` cannot
+    backfill: it would end after t=20 and no free unit lies outside the reservation."""
+    jobs = (
+        Job("0", 0.0, 2, Delay(5.0), 10.0),
+        Job("1", 0.0, 2, Delay(20.0), 20.0),
+        Job("2", 0.0, 5, Delay(5.0), 5.0),
+        Job("3", 6.0, 2, Delay(5.0), 100.0),
+    )
+    policy = CheckedEasy()
+    r = run(Case(hosts(5), jobs), policy)
+    assert {o.job.id: (o.start, str(o.resources)) for o in r.outcomes} == {
+        "0": (0.0, "0-1"),
+        "1": (0.0, "2-3"),
+        "2": (20.0, "0-4"),
+        "3": (25.0, "0-1"),
+    }
+    assert isinstance(policy.backfilling, CheckedKeep)
+    assert policy.backfilling.kept >= 1
 
 
 class ObservedConservative(Conservative):

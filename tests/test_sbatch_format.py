@@ -29,11 +29,15 @@ def test_options_become_the_request_partition_limit_and_dependency() -> None:
     ("-n 4 --exclusive", SbatchRequest(ntasks=4, exclusive=True)),
     ("--mem-per-cpu=512K", SbatchRequest(mem_per_cpu=1)),  # whole MiB, rounded up
     ("--mem=0", SbatchRequest(mem=0)),  # all of each node's memory
-    ("--gres=gpu:a100:2 -N 2", SbatchRequest(ntasks=2, nodes=2, per_node_tasks=True, gres=(("gpu", 2),))),
+    ("--gres=gpu:a100:2 -N 2", SbatchRequest(ntasks=2, nodes=2, per_node_tasks=True, gres=(("gpu:a100", 2),))),
+    ("--gres=gpu:a100:1,gpu:v100:2", SbatchRequest(gres=(("gpu:a100", 1), ("gpu:v100", 2)))),
+    ("--gpus-per-node=v100:2", SbatchRequest(gres=(("gpu:v100", 2),))),
     ("--gpus-per-node=1 --gres=bandwidth:10", SbatchRequest(gres=(("bandwidth", 10), ("gpu", 1)))),
-    ("--gres=gpu,mps:50", SbatchRequest(gres=(("gpu", 1), ("mps", 50)))),
+    ("--gres=gpu,bw:50", SbatchRequest(gres=(("gpu", 1), ("bw", 50)))),
     ("--gpus=3 -n 2", SbatchRequest(ntasks=2, gpus=3)),  # GPUs per job, spread over the nodes as needed
-    ("-G a100:2 -N 2", SbatchRequest(ntasks=2, nodes=2, per_node_tasks=True, gpus=2)),
+    ("-G a100:2 -N 2", SbatchRequest(ntasks=2, nodes=2, per_node_tasks=True, gpus=2, gpu_type="a100")),
+    ("--gpus-per-task=v100:1 -n 2", SbatchRequest(ntasks=2, gpus_per_task=1, gpu_type="v100")),
+    ("--gres=gpu:a100:1,gpu:v100:2 --mem-per-gpu=1G", SbatchRequest(gres=(("gpu:a100", 1), ("gpu:v100", 2)), mem=3072)),
     ("--gpus-per-task=2 -n 3", SbatchRequest(ntasks=3, gpus_per_task=2)),
     ("-N 2-4", SbatchRequest(ntasks=2, nodes=2, max_nodes=4, per_node_tasks=True)),  # a task per node it gets
     ("-N 1-3 -n 5", SbatchRequest(ntasks=5, nodes=1, max_nodes=3)),
@@ -58,6 +62,13 @@ def test_requests_as_sbatch_derives_them(text: str, request_: SbatchRequest) -> 
     ("--gpus=1 --gpus-per-task=1", "--gpus with --gpus-per-task is not modelled"),
     ("--gres=gpu:x:y:2", "is not a GRES list"),
     ("--gres=1gpu", "is not a GRES list"),
+    ("--gres=gpu:1,gpu:a100:1", "both with and without a type"),
+    ("--gres=gpu:a100:1 --gpus-per-node=1", "--gpus-per-node with --gres=gpu is not modelled"),
+    ("--gpus=a-100:1", "is not a GPU count"),
+    ("--gres=gpu,mps:50", "gres/mps (a share of a GPU) is not modelled"),
+    ("--gres=shard:2", "gres/shard (a share of a GPU) is not modelled"),
+    ("--gpus=2 --mem-per-gpu=100", "--mem-per-gpu=100 is modelled with GPUs per node"),
+    ("--gres=gpu:1 --mem=1G --mem-per-gpu=100", "mutually exclusive"),
     ("--gpus=two", "is not a GPU count"),
     ("-N 3-2", "the maximum is below the minimum"),
     ("-N 1-x", "--nodes=x is not a positive count"),

@@ -10,6 +10,10 @@ job submitted with exactly the options its CSV row or job script gives (tests/da
 - job arrays with `%` throttling, and a dependency on a whole array;
 - GPUs: `--gpus`, `--gres=gpu:N`, `--gpus-per-node` (gres.conf with empty files for devices);
 - GPUs spread over nodes: `--gpus=N` over several nodes, `--gpus-per-task`, `-N MIN-MAX`;
+- typed GPUs (`Gres=gpu:a100:1,gpu:v100:1`): `--gres=gpu:TYPE:N`, `--gpus=TYPE:N`, `--gpus-per-node=TYPE:N`, an
+  untyped request taking a node's first type, a type no node has and more of a type than any node has (rejected);
+- memory per GPU (CR_CPU_Memory): `--mem-per-gpu` with GPUs per node, two jobs sharing a node's memory, one
+  asking more than a node has (rejected);
 - job scripts (examples/job-scripts): `#SBATCH` lines, a counted GRES (`--gres=bw:60`, `Gres=bw:100`) next to
   GPUs, a node range, a dependency, a GRES no node has (rejected).
 
@@ -64,6 +68,8 @@ SCENARIOS = {
     "array": Scenario(),
     "gpus": Scenario(rejected=frozenset({"5"})),
     "gpus-spread": Scenario(rejected=frozenset({"6"})),
+    "gpus-typed": Scenario(rejected=frozenset({"6", "7"})),
+    "gpus-memory": Scenario(rejected=frozenset({"4"})),
     "job-scripts": Scenario(rejected=frozenset({"08-too-much"})),
 }
 

@@ -217,7 +217,7 @@ def test_a_node_range_without_tasks_takes_every_free_node_up_to_its_maximum() ->
     assert starts(result)["2"] == 100  # only n4 is idle until job 1 ends
 
 
-@pytest.mark.parametrize("options", ["--gpus=4 -n 1", "--gres=bw:150 -n 1", "--gres=mps:1 -n 1", "-N 5-6"])
+@pytest.mark.parametrize("options", ["--gpus=4 -n 1", "--gres=bw:150 -n 1", "--gres=gpux:1 -n 1", "-N 5-6"])
 def test_gres_no_node_has_is_rejected_at_submission(options: str) -> None:
     result = run(GRES, [sbatch(1, 0, 10, f"{options} -t 1")])
     assert result.outcomes["1"].state is FinalState.REJECTED
@@ -226,6 +226,53 @@ def test_gres_no_node_has_is_rejected_at_submission(options: str) -> None:
 def test_gres_types_must_declare_the_nodes_gres() -> None:
     with pytest.raises(InputError, match="Gres= names bw not in GresTypes=gpu"):
         parse_slurm_conf("GresTypes=gpu\nNodeName=n1 CPUs=4 Gres=gpu:1,bw:10\n")
+
+
+TYPED = ("GresTypes=gpu\nNodeName=n1 CPUs=4 Gres=gpu:a100:2\nNodeName=n2 CPUs=4 Gres=gpu:v100:2\n"
+         "NodeName=n3 CPUs=4 Gres=gpu:a100:1,gpu:v100:1\nPartitionName=p Nodes=n[1-3] Default=YES\n")
+
+
+def test_typed_gpus_are_told_apart_and_an_untyped_request_takes_the_first_type() -> None:
+    """The scenario gpus-typed (tests/data/slurm_requests), worked out by hand; real Slurm 22.05 ran the same."""
+    jobs = [sbatch(1, 0, 50, "--gres=gpu:v100:2 -n 1 -t 1"), sbatch(2, 2, 30, "--gpus=a100:2 -n 1 -t 5"),
+            sbatch(3, 4, 20, "--gres=gpu:1 -n 1 -t 1"), sbatch(4, 6, 10, "--gres=gpu:a100:1 -n 1 -t 1"),
+            sbatch(5, 8, 10, "--gpus-per-node=v100:1 -n 1 -t 1"), sbatch(6, 9, 10, "--gres=gpu:k80:1 -n 1 -t 1"),
+            sbatch(7, 10, 10, "--gres=gpu:a100:3 -n 1 -t 1"), sbatch(8, 12, 10, "--gpus=v100:3 -n 2 -t 1")]
+    result = run(TYPED, jobs)
+    got = {key: (outcome.start, str(outcome.resources)) for key, outcome in result.outcomes.items()
+           if outcome.state is not FinalState.REJECTED}
+    # (passes 3 s apart: 2 and 3 start at the pass after their submission.) 1: only n2 has v100s (its last CPU,
+    # 7); 2: only n1 has two a100s; 3 (any GPU): n3, the only node with one free, where it takes the a100 (the
+    # first type), so 4 (an a100) waits for 3 to end (at 26) although n3's v100 is free; 5 (a v100) may not
+    # start on n3 before 4, reserved there, so both start at 26; 8: three v100s over two nodes, n2's two and
+    # n3's one, once 1 is done (at 50). Types not told apart, 4 would start at 6 on n3.
+    assert got == {"1": (0, "7"), "2": (3, "3"), "3": (6, "11"), "4": (26, "11"), "5": (26, "10"), "8": (50, "4 8")}
+    assert {key for key, outcome in result.outcomes.items() if outcome.state is FinalState.REJECTED} == {"6", "7"}
+
+
+def test_memory_per_gpu_is_held_on_each_node_for_its_gpus() -> None:
+    """The scenario gpus-memory, worked out by hand; real Slurm 22.05 ran the same."""
+    conf = ("SelectTypeParameters=CR_CPU_Memory\nGresTypes=gpu\nNodeName=n[1-2] CPUs=4 RealMemory=1000 Gres=gpu:2\n"
+            "PartitionName=p Nodes=n[1-2] Default=YES\n")
+    jobs = [sbatch(1, 0, 30, "--gres=gpu:1 --mem-per-gpu=600 -n 1 -t 1"),
+            sbatch(2, 2, 30, "--gres=gpu:1 --mem-per-gpu=300 -n 1 -t 1"),
+            sbatch(3, 4, 30, "--gres=gpu:1 --mem-per-gpu=800 -n 1 -t 1"),
+            sbatch(4, 6, 10, "--gres=gpu:2 --mem-per-gpu=600 -n 1 -t 1"),
+            sbatch(5, 8, 10, "--gres=gpu:1 --mem-per-gpu=300 -n 1 -t 1")]
+    result = run(conf, jobs)
+    # 1 holds 600 MiB of n1, 2 the 300 of n1's 400 left (with its second GPU), 3 800 MiB of n2; 4 would hold
+    # 1200 MiB of a 1000-MiB node: rejected. 5 finds a GPU on n2 but 200 MiB: it waits for 1's end (30), on n1.
+    assert {key: (o.start, str(o.resources)) for key, o in result.outcomes.items()
+            if o.state is not FinalState.REJECTED} == {"1": (0, "3"), "2": (3, "2"), "3": (6, "7"), "5": (30, "3")}
+    assert result.outcomes["4"].state is FinalState.REJECTED
+
+
+def test_a_node_gives_a_gres_with_types_or_without() -> None:
+    conf = parse_slurm_conf("NodeName=n1 CPUs=4 Gres=gpu:a100:2,gpu:v100:1,bw:10\n")
+    assert conf.nodes[0].gres == (("gpu", 3), ("bw", 10))
+    assert conf.nodes[0].gres_types == (("gpu:a100", 2), ("gpu:v100", 1))
+    with pytest.raises(InputError, match="gives gpu both with and without a type"):
+        parse_slurm_conf("NodeName=n1 CPUs=4 Gres=gpu:1,gpu:a100:1\n")
 
 
 @settings(max_examples=300, deadline=None)

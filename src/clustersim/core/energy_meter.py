@@ -15,8 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from itertools import starmap
-from operator import mod
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -36,7 +34,8 @@ CONSUMED_ENERGY_ROW = "%g,%g,%s,%g,%g\n"
 CONSUMED_ENERGY_ROW_NA = "%g,%g,%s,%g,NA\n"
 """The rows of Batsim's trace files (`%g`: 6 significant digits, as Batsim writes them)."""
 ROWS_PER_WRITE = 4096
-"""Rows are kept as tuples and formatted together, at C speed, this many at a time (a few per job)."""
+"""Rows are kept as flat lists of values and formatted together, with one `%` at C speed, this many at a time (a
+few per job)."""
 
 
 def power_models(platform: Platform) -> list[PowerModel]:
@@ -100,9 +99,11 @@ class EnergyMeter:
         self._states_file: TextIO | None = None
         self._energy_file: TextIO | None = None
         self._pstates_file: TextIO | None = None
-        self._state_rows: list[tuple[float, int, int, int, int, int]] = []
-        self._energy_rows: list[tuple[str, tuple[float | str, ...]]] = []
-        """consumed_energy.csv rows not yet written: (row format, values)."""
+        self._state_values: list[float] = []
+        """machine_states.csv rows not yet written, one after the other (MACHINE_STATES_ROW's values)."""
+        self._energy_formats: list[str] = []
+        self._energy_values: list[float | str] = []
+        """consumed_energy.csv rows not yet written: their formats, and their values one after the other."""
         self._last_row_time = 0.0
         self._last_row_energy = 0.0
         self.moment: int | None = None
@@ -163,7 +164,8 @@ class EnergyMeter:
         self._entry(now, "s")
         if computes:
             self._dynamic_power += self._sum(self._dynamic, resources)
-        self.states_changed(now)
+        if self._states_file is not None:
+            self._state_row(now)
 
     def job_ended(self, now: float, start: float, resources: IntervalSet, computes: bool = True) -> float:
         """Account for a job's end (the tracker already moved its nodes); returns the energy it consumed."""
@@ -173,7 +175,8 @@ class EnergyMeter:
             self._dynamic_power -= self._sum(self._dynamic, resources)
             if abs(self._dynamic_power) < 1e-9:
                 self._dynamic_power = 0.0  # no busy unit left: drop floating-point residue
-        self.states_changed(now)
+        if self._states_file is not None:
+            self._state_row(now)
         energy = (now - start) * self._sum(self._full if computes else self._idle, resources)
         if self._dvfs:
             energy -= self._dvfs_correction(start, resources, computes)
@@ -270,13 +273,16 @@ class EnergyMeter:
     def states_changed(self, now: float) -> None:
         """The counts of machines per state changed: Batsim writes a machine_states.csv row at each change, even
         several at one instant."""
-        if self._states_file is None:
-            return
+        if self._states_file is not None:
+            self._state_row(now)
+
+    def _state_row(self, now: float) -> None:
+        assert self._states_file is not None
         computing, idle, sleeping, switching_on, switching_off = self.tracker.nodes_in  # NodeState's order
-        rows = self._state_rows
-        rows.append((now, sleeping, switching_on, switching_off, idle, computing))
-        if len(rows) == ROWS_PER_WRITE:
-            _write_rows(self._states_file, map(MACHINE_STATES_ROW.__mod__, rows), rows)
+        values = self._state_values
+        values += (now, sleeping, switching_on, switching_off, idle, computing)
+        if len(values) == 6 * ROWS_PER_WRITE:
+            _write_rows(self._states_file, MACHINE_STATES_ROW * ROWS_PER_WRITE, values)
 
     # -- outputs -------------------------------------------------------------------------------------------
 
@@ -295,13 +301,16 @@ class EnergyMeter:
             epower = self._static + self._dynamic_power
         wattmin = self._static if wattmin is None else wattmin
         moment = self.moment
-        rows = self._energy_rows
+        formats, values = self._energy_formats, self._energy_values
         if moment is not None and now == last_time and moment == self._last_moment:
-            rows.append((CONSUMED_ENERGY_ROW_NA, (now, energy, kind, wattmin)))
+            formats.append(CONSUMED_ENERGY_ROW_NA)
+            values += (now, energy, kind, wattmin)
         else:
-            rows.append((CONSUMED_ENERGY_ROW, (now, energy, kind, wattmin, epower)))
-        if len(rows) == ROWS_PER_WRITE:
-            _write_rows(self._energy_file, starmap(mod, rows), rows)
+            formats.append(CONSUMED_ENERGY_ROW)
+            values += (now, energy, kind, wattmin, epower)
+        if len(formats) == ROWS_PER_WRITE:
+            _write_rows(self._energy_file, "".join(formats), values)
+            formats.clear()
         self._last_row_time = now
         self._last_row_energy = energy
         self._last_moment = moment
@@ -334,16 +343,19 @@ class EnergyMeter:
         """Integrate up to the end of the run and close the files."""
         self.advance(now)
         if self._states_file is not None:
-            _write_rows(self._states_file, map(MACHINE_STATES_ROW.__mod__, self._state_rows), self._state_rows)
+            values = self._state_values
+            _write_rows(self._states_file, MACHINE_STATES_ROW * (len(values) // 6), values)
         if self._energy_file is not None:
-            _write_rows(self._energy_file, starmap(mod, self._energy_rows), self._energy_rows)
+            _write_rows(self._energy_file, "".join(self._energy_formats), self._energy_values)
+            self._energy_formats.clear()
         for f in (self._states_file, self._energy_file, self._pstates_file):
             if f is not None:
                 f.close()
         self._states_file = self._energy_file = self._pstates_file = None
 
 
-def _write_rows(file: TextIO, texts: Iterable[str], rows: list[Any]) -> None:
-    """Write the `texts` of rows kept as tuples (formatted at C speed as they are joined), then forget the rows."""
-    file.write("".join(texts))
-    rows.clear()
+def _write_rows(file: TextIO, formats: str, values: list[Any]) -> None:
+    """Write rows kept as their `values` one after the other, formatted by their `formats` (concatenated) at C speed
+    in one `%`, then forget the values."""
+    file.write(formats % tuple(values))
+    values.clear()

@@ -214,14 +214,23 @@ class NodeTracker:
         self._changes += 1
         change = self._changes
         left_seconds = 0.0
+        moved = 0
         for lo, hi in nodes.intervals:
+            if lo == hi:  # a single node (most intervals): plain indexing is cheaper than slices
+                left_seconds += now - since[lo]
+                since[lo] = now
+                states[lo] = state
+                entered[lo] = change
+                moved += 1
+                continue
             stop = hi + 1
             left_seconds = sum(map(sub, repeat(now), since[lo:stop]), left_seconds)
             count = stop - lo
             since[lo:stop] = [now] * count
             states[lo:stop] = [state] * count
             entered[lo:stop] = [change] * count
+            moved += count
         self._seconds_in[left] += left_seconds
         counts = self.nodes_in  # (of units too)
-        counts[left] -= len(nodes)
-        counts[state] += len(nodes)
+        counts[left] -= moved
+        counts[state] += moved

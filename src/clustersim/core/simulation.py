@@ -63,6 +63,7 @@ from clustersim.core.events import (
     RequestedCall,
 )
 from clustersim.core.execution import ExecutionModel, FastExecution
+from clustersim.core.gc_pace import fewer_collections
 from clustersim.core.interface import DecisionProcess
 from clustersim.core.interrupts import DeferredInterrupt
 from clustersim.core.nodes import NodeTracker
@@ -242,7 +243,7 @@ class Simulation:
 
     def run(self) -> RunSummary:
         """Run until no event is left. Sinks are closed even when the run fails, so outputs stay valid."""
-        with self._interrupts:
+        with self._interrupts, fewer_collections():
             return self._run()
 
     def _run(self) -> RunSummary:
@@ -705,7 +706,7 @@ class Simulation:
                 raise DecisionError(d, f"resources {down} are unavailable (an external event made them so)")
             raise DecisionError(d, f"resources {busy} are not free (free: {free or 'none'})")
         now = self._queue.now
-        del self.state.pending[job.key]
+        self.state.unqueue(job.key)
         self.state.free = remaining
         running = RunningJob(job, now, resources, d.storage_mapping)
         self.state.running[job.key] = running
@@ -735,7 +736,7 @@ class Simulation:
         if missing:
             raise DecisionError(d, f"pod '{job.key}' does not fit node {node}: insufficient {', '.join(missing)}")
         now = self._queue.now
-        del self.state.pending[job.key]
+        self.state.unqueue(job.key)
         shared.take(node, job.request)
         if first_pod:
             self.state.free = self.state.free - units
@@ -794,7 +795,7 @@ class Simulation:
 
     def _reject(self, d: RejectJob) -> None:
         job = self._pending_job(d, d.job_key)
-        del self.state.pending[job.key]
+        self.state.unqueue(job.key)
         self._emit(JobOutcome(job, FinalState.REJECTED, None, None, IntervalSet(), self._metadata.pop(job.key, "")))
 
     def _kill(self, d: KillJob) -> None:

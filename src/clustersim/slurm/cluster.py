@@ -8,8 +8,8 @@ The cluster's slurm.conf is derived from the model's: its scheduling settings, n
 partitions are kept; the plumbing is replaced (loopback addresses and free ports, `auth/none` and `cred/none`
 instead of munge, `proctrack/pgid`, `task/none`, no accounting, `SlurmdParameters=config_overrides` so declared
 CPUs need not exist, a large `MinJobAge` so finished jobs stay visible), and timeouts are scaled by K (Slurm
-caps them at 65535 s). GPUs (`Gres=gpu:N`) are empty files named by a generated gres.conf (`AutoDetect=off`),
-other GRES are counts (`Count=`).
+caps them at 65535 s). GPUs (`Gres=gpu:N`, typed `gpu:a100:N`: one `Type=` line each) are empty files named by a
+generated gres.conf (`AutoDetect=off`), other GRES are counts (`Count=`).
 
 Every process of the cluster carries a random token in its environment (daemons, job steps, payloads), so
 `stop` kills exactly those, by PID, even when slurmd has detached the job steps into sessions of their own.
@@ -33,7 +33,7 @@ from types import TracebackType
 
 from clustersim._io.system import alive, apt_install
 from clustersim.errors import ClusterSimError
-from clustersim.policies.slurm.conf import SlurmConf, format_minutes
+from clustersim.policies.slurm.conf import NodeConf, SlurmConf, format_minutes
 
 DAEMONS = ("slurmctld", "slurmd", "sbatch", "scontrol", "squeue", "scancel", "faketime")
 PACKAGES = ("slurmctld", "slurmd", "slurm-client", "munge", "faketime", "libfaketime")
@@ -145,7 +145,7 @@ def loopback_conf(
         lines.append(
             f"NodeName={node.name} NodeHostname=localhost NodeAddr=127.0.0.1 Port={port} "
             f"CPUs={node.cpus} RealMemory={node.real_memory} Weight={node.weight} "
-            + (f"Gres={','.join(f'{name}:{count}' for name, count in node.gres)} " if node.gres else "")
+            + (f"Gres={_gres_text(node)} " if node.gres else "")
             + "State=UNKNOWN"
         )
     for part in conf.partitions:
@@ -245,14 +245,18 @@ class LoopbackCluster:
         lines = ["AutoDetect=off"]
         devices = self.workdir / "gpus"
         for node in self.conf.nodes:
-            for name, count in node.gres:
-                if name != "gpu":
+            first = 0
+            for name, count in _gres_items(node):
+                if name.partition(":")[0] != "gpu":
                     lines.append(f"NodeName={node.name} Name={name} Count={count}")
                     continue
                 (devices / node.name).mkdir(parents=True, exist_ok=True)
-                for i in range(count):
+                for i in range(first, first + count):
                     (devices / node.name / f"gpu{i}").touch()
-                lines.append(f"NodeName={node.name} Name=gpu File={devices / node.name}/gpu[0-{count - 1}]")
+                kind = f" Type={name[4:]}" if name != "gpu" else ""
+                files = f"{devices / node.name}/gpu[{first}-{first + count - 1}]"
+                lines.append(f"NodeName={node.name} Name=gpu{kind} File={files}")
+                first += count
         if len(lines) > 1:
             (self.workdir / "gres.conf").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
@@ -367,3 +371,13 @@ class LoopbackCluster:
 def _signal(pid: int, sig: signal.Signals) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.kill(pid, sig)
+
+
+def _gres_items(node: NodeConf) -> list[tuple[str, int]]:
+    """The node's GRES as slurm.conf gives them: typed ones (`gpu:a100`) in place of their name's total."""
+    typed = {name.partition(":")[0] for name, _ in node.gres_types}
+    return [item for item in node.gres if item[0] not in typed] + list(node.gres_types)
+
+
+def _gres_text(node: NodeConf) -> str:
+    return ",".join(f"{name}:{count}" for name, count in _gres_items(node))

@@ -139,12 +139,17 @@ class Verdict:
 def evaluate(directory: Path, output: Path, name: str = "", reference: int = 1) -> Verdict:
     """Simulate a scenario's real run `reference` (1 or 2; whole seconds in, whole seconds out) and judge it
     against the other run's distance to that run."""
+    return judge(directory, simulate_run(directory, reference, output), name, reference)
+
+
+def simulate_run(directory: Path, run: int, output: Path) -> Path:
+    """Simulate a scenario's real run `run` from its whole-second record into output/; its jobs.csv."""
     conf = parse_slurm_conf((directory / "slurm.conf").read_text(encoding="utf-8"),
                             source=str(directory / "slurm.conf"))
-    options = replay_options(directory / f"replay{reference}.json")
-    simulate_replay(directory / f"real{reference}.csv", conf, options["ctld_start"], output,
+    options = replay_options(directory / f"replay{run}.json")
+    simulate_replay(directory / f"real{run}.csv", conf, options["ctld_start"], output,
                     clock_origin=options["clock_origin"], epilog_delay=options["epilog_delay"])
-    return judge(directory, output / "jobs.csv", name, reference)
+    return output / "jobs.csv"
 
 
 def judge(directory: Path, candidate: Path, name: str = "", reference: int = 1) -> Verdict:
@@ -157,6 +162,66 @@ def judge(directory: Path, candidate: Path, name: str = "", reference: int = 1) 
     judged = deviation(real, read_schedule(candidate, whole_seconds=True), cpus)
     spread = deviation(real, read_schedule(directory / f"real{3 - reference}.csv", whole_seconds=True), cpus)
     return Verdict(name or directory.name, reference, judged, spread, farther_than(judged, spread))
+
+
+DISTANCES = ("mean abs start difference", "max abs start difference", "start-order flips", "abs makespan difference")
+"""The issue's four distances between two schedules of the same jobs, in `distances`' order."""
+
+
+def distances(dev: Deviation) -> tuple[float, float, float, float]:
+    """A deviation's four distances (seconds, seconds, pairs, seconds): each is 0 for identical schedules."""
+    return dev.mean_abs, dev.max_abs, float(dev.order_flips), abs(dev.makespan_difference)
+
+
+@dataclass(frozen=True)
+class ScenarioVerdict:
+    """The issue's target on one scenario: per distance, the model's distance to a real run (the mean over the
+    scenario's real runs of the distance from each run's simulation to that run) no larger than the distance
+    between its two real runs (the mean of both directions: the flips may differ where one run has ties).
+
+    The mean over runs is the reading that does not depend on how many runs were recorded: requiring every run
+    (or any run) to pass grows stricter (or looser) with each run added."""
+
+    name: str
+    model: tuple[float, float, float, float]
+    spread: tuple[float, float, float, float]
+
+    @property
+    def farther(self) -> list[str]:
+        return [f"{label} {model:.2f} > {spread:.2f}" for label, model, spread in
+                zip(DISTANCES, self.model, self.spread, strict=True) if model > spread + 1e-9]
+
+    @property
+    def met(self) -> bool:
+        return not self.farther
+
+
+def scenario_verdict(name: str, simulated: list[Deviation], spread: list[Deviation]) -> ScenarioVerdict:
+    """The issue's verdict on a scenario: `simulated` holds each real run's simulation against that run,
+    `spread` each real run against each other one (both directions)."""
+    if not simulated or not spread:
+        raise ValueError(f"{name}: a scenario verdict needs a simulation and two real runs")
+
+    def mean(deviations: list[Deviation]) -> tuple[float, float, float, float]:
+        a, b, c, d = (statistics.fmean(column) for column in zip(*map(distances, deviations), strict=True))
+        return a, b, c, d
+
+    return ScenarioVerdict(name, mean(simulated), mean(spread))
+
+
+def judge_all_runs(directory: Path, output: Path, name: str = "") -> ScenarioVerdict:
+    """The issue's verdict on a scenario with every real run it recorded (2, or 3 with a third run): each run
+    simulated (into output/simulatedN) and against its simulation, each pair of runs in both directions."""
+    runs = sorted(int(p.stem[len("real"):]) for p in directory.glob("real*.csv")
+                  if (directory / f"replay{p.stem[len('real'):]}.json").exists())
+    conf = parse_slurm_conf((directory / "slurm.conf").read_text(encoding="utf-8"),
+                            source=str(directory / "slurm.conf"))
+    cpus = sum(node.cpus for node in conf.nodes)
+    real = {run: read_schedule(directory / f"real{run}.csv", whole_seconds=True) for run in runs}
+    simulated = [deviation(real[run], read_schedule(simulate_run(directory, run, output / f"simulated{run}"),
+                                                    whole_seconds=True), cpus) for run in runs]
+    spread = [deviation(real[a], real[b], cpus) for a in runs for b in runs if a != b]
+    return scenario_verdict(name or directory.parent.name, simulated, spread)
 
 
 def scenario_directories(root: Path) -> list[Path]:

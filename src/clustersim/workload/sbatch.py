@@ -38,7 +38,7 @@ SUPPORTED = {
     "--ntasks-per-node": "ntasks_per_node",
     "-c": "cpus_per_task", "--cpus-per-task": "cpus_per_task",
     "--exclusive": "exclusive",
-    "--mem": "mem", "--mem-per-cpu": "mem_per_cpu",
+    "--mem": "mem", "--mem-per-cpu": "mem_per_cpu", "--mem-per-gpu": "mem_per_gpu",
     "-p": "partition", "--partition": "partition",
     "-t": "time", "--time": "time",
     "-d": "dependency", "--dependency": "dependency",
@@ -109,11 +109,14 @@ class SbatchRequest:
     """`-N` without `-n`: one task (or `--ntasks-per-node`) on every node the job gets; `ntasks` is the least
     it gets (with `-N MIN-MAX`, MIN nodes' worth)."""
     gres: tuple[tuple[str, int], ...] = ()
-    """Generic resources on each node of the job: `--gres=name[:type]:N,...` and `--gpus-per-node=N` (gpu)."""
+    """Generic resources on each node of the job: `--gres=name[:type]:N,...` and `--gpus-per-node=[type:]N` (gpu),
+    a typed one named `name:type`."""
     gpus: int = 0
     """`--gpus=N`: GPUs for the whole job, spread over its nodes."""
     gpus_per_task: int = 0
     """`--gpus-per-task=N`."""
+    gpu_type: str = ""
+    """`--gpus=TYPE:N`, `--gpus-per-task=TYPE:N`: the type of GPU they ask (empty: any)."""
 
     @property
     def cpus(self) -> int:
@@ -251,53 +254,81 @@ def _request(values: dict[str, str], source: str, line: int | None) -> SbatchReq
                          "is not modelled (give two of them)", line=line, field="sbatch")
     if nodes is not None and ntasks < nodes:
         raise InputError(source, f"--ntasks={ntasks} is fewer than --nodes={nodes}", line=line, field="sbatch")
-    gres, gpus, gpus_per_task = _gres(values, source, line)
+    gres, gpus, gpus_per_task, gpu_type = _gres(values, source, line)
     mem = _mebibytes(values, "mem", source, line)
     mem_per_cpu = _mebibytes(values, "mem_per_cpu", source, line)
     if mem is not None and mem_per_cpu is not None:
         raise InputError(source, "--mem and --mem-per-cpu are mutually exclusive (sbatch refuses both)", line=line,
                          field="sbatch")
+    if "mem_per_gpu" in values:
+        mem = _mem_per_gpu(values, gres, source, line)
     return SbatchRequest(ntasks, cpus_per_task, nodes, per_node, "exclusive" in values, mem, mem_per_cpu,
-                         max_nodes, per_node_tasks, gres, gpus, gpus_per_task)
+                         max_nodes, per_node_tasks, gres, gpus, gpus_per_task, gpu_type)
 
 
 _GRES_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
 
-def _gres(values: dict[str, str], source: str, line: int | None) -> tuple[tuple[tuple[str, int], ...], int, int]:
-    """Per-node GRES (`--gres=name[:type][:N],...`, `--gpus-per-node=[type:]N`), GPUs per job (`--gpus`) and
-    per task (`--gpus-per-task`). A type is accepted and not told apart (the model counts a node's GRES of a
-    name together)."""
+def _gres(values: dict[str, str], source: str,
+          line: int | None) -> tuple[tuple[tuple[str, int], ...], int, int, str]:
+    """Per-node GRES (`--gres=name[:type][:N],...`, `--gpus-per-node=[type:]N`; a typed one as `name:type`), GPUs
+    per job (`--gpus`) and per task (`--gpus-per-task`), and the type these two ask."""
     per_node: dict[str, int] = {}
     if "gres" in values:
         for item in values["gres"].split(","):
             fields = item.split(":")
             number = fields[-1] if len(fields) > 1 and fields[-1].isdigit() else "1"
             named = fields[:-1] if len(fields) > 1 and fields[-1].isdigit() else fields
-            if not _GRES_NAME.fullmatch(named[0]) or len(named) > 2 or named[0] in per_node \
-                    or not 0 < int(number) <= 1_000_000:
+            if not all(_GRES_NAME.fullmatch(part) for part in named) or len(named) > 2 \
+                    or ":".join(named) in per_node or not 0 < int(number) <= 1_000_000:
                 raise InputError(source, f"--gres={values['gres']} is not a GRES list such as gpu:2, "
                                  "gpu:a100:2 or gpu:1,bandwidth:10", line=line, field="sbatch")
-            per_node[named[0]] = int(number)
+            per_node[":".join(named)] = int(number)
+    bases = [name.partition(":")[0] for name in per_node]
+    shared = sorted(set(bases) & {"mps", "shard"})
+    if shared:
+        raise InputError(source, f"--gres={values['gres']}: gres/{shared[0]} (a share of a GPU) is not modelled "
+                         "(docs/slurm.md, GRES)", line=line, field="sbatch")
+    if any(len(name.split(":")) == 1 for name in per_node if bases.count(name.partition(":")[0]) > 1):
+        raise InputError(source, f"--gres={values['gres']} asks a GRES both with and without a type (not modelled)",
+                         line=line, field="sbatch")
     gpu_options = {key: _gpu_count(values[key], key, source, line)
                    for key in ("gpus_per_node", "gpus", "gpus_per_task") if key in values}
-    if len(gpu_options) + ("gpu" in per_node) > 1:
-        given = [f"--{key.replace('_', '-')}" for key in gpu_options] + (["--gres=gpu"] if "gpu" in per_node else [])
+    if len(gpu_options) + ("gpu" in bases) > 1:
+        given = [f"--{key.replace('_', '-')}" for key in gpu_options] + (["--gres=gpu"] if "gpu" in bases else [])
         raise InputError(source, f"{' with '.join(given)} is not modelled (give one way of asking for GPUs)",
                          line=line, field="sbatch")
     if "gpus_per_node" in gpu_options:
-        per_node["gpu"] = gpu_options["gpus_per_node"]
-    return tuple(per_node.items()), gpu_options.get("gpus", 0), gpu_options.get("gpus_per_task", 0)
+        kind, count = gpu_options.pop("gpus_per_node")
+        per_node[f"gpu:{kind}" if kind else "gpu"] = count
+    kind = next((kind for kind, _ in gpu_options.values()), "")
+    return (tuple(per_node.items()), gpu_options.get("gpus", ("", 0))[1], gpu_options.get("gpus_per_task", ("", 0))[1],
+            kind)
 
 
-def _gpu_count(text: str, key: str, source: str, line: int | None) -> int:
-    """`[TYPE:]N` of the --gpus options."""
+def _gpu_count(text: str, key: str, source: str, line: int | None) -> tuple[str, int]:
+    """`[TYPE:]N` of the --gpus options: the type (empty: any) and the count."""
     fields = text.split(":")
     count = fields[-1]
-    if len(fields) > 2 or not (count.isascii() and count.isdigit()) or not 0 < int(count) <= 1024:
+    if len(fields) > 2 or not (count.isascii() and count.isdigit()) or not 0 < int(count) <= 1024 \
+            or (len(fields) == 2 and not _GRES_NAME.fullmatch(fields[0])):
         raise InputError(source, f"--{key.replace('_', '-')}={text} is not a GPU count such as 2 or a100:2",
                          line=line, field="sbatch")
-    return int(count)
+    return (fields[0] if len(fields) == 2 else ""), int(count)
+
+
+def _mem_per_gpu(values: dict[str, str], gres: tuple[tuple[str, int], ...], source: str, line: int | None) -> int:
+    """`--mem-per-gpu` with GPUs per node: each node's memory is that many times its GPUs (measured on Slurm
+    22.05: `--gres=gpu:2 --mem-per-gpu=400` holds 800 MiB of its node)."""
+    if "mem" in values or "mem_per_cpu" in values:
+        raise InputError(source, "--mem, --mem-per-cpu and --mem-per-gpu are mutually exclusive (sbatch refuses "
+                         "them together)", line=line, field="sbatch")
+    gpus = sum(count for name, count in gres if name.partition(":")[0] == "gpu")
+    per_gpu = _mebibytes(values, "mem_per_gpu", source, line)
+    if not gpus or not per_gpu:
+        raise InputError(source, f"--mem-per-gpu={values['mem_per_gpu']} is modelled with GPUs per node "
+                         "(--gres=gpu:N, --gpus-per-node=N) and a positive size only", line=line, field="sbatch")
+    return gpus * per_gpu
 
 
 def _mebibytes(values: dict[str, str], key: str, source: str, line: int | None) -> int | None:

@@ -70,15 +70,34 @@ def reserve(
     return Reservation(start, hosts(IntervalSet(freed) - unavailable, nb_res))
 
 
+def earliest_start(nb_res: int, view: ClusterView, by_end: Iterable[RunningJob]) -> float:
+    """`reserve`'s start alone: a walk that only counts units, without their sets."""
+    unavailable = view.unavailable
+    available = len(view.free)
+    if nb_res <= available:
+        return view.now
+    for running in by_end:
+        available += len(running.resources - unavailable if unavailable else running.resources)
+        if available >= nb_res:
+            return running.expected_end
+    return math.inf
+
+
 _UNCHANGING = (JobSubmitted, RequestedCall, NoMoreJobs, NoMoreExternalEvents)
 """Events after which the head's reservation stays what it was (no job ended, no node changed state)."""
+_ENDS = (JobCompleted, *_UNCHANGING)
+"""Events after which it stays what it was if its start does (see `EasyBackfilling`)."""
 
 
 class EasyBackfilling:
     """One reservation for the first job that does not fit; later jobs start if they cannot delay it.
 
     The reservation is kept between calls while the head is the same and only submissions or calls happened:
-    backfilled jobs never change it (they end before it, or use units it does not need).
+    backfilled jobs never change it (they end before it, or use units it does not need). After job ends it is
+    kept too when its start stays the same (a walk that only counts units, `earliest_start`), every job that
+    ended was expected to end by that start, and hosts are the lowest ids: the units the reservation picks
+    from (the free ones and those of the jobs expected to end by its start) are then the same, less only
+    units backfilled jobs took outside it, all above its own.
 
     In submit order the queue is scanned by job shape (`ShapeIndex`): whether a job may backfill depends only on
     its units and walltime, and the free units only shrink during a scan, so a shape that cannot start a job
@@ -88,6 +107,8 @@ class EasyBackfilling:
 
     def __init__(self) -> None:
         self._reservation: tuple[str, Reservation] | None = None
+        self._recheck = False
+        """Jobs ended since the reservation was computed: it holds only if its start is still the same."""
         self._shapes = ShapeIndex()
         """The queue by job shape, in submit order."""
         self._by_end = RunningByEnd()
@@ -97,8 +118,13 @@ class EasyBackfilling:
         self, now: float, events: Sequence[Event], view: ClusterView, order: QueueOrder, hosts: Hosts
     ) -> Iterator[Decision]:
         if not all(isinstance(e, _UNCHANGING) for e in events):
-            self._reservation = None
-            self._by_end.forget([e.job.key for e in events if type(e) is JobCompleted])
+            latest_end = self._by_end.forget([e.job.key for e in events if type(e) is JobCompleted])
+            kept = self._reservation
+            if (kept is not None and hosts is IntervalSet.lowest and latest_end <= kept[1].start
+                    and all(isinstance(e, _ENDS) for e in events)):
+                self._recheck = True
+            else:
+                self._reservation = None
         pending = view.pending
         indexed = order.key is None
         if indexed:
@@ -114,16 +140,23 @@ class EasyBackfilling:
             return  # nothing left, or nothing can backfill: no need to look at the queue
         queue = None if indexed else order.jobs(pending)
         head = next(iter(pending.values())) if queue is None else queue[0]
-        if self._reservation is not None and self._reservation[0] == head.key:
+        if self._reservation is not None and self._reservation[0] == head.key and (
+            not self._recheck or self._same_start(head.nb_res, view, self._reservation[1].start)
+        ):
             reservation = self._reservation[1]
         else:
             self._by_end.sync(view.running)
             reservation = reserve(head.nb_res, view, hosts, self._by_end)
             self._reservation = (head.key, reservation)
+        self._recheck = False
         if queue is None:
             yield from self._backfill_by_shape(now, view, reservation, hosts)
         else:
             yield from _backfill(now, islice(queue, 1, None), view, reservation, hosts)
+
+    def _same_start(self, nb_res: int, view: ClusterView, start: float) -> bool:
+        self._by_end.sync(view.running)
+        return earliest_start(nb_res, view, self._by_end) == start
 
     def _backfill_by_shape(
         self, now: float, view: ClusterView, reservation: Reservation, hosts: Hosts

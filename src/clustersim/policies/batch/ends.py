@@ -7,6 +7,7 @@ was half of a replay's time; this index is updated by the jobs that ended and st
 
 from __future__ import annotations
 
+import math
 from bisect import bisect_left, insort
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from operator import itemgetter
@@ -30,13 +31,20 @@ class RunningByEnd:
         self._where: dict[str, _Entry] = {}
         self._order = 0
 
-    def forget(self, keys: Iterable[str]) -> None:
-        """Drop the jobs that ended (unknown keys are ignored)."""
+    def forget(self, keys: Iterable[str]) -> float:
+        """Drop the jobs that ended; returns the latest of their expected ends (infinite if a key is unknown: a
+        job started since the last `sync`), -inf when there are none."""
         where, entries = self._where, self._entries
+        latest = -math.inf
         for key in keys:
             entry = where.pop(key, None)
-            if entry is not None:
-                del entries[bisect_left(entries, entry)]
+            if entry is None:
+                latest = math.inf
+                continue
+            del entries[bisect_left(entries, entry)]
+            if entry[0] > latest:
+                latest = entry[0]
+        return latest
 
     def sync(self, running: Mapping[str, RunningJob]) -> None:
         """Add the jobs started since the last call (they come last in the view, in start order)."""

@@ -96,6 +96,9 @@ class NodeConf:
     weight: int = 1
     gres: tuple[tuple[str, int], ...] = ()
     """`Gres=gpu:2,bandwidth:100` (types `gpu:a100:2` summed per name): the node's generic resources."""
+    gres_types: tuple[tuple[str, int], ...] = ()
+    """The typed ones as `name:type` (`gpu:a100`), in the order `Gres=` gives them: a request naming a type takes
+    from its count (and from the name's), one naming none from the types in this order."""
     port: int | None = None
     addr: str | None = None
     hostname: str | None = None
@@ -307,6 +310,7 @@ def _nodes(lines: list[tuple[int, dict[str, str]]], source: str) -> list[NodeCon
                 real_memory=_positive(values.get("realmemory", "1"), "RealMemory", source, number),
                 weight=_positive(values.get("weight", "1"), "Weight", source, number),
                 gres=_gres(values.get("gres", ""), source, number),
+                gres_types=_gres_types(values.get("gres", ""), source, number),
                 port=ports[i],
                 addr=addrs[i],
                 hostname=hostnames[i],
@@ -407,6 +411,17 @@ def _gres(text: str, source: str, number: int) -> tuple[tuple[str, int], ...]:
                              line=number)
         counts[fields[0]] = counts.get(fields[0], 0) + int(count)
     return tuple(counts.items())
+
+
+def _gres_types(text: str, source: str, number: int) -> tuple[tuple[str, int], ...]:
+    """A node's typed GRES (`gpu:a100:2` gives `gpu:a100` 2); a name both typed and untyped is refused (the model
+    could not tell which of its units a typed request may take)."""
+    items = [item.strip().split(":") for item in text.split(",") if item.strip()]
+    typed = {fields[0] for fields in items if len(fields) == 3}
+    if any(len(fields) < 3 and fields[0] in typed for fields in items):
+        raise InputError(source, f"'Gres={text}' gives {', '.join(sorted(typed))} both with and without a type "
+                         "(not modelled: give every unit a type)", line=number)
+    return tuple((f"{fields[0]}:{fields[1]}", int(fields[2])) for fields in items if len(fields) == 3)
 
 
 def _max_nodes(text: str, source: str, number: int) -> int | None:

@@ -458,7 +458,7 @@ class Slurm(Policy):
                 mem = 0
         return Shape(request.ntasks, request.cpus_per_task, request.nodes, request.ntasks_per_node,
                      request.exclusive or self._linear, mem, per_cpu, request.max_nodes, request.per_node_tasks,
-                     request.gres, request.gpus, request.gpus_per_task)
+                     request.gres, request.gpus, request.gpus_per_task, request.gpu_type)
 
     def _shaped(self, info: _Job, part: _Partition) -> ShapedRequest | None:
         """The job's shaped request in a partition (made once; None for a plain job in a partition without
@@ -485,9 +485,9 @@ class Slurm(Policy):
     def _idle_consumables(self) -> Consumables:
         """Memory (when consumable) and GRES of the idle cluster."""
         nodes = self._conf.nodes if self._conf is not None else ()
-        names = dict.fromkeys(name for node in nodes for name, _ in node.gres)
+        names = dict.fromkeys(name for node in nodes for name, _ in node.gres + node.gres_types)
         return Consumables(None if self._real_memory is None else list(self._real_memory),
-                           {name: [dict(node.gres).get(name, 0) for node in nodes] for name in names})
+                           {name: [dict(node.gres + node.gres_types).get(name, 0) for node in nodes] for name in names})
 
     def _select(self, info: _Job, part: _Partition, avail: int) -> Allocation | None:
         request = None if info.shape is None and part.conf.max_nodes is None else self._shaped(info, part)
@@ -722,7 +722,7 @@ class Slurm(Policy):
         22.05), else all of them (the lowest are taken first)."""
         ids = len(self._free_ids[node])
         known = None if shape is None else shape.known_tasks(
-            self._other.gres["gpu"][node] if shape.gpus_per_task else 0)
+            self._other.gres[shape.gpu_name][node] if shape.gpus_per_task else 0)
         if shape is None or known is None:
             return ids
         return max(count, min(ids, known * shape.cpus_per_task))

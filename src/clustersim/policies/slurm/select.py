@@ -146,10 +146,26 @@ class Shape:
     gpus: int = 0
     """`--gpus`: GPUs for the whole job, one at least on each of its nodes."""
     gpus_per_task: int = 0
+    gpu_type: str = ""
+    """The type `--gpus` or `--gpus-per-task` asks (empty: any GPU)."""
 
     @property
     def has_gres(self) -> bool:
         return bool(self.gres or self.gpus or self.gpus_per_task)
+
+    @property
+    def gpu_name(self) -> str:
+        """The GRES `--gpus` and `--gpus-per-task` count: `gpu`, or `gpu:TYPE` for a typed request."""
+        return f"gpu:{self.gpu_type}" if self.gpu_type else "gpu"
+
+    def gres_needed(self) -> tuple[tuple[str, int], ...]:
+        """The GRES asked per node, a typed one (`gpu:a100`) counted in its name's total (`gpu`) too."""
+        totals = dict(self.gres)
+        for name, count in self.gres:
+            base, typed, _ = name.partition(":")
+            if typed:
+                totals[base] = totals.get(base, 0) + count
+        return tuple(totals.items())
 
     def known_tasks(self, gpus: int) -> int | None:
         """The tasks a GRES job may run on a node when cons_tres knows that number (it then offers only their
@@ -217,16 +233,17 @@ class ShapedRequest:
         shape = self.shape
         memory = None if other is None or self.real_memory is None else other.memory
         gres = {} if other is None else other.gres
-        if (shape.gpus or shape.gpus_per_task) and "gpu" not in gres:
+        if (shape.gpus or shape.gpus_per_task) and shape.gpu_name not in gres:
             return None
-        gpus = gres["gpu"] if shape.gpus or shape.gpus_per_task else _NO_GRES
+        gpus = gres[shape.gpu_name] if shape.gpus or shape.gpus_per_task else _NO_GRES
+        needed = shape.gres_needed() if shape.gres else ()
         caps = [0] * len(free)
         usable = 0
         for node in bits(allowed):
             cpus = free[node]
             if shape.whole_nodes and cpus != self.sizes[node]:
                 continue
-            if any(name not in gres or gres[name][node] < count for name, count in shape.gres):
+            if any(name not in gres or gres[name][node] < count for name, count in needed):
                 continue
             if gpus is not _NO_GRES and gpus[node] < 1:
                 continue
@@ -348,22 +365,49 @@ class ShapedRequest:
         shape = self.shape
         held: GresHeld = {name: dict.fromkeys(allocation, count) for name, count in shape.gres}
         if shape.gpus_per_task:
-            held["gpu"] = {node: cpus // shape.cpus_per_task * shape.gpus_per_task
+            held[shape.gpu_name] = {node: cpus // shape.cpus_per_task * shape.gpus_per_task
                            for node, cpus in allocation.items()}
         elif shape.gpus:
-            free = None if other is None else other.gres.get("gpu")
+            free = None if other is None else other.gres.get(shape.gpu_name)
             share = dict.fromkeys(sorted(allocation), 1)
             left = shape.gpus - len(share)
             for node in share:
                 more = min(left, (free[node] if free is not None else shape.gpus) - 1)
                 share[node] += more
                 left -= more
-            held["gpu"] = share
+            held[shape.gpu_name] = share
+        if other is not None and any(":" in name for name in other.gres):
+            held = _with_types(held, other)
         if self.real_memory is None:
             return {}, held
         if shape.mem_per_cpu is not None:
             return {node: shape.mem_per_cpu * cpus for node, cpus in allocation.items()}, held
         return {node: shape.mem_per_node or self.real_memory[node] for node in allocation}, held
+
+
+def _with_types(held: GresHeld, other: Consumables) -> GresHeld:
+    """What a job holds of typed GRES: a typed count (`gpu:a100`) counts in its name's total (`gpu`) too, and an
+    untyped one on a node with types takes the free units of its types in `Gres=` order (measured: `--gres=gpu:1`
+    on a node with `gpu:a100:1,gpu:v100:1` takes the a100)."""
+    result: GresHeld = {name: dict(counts) for name, counts in held.items() if ":" in name}
+    for name, counts in held.items():
+        if ":" in name:
+            total = result.setdefault(name.partition(":")[0], {})
+            for node, count in counts.items():
+                total[node] = total.get(node, 0) + count
+    for name, counts in held.items():
+        if ":" in name:
+            continue
+        total = result.setdefault(name, {})
+        types = [typed for typed in other.gres if typed.partition(":")[0] == name]
+        for node, count in counts.items():
+            total[node] = total.get(node, 0) + count
+            for typed in types:
+                take = min(count, other.gres[typed][node] - result.get(typed, {}).get(node, 0))
+                if take > 0:
+                    result.setdefault(typed, {})[node] = result.get(typed, {}).get(node, 0) + take
+                    count -= take
+    return result
 
 
 def _enough_nodes(available: int, wanted: int, low: int, requested: int) -> bool:
