@@ -24,6 +24,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
+from clustersim.core.state import ClusterView
 from clustersim.policies.kube.filters import waits_for_pods
 from clustersim.policies.kube.framework import NodeInfo, PodInfo
 from clustersim.policies.kube.queue import MAX_UNSCHEDULABLE, QueuedPod
@@ -107,9 +108,11 @@ class BandQueue:
         return None
 
     def drain(self, now: float, pending: Mapping[str, object],
-              place: Callable[[PodInfo], tuple[NodeInfo | None, str]]) -> Iterator[tuple[PodInfo, NodeInfo]]:
-        """One pass over every active pod in queue order: each placed pod and its node (the caller starts it before
-        asking for the next); the others are parked with the reason their signature failed for."""
+              place: Callable[[PodInfo, ClusterView], tuple[NodeInfo | None, str]],
+              view: ClusterView) -> Iterator[tuple[PodInfo, NodeInfo]]:
+        """One pass over every active pod in queue order: each placed pod and its node (`place` of the pod in
+        `view`; the caller starts it before asking for the next); the others are parked with the reason their
+        signature failed for."""
         bands, self._active, self._arrivals, self._nb_active = self._active, [], {}, 0
         heap = [(band.first(), i, band) for i, band in enumerate(bands) if band.pods]
         heapq.heapify(heap)
@@ -123,7 +126,7 @@ class BandQueue:
                 continue
             pod = band.pods[0].pod
             if pod.key in pending:  # else deleted (or started by someone else): it leaves the queue
-                node, reason = place(pod)
+                node, reason = place(pod, view)
                 if node is None:
                     failed[band.signature] = reason
                     failed_bands.append(band)

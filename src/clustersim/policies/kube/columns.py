@@ -105,10 +105,13 @@ class NodeColumns:
         """`KubePolicy.place`'s filtering: up to `wanted` feasible nodes in visiting order from `start` (a list
         when at most `FEW` nodes fit, else an array), how many nodes were visited and, when none fits,
         kube-scheduler's message (None: amounts too large to be exact here)."""
-        self._sync(view)
-        status = self._status(pod)
-        if status is None:
-            return None
+        if self._changed or view.shared is not self._shared or view.free.intervals is not self._intervals:
+            self._sync(view)
+        status = self._statuses.get(pod.signature)
+        if status is None or status.seen != len(self._log):
+            status = self._status(pod)
+            if status is None:
+                return None
         total = len(self.nodes)
         fitting = status.fitting
         if not fitting:
@@ -119,11 +122,11 @@ class NodeColumns:
             if status.peak > 4 * FEW:  # a set keeps the table of its largest size, and iterating scans it all
                 fitting = status.fitting = set(fitting)
                 status.peak = len(fitting)
-            order = sorted(fitting, key=lambda node: (node - start) % total)
-            if len(order) < wanted:
-                return order, total, ""
-            order = order[:wanted]
-            return order, (order[-1] - start) % total + 1, ""
+            offsets = sorted([(node - start) % total for node in fitting])  # in visiting order from `start`
+            if len(offsets) < wanted:
+                return [(offset + start) % total for offset in offsets], total, ""
+            del offsets[wanted:]
+            return [(offset + start) % total for offset in offsets], offsets[-1] + 1, ""
         static = self._static_codes(pod)
         fits = self._ready if static is None else self._ready & (static == 0)
         for resource, amount in pod.request.items():

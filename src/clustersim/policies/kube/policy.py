@@ -10,7 +10,7 @@ placements over all nodes at once and is used whenever the configuration allows 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
@@ -103,8 +103,9 @@ class KubePolicy(Policy):
         """False keeps to the plugins, node by node (the reference the vectorized path is tested against)."""
         self._columns: NodeColumns | None = None
         self._start_index = 0
-        self._wanted = (0, 0), 0
-        """`nodes_to_find` of (nodes, percentage)."""
+        self._wanted: dict[int, int] = {}
+        """`nodes_to_find` of `_wanted_of` nodes, by percentage."""
+        self._wanted_of = 0
         self._seq = 0
         self._calls: set[float] = set()
         self._node_changed = False
@@ -189,7 +190,7 @@ class KubePolicy(Policy):
         queue = self.queue
         pending = view.pending
         if isinstance(queue, BandQueue):
-            for placed, target in queue.drain(now, pending, lambda pod: self.place(pod, view)):
+            for placed, target in queue.drain(now, pending, self.place, view):
                 yield StartJob(placed.key, IntervalSet.range(target.unit, target.unit + 1))
             return
         failed: dict[tuple[object, ...], str] = {}
@@ -236,9 +237,11 @@ class KubePolicy(Policy):
         """The best feasible node for a pod, or None and kube-scheduler's `0/N nodes are available` message."""
         nodes = self._nodes
         total = len(nodes)
-        if self._wanted[0] != (total, self.percentage):
-            self._wanted = (total, self.percentage), nodes_to_find(total, self.percentage)
-        wanted = self._wanted[1]
+        wanted = self._wanted.get(self.percentage)
+        if wanted is None or self._wanted_of != total:
+            if self._wanted_of != total:
+                self._wanted, self._wanted_of = {}, total
+            wanted = self._wanted[self.percentage] = nodes_to_find(total, self.percentage)
         start = self._start_index
         columns = self._columns
         found = None if columns is None else columns.filter(pod, view, start, wanted)
@@ -254,7 +257,7 @@ class KubePolicy(Policy):
                 for node in few:
                     node.free = view.shared.free(node.index)
                 return self._select(pod, few), ""
-            return nodes[columns.select(pod, indices, self.scores, self._rng, self._scorer(pod, view))], ""
+            return nodes[columns.select(pod, indices, self.scores, self._rng, _Scorer(self, pod, view))], ""
         shared, free_units = view.shared, view.free
         filters = [plugin for plugin in self.filters if plugin.applies(pod)]  # constraints the pod does not have
         feasible: list[NodeInfo] = []
@@ -321,17 +324,17 @@ class KubePolicy(Policy):
             score = self._memo[key] = sum(plugin.score(pod, node) * weight for plugin, weight in self.scores if weight)
         return score
 
-    def _scorer(self, pod: PodInfo, view: ClusterView) -> Callable[[int], int]:
-        """`_score` of the node at an index, as it is when called."""
-        nodes, shared = self._nodes, view.shared
-        requested = tuple(pod.scoring_request.get(r, 0) for r in self._score_resources)
+class _Scorer:
+    """`KubePolicy._score` of the node at an index, as it is when called (`NodeColumns.select` re-reads a few)."""
 
-        def score(index: int) -> int:
-            node = nodes[index]
-            node.free = shared.free(index)
-            return self._score(pod, node, requested)
+    def __init__(self, policy: KubePolicy, pod: PodInfo, view: ClusterView):
+        self.policy, self.pod, self.nodes, self.shared = policy, pod, policy._nodes, view.shared
+        self.requested = tuple(pod.scoring_request.get(r, 0) for r in policy._score_resources)
 
-        return score
+    def __call__(self, index: int) -> int:
+        node = self.nodes[index]
+        node.free = self.shared.free(index)
+        return self.policy._score(self.pod, node, self.requested)
 
 
 class _Pace:
