@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from clustersim.core.events import FinalState
@@ -283,6 +283,7 @@ def test_a_node_gives_a_gres_with_types_or_without() -> None:
                              "-N 2-4 -n 6", "-N 1-3", "-N 2-3 -n 3", "--gres=bw:30 -n 2", "--gres=gpu:1,bw:20 -N 2",
                              "--gpus=2 -N 1-3 -n 3", "-n 5", "-N 2 -n 3 --exclusive"]),
 )
+@example(nodes=[(1, 1, 1, 0)] * 3, options="--gpus=2 -N 1-3 -n 3")  # three tasks need three nodes, two GPUs: no fit
 def test_a_gres_or_node_range_allocation_fits_what_is_free(
         nodes: list[tuple[int, int, int, int]], options: str) -> None:
     """Whatever the free CPUs and GRES: the CPUs and GRES a job gets are free, it gets its tasks on a number of

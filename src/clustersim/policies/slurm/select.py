@@ -292,6 +292,8 @@ class ShapedRequest:
         requested = min(shape.max_nodes or low, most)
         if not shape.per_node_tasks:
             most = min(most, max(shape.tasks, low))  # choose_nodes: no more nodes than tasks
+        if shape.gpus:
+            most = min(most, shape.gpus)  # each node holds one of the job's GPUs at least
         tasks_left = shape.tasks
         budget = math.inf if shape.per_node_tasks else shape.tasks
         nodes_left = min(low, requested) if shape.gpus else max(low, requested)
