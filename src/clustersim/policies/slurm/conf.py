@@ -260,7 +260,7 @@ def _lines(text: str, source: str, base: Path, depth: int = 0) -> Iterator[tuple
             path = included if included.is_absolute() else base / included
             try:
                 inner = path.read_text(encoding="utf-8", errors="replace")
-            except OSError as error:
+            except (OSError, ValueError) as error:  # ValueError: a NUL byte in the path
                 raise InputError(source, f"cannot read included file {path}: {error}", line=number) from None
             yield from _lines(inner, str(path), path.parent, depth + 1)
             continue
