@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -75,12 +74,10 @@ def simulate(
     )
     started = time.perf_counter()
     completed = False
-    gc.freeze()  # what exists now (platform, workload) outlives the run: full collections skip it
     try:
         summary = simulation.run()
         completed = True
     finally:
-        gc.unfreeze()
         wall = time.perf_counter() - started
         if out is not None:
             metrics.write(
