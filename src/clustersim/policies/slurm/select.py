@@ -368,7 +368,7 @@ class ShapedRequest:
         held: GresHeld = {name: dict.fromkeys(allocation, count) for name, count in shape.gres}
         if shape.gpus_per_task:
             held[shape.gpu_name] = {node: cpus // shape.cpus_per_task * shape.gpus_per_task
-                           for node, cpus in allocation.items()}
+                                    for node, cpus in allocation.items()}
         elif shape.gpus:
             free = None if other is None else other.gres.get(shape.gpu_name)
             share = dict.fromkeys(sorted(allocation), 1)
