@@ -55,7 +55,7 @@ class Placement(NamedTuple):
 class TimeSlices:
     """batsched's `Schedule`: the planned jobs (running or not) and the free hosts of every time slice."""
 
-    __slots__ = ("_edges", "_freed", "_freed_base", "_jobs", "begins", "counts", "free", "prune")
+    __slots__ = ("_edges", "_freed", "_freed_base", "_jobs", "_takes", "begins", "counts", "free", "prune")
 
     def __init__(self, now: float, hosts: IntervalSet):
         self.begins: list[float] = [now]
@@ -68,9 +68,13 @@ class TimeSlices:
         self._jobs: dict[str, tuple[float, float, int, int, bool, int]] = {}
         """Each planned job's (start, end, hosts mask, number of hosts, started in the first slice, and how many
         regions had been freed when it was last placed: the position in `_freed` it has seen)."""
-        self._freed: list[tuple[int, float, float]] = []
-        """Every region freed (a job taken out), in order: its hosts, and the earliest beginning and latest end of
-        the stretch any of them is then free through it (`_may_move`)."""
+        self._freed: list[tuple[int, float, float, float, float, int]] = []
+        """Every region freed (a job taken out), in order: those of its hosts still free somewhere in it, the
+        earliest beginning and latest end of the stretch any of them is free through it (`_may_move`), the
+        region's beginning and end, and the value of `_takes` when the first three were computed."""
+        self._takes = 0
+        """How many places were taken so far: a freed region's free hosts and stretch computed since the last take
+        are current (`_refreshed`)."""
         self._freed_base = 0
         """How many freed regions were dropped from the front of `_freed` (seen by every planned job)."""
         self.prune = True
@@ -213,7 +217,13 @@ class TimeSlices:
         of the region freed last among those it uses; when that region was freed, every other cell of the new
         place was free already, except the job's own. So h was then free through a stretch that begins no later
         than the job's start and either lasts its walltime or, when h is one of the job's hosts, reaches its
-        start (the job's own cells on h follow). The new place starts within that stretch."""
+        start (the job's own cells on h follow). The new place starts within that stretch.
+
+        A stretch computed at any moment between the region's freeing and now bounds the same places: the new
+        place's cells, free when its last region was freed and free now, stayed free in between (a cell taken and
+        freed again would be in a later region). So each region's stretch is computed again on the current plan
+        once places were taken since (`_refreshed`): moved jobs fill what was freed, and a region with no host
+        free any more (filled) moves no job."""
         freed = self._freed
         since = seen - self._freed_base
         # When many regions were freed (many jobs moved), checking each would cost more than the search it saves,
@@ -222,8 +232,14 @@ class TimeSlices:
             return -math.inf, start
         walltime = end - start
         lo, hi = math.inf, -math.inf
+        takes = self._takes
         for index in range(since, len(freed)):
-            region, first, last = freed[index]
+            entry = freed[index]
+            if entry[5] != takes:
+                entry = freed[index] = self._refreshed(entry)
+            region, first, last = entry[0], entry[1], entry[2]
+            if not region:
+                continue
             if first <= start:
                 if region & hosts and last >= start:
                     lo, hi = min(lo, first), start
@@ -293,6 +309,7 @@ class TimeSlices:
             edges[end] = edges.get(end, 0) + 1
         if i:
             edges[start] = edges.get(start, 0) + 1
+        self._takes += 1
         keep = ~hosts
         for s in range(i, k):
             free[s] &= keep
@@ -331,6 +348,37 @@ class TimeSlices:
     def _log_freed(self, i: int, k: int, hosts: int) -> None:
         """Log the region of slices i..k-1 just freed on `hosts`, with the stretch around it through which any of
         them is free (an upper bound for each host: the earliest beginning and latest end over them)."""
+        begins = self.begins
+        first, last = self._stretch(i, k, hosts)
+        freed = self._freed
+        freed.append((hosts, first, last, begins[i], begins[k] if k < len(begins) else math.inf, self._takes))
+        if len(freed) > 256 + 2 * len(self._jobs):
+            # Drop what every job waiting in the plan has seen (jobs in the first slice are never skipped).
+            seen = min((job[5] for job in self._jobs.values() if not job[4]), default=self._freed_base + len(freed))
+            del freed[: seen - self._freed_base]
+            self._freed_base = seen
+
+    def _refreshed(
+        self, entry: tuple[int, float, float, float, float, int]
+    ) -> tuple[int, float, float, float, float, int]:
+        """A freed region's entry computed again on the current plan: its hosts free on some slice of it, and the
+        stretch through which any of those is free, an upper bound for each (the earliest beginning and latest end
+        over them, as `_log_freed`'s). A region of zero length (in a first slice of zero length) is kept as it
+        was logged."""
+        hosts, first, last, begin, end, _ = entry
+        if end <= begin:
+            return entry
+        begins = self.begins
+        i = max(bisect.bisect_right(begins, begin) - 1, 0)
+        k = bisect.bisect_left(begins, end, lo=i + 1)
+        hosts &= reduce(or_, self.free[i:k], 0)
+        if hosts:
+            first, last = self._stretch(i, k, hosts)
+        return hosts, first, last, begin, end, self._takes
+
+    def _stretch(self, i: int, k: int, hosts: int) -> tuple[float, float]:
+        """The earliest beginning and latest end of the stretch around slices i..k-1 through which any of `hosts`
+        is free (an upper bound for each host's own)."""
         begins, free = self.begins, self.free
         nb_slices = len(begins)
         left, held = i, hosts
@@ -341,13 +389,7 @@ class TimeSlices:
         while right < nb_slices and held & free[right]:
             held &= free[right]
             right += 1
-        freed = self._freed
-        freed.append((hosts, begins[left], begins[right] if right < nb_slices else math.inf))
-        if len(freed) > 256 + 2 * len(self._jobs):
-            # Drop what every job waiting in the plan has seen (jobs in the first slice are never skipped).
-            seen = min((job[5] for job in self._jobs.values() if not job[4]), default=self._freed_base + len(freed))
-            del freed[: seen - self._freed_base]
-            self._freed_base = seen
+        return begins[left], begins[right] if right < nb_slices else math.inf
 
     def _unmark(self, t: float, index: int | None) -> None:
         edges = self._edges
