@@ -20,7 +20,8 @@ machine operations each.
 A compression places every queued job again, but most keep their place: the plan logs each region freed (a job
 taken out) with the stretch its hosts are then free through, and a job is searched again only if a region freed
 since its last placement could hold part of a new place, and then only over the starts that region allows
-(`_may_move` proves it; the outputs are those of searching every job).
+(`_may_move` proves it; the outputs are those of searching every job). Once jobs have moved, a region is seen as
+the plan is now: what moved jobs filled in it no longer counts.
 """
 
 from __future__ import annotations
