@@ -56,7 +56,19 @@ class Placement(NamedTuple):
 class TimeSlices:
     """batsched's `Schedule`: the planned jobs (running or not) and the free hosts of every time slice."""
 
-    __slots__ = ("_edges", "_freed", "_freed_base", "_jobs", "_takes", "begins", "counts", "free", "prune")
+    __slots__ = (
+        "_alive_regions",
+        "_alive_since",
+        "_edges",
+        "_freed",
+        "_freed_base",
+        "_jobs",
+        "_takes",
+        "begins",
+        "counts",
+        "free",
+        "prune",
+    )
 
     def __init__(self, now: float, hosts: IntervalSet):
         self.begins: list[float] = [now]
@@ -74,6 +86,9 @@ class TimeSlices:
         earliest beginning and latest end of the stretch any of them is free through it (`_may_move`), the
         region's beginning and end, and the value of `_takes` when the first three were computed."""
         self._takes = 0
+        self._alive_since = (-1, -1, -1)
+        """The position, end of `_freed` and `_takes` that `_alive_regions` were computed for (`_alive`)."""
+        self._alive_regions: list[tuple[int, float, float]] = []
         """How many places were taken so far: a freed region's free hosts and stretch computed since the last take
         are current (`_refreshed`)."""
         self._freed_base = 0
@@ -233,14 +248,7 @@ class TimeSlices:
             return -math.inf, start
         walltime = end - start
         lo, hi = math.inf, -math.inf
-        takes = self._takes
-        for index in range(since, len(freed)):
-            entry = freed[index]
-            if entry[5] != takes:
-                entry = freed[index] = self._refreshed(entry)
-            region, first, last = entry[0], entry[1], entry[2]
-            if not region:
-                continue
+        for region, first, last in self._alive(seen):
             if first <= start:
                 if region & hosts and last >= start:
                     lo, hi = min(lo, first), start
@@ -358,6 +366,23 @@ class TimeSlices:
             seen = min((job[5] for job in self._jobs.values() if not job[4]), default=self._freed_base + len(freed))
             del freed[: seen - self._freed_base]
             self._freed_base = seen
+
+    def _alive(self, seen: int) -> list[tuple[int, float, float]]:
+        """The regions freed since position `seen` that still have a free host, each with its free hosts and
+        stretch, as the plan is now; kept until a place is taken or a region freed (the jobs of a compression
+        mostly ask from the same position)."""
+        takes, end = self._takes, self._freed_base + len(self._freed)
+        if self._alive_since != (seen, end, takes):
+            freed = self._freed
+            alive = []
+            for index in range(seen - self._freed_base, len(freed)):
+                entry = freed[index]
+                if entry[5] != takes:
+                    entry = freed[index] = self._refreshed(entry)
+                if entry[0]:
+                    alive.append((entry[0], entry[1], entry[2]))
+            self._alive_since, self._alive_regions = (seen, end, takes), alive
+        return self._alive_regions
 
     def _refreshed(
         self, entry: tuple[int, float, float, float, float, int]
