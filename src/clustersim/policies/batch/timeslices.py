@@ -86,11 +86,11 @@ class TimeSlices:
         earliest beginning and latest end of the stretch any of them is free through it (`_may_move`), the
         region's beginning and end, and the value of `_takes` when the first three were computed."""
         self._takes = 0
+        """How many places were taken so far: a freed region's free hosts and stretch computed since the last take
+        are current (`_refreshed`)."""
         self._alive_since = (-1, -1, -1)
         """The position, end of `_freed` and `_takes` that `_alive_regions` were computed for (`_alive`)."""
         self._alive_regions: list[tuple[int, float, float]] = []
-        """How many places were taken so far: a freed region's free hosts and stretch computed since the last take
-        are current (`_refreshed`)."""
         self._freed_base = 0
         """How many freed regions were dropped from the front of `_freed` (seen by every planned job)."""
         self.prune = True
