@@ -32,6 +32,8 @@ FIDELITY_PODS, FIDELITY_NODES, SEEDS = 1000, 20, (1, 2)
 KEPT_FAILURES = ((400, 10, 1), (800, 16, 2), (1500, 30, 3))
 """Seeded heterogeneous workloads (pods, nodes, seed) run with and without the cache of failed attempts."""
 OUTPUTS = ("jobs.csv", "pods.csv", "schedule.csv")
+UPSTREAM_PATH = ("--keep-failures=false", "--preemption-without-victims=false")
+"""The simulation build's flags that make every attempt take upstream's path through the filters and preemption."""
 
 
 @pytest.fixture(scope="session")
@@ -209,21 +211,22 @@ def run_saturated(out: Path, binary: Path, count: int, nodes: int, seed: int, *o
 
 
 @pytest.mark.parametrize(("count", "nodes", "seed"), KEPT_FAILURES)
-def test_answering_failed_attempts_again_changes_no_output(tmp_path: Path, binaries: dict[str, Path], count: int,
+def test_the_simulation_builds_shortcuts_change_no_output(tmp_path: Path, binaries: dict[str, Path], count: int,
                                                            nodes: int, seed: int) -> None:
-    """The simulation build's cache of failed attempts (kube-scheduler/simulation/failures.go) against every
-    attempt run through the filters and the preemption dry run (--keep-failures=false): byte-identical outputs on
-    saturated heterogeneous pods (cpu from 250m to 2, memory from 256Mi to 4Gi, 60-600 s, in groups), where
-    nearly every attempt is a failure answered again. If they differ, both run again: two runs of either that
-    differ are the race docs/kubernetes.md describes (Determinism), not the cache."""
+    """The simulation build's cache of failed attempts (kube-scheduler/simulation/failures.go) and its preemption
+    without a dry run when there is no victim (preemption.go) against every attempt run through the filters and
+    upstream's preemption dry run (--keep-failures=false --preemption-without-victims=false): byte-identical
+    outputs on saturated heterogeneous pods (cpu from 250m to 2, memory from 256Mi to 4Gi, 60-600 s, in groups),
+    where nearly every attempt is a failure answered again and every miss is a preemption with no victim. If they
+    differ, both run again: two runs of either that differ are the race docs/kubernetes.md describes
+    (Determinism), not the shortcuts."""
     kept, kept_log = run_saturated(tmp_path / "kept", binaries[SIMULATION], count, nodes, seed)
-    every, every_log = run_saturated(tmp_path / "every", binaries[SIMULATION], count, nodes, seed,
-                                     "--keep-failures=false")
-    assert "Failed attempts answered again" in kept_log  # logged at 1024 answers, 2048, 4096...
-    assert "Failed attempts answered again" not in every_log
+    every, every_log = run_saturated(tmp_path / "every", binaries[SIMULATION], count, nodes, seed, *UPSTREAM_PATH)
+    for logged in ("Failed attempts answered again", "Preemption dry runs without victims not run"):
+        assert logged in kept_log  # logged at 1024 answers, 2048, 4096...
+        assert logged not in every_log
     if kept != every:
-        again, _ = run_saturated(tmp_path / "again", binaries[SIMULATION], count, nodes, seed,
-                                 "--keep-failures=false")
+        again, _ = run_saturated(tmp_path / "again", binaries[SIMULATION], count, nodes, seed, *UPSTREAM_PATH)
         kept_again, _ = run_saturated(tmp_path / "kept_again", binaries[SIMULATION], count, nodes, seed)
         if again != every or kept_again != kept:
             pytest.xfail("two runs of one build differed (the race in docs/kubernetes.md, Determinism)")
