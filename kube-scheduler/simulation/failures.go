@@ -35,6 +35,8 @@ package simulation
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"sync/atomic"
 
 	v1 "k8s.io/api/core/v1"
@@ -76,6 +78,7 @@ type answer struct {
 	gen         int64
 	numAllNodes int
 	diagnosis   framework.Diagnosis // as SchedulePod returned it (no PostFilterMsg)
+	reasons     *string             // the reasons part of its message, once made
 	result      *framework.PostFilterResult
 	status      *fwk.Status
 }
@@ -240,9 +243,34 @@ func (f *failures) schedulePod(ctx context.Context, profile framework.Framework,
 	return result, err
 }
 
-// fitError is the kept FitError for pod.
+// fitError is the kept FitError for pod, its reasons given as made once (see reasonsMessage).
 func (a *answer) fitError(pod *v1.Pod) *framework.FitError {
-	return &framework.FitError{Pod: pod, NumAllNodes: a.numAllNodes, Diagnosis: owned(a.diagnosis)}
+	diagnosis := owned(a.diagnosis)
+	if a.reasons == nil {
+		reasons := reasonsMessage(a.numAllNodes, a.diagnosis)
+		a.reasons = &reasons
+	}
+	diagnosis.PreFilterMsg = *a.reasons
+	return &framework.FitError{Pod: pod, NumAllNodes: a.numAllNodes, Diagnosis: diagnosis}
+}
+
+// reasonsMessage is what FitError.Error writes between "0/N nodes are available: " and the "." that ends it for
+// this diagnosis (no PostFilterMsg): its PreFilterMsg if it has one, else the sorted histogram of the nodes'
+// reasons, which Error counts over every node at each call. Error writes a non-empty PreFilterMsg in the same
+// place and form (" %v."), and nothing else in kube-scheduler reads PreFilterMsg (v1.34: schedule_one.go sets it,
+// types.go's Error reads it): a kept answer given with its histogram as PreFilterMsg has the same message, made
+// without counting again. "" (no reason at all) leaves Error to count.
+func reasonsMessage(numAllNodes int, diagnosis framework.Diagnosis) string {
+	if diagnosis.PreFilterMsg != "" {
+		return diagnosis.PreFilterMsg
+	}
+	diagnosis.PostFilterMsg = ""
+	full := (&framework.FitError{NumAllNodes: numAllNodes, Diagnosis: diagnosis}).Error()
+	prefix := fmt.Sprintf(framework.NoNodeAvailableMsg+":", numAllNodes)
+	if !strings.HasPrefix(full, prefix+" ") || len(full) < len(prefix)+3 || full[len(full)-1] != '.' {
+		return ""
+	}
+	return full[len(prefix)+1 : len(full)-1]
 }
 
 // owned is the diagnosis with sets of its own: the queue adds to a pod's unschedulable plugins in place.
