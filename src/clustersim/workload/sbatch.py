@@ -21,7 +21,7 @@ import csv
 import math
 import re
 import shlex
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field
 
 from clustersim._io.textfile import StrPath
 from clustersim.errors import InputError
@@ -119,8 +119,9 @@ class SbatchRequest:
     """`--gpus=TYPE:N`, `--gpus-per-task=TYPE:N`: the type of GPU they ask (empty: any)."""
     cpus_per_gpu: int = 0
     """`--cpus-per-gpu=N` (0: not given; DefCpuPerGPU may then apply)."""
-    cpus_per_task_given: bool = False
-    """`-c` given (even `-c 1`): DefCpuPerGPU then does not apply (measured)."""
+    cpus_per_task_given: bool = field(default=False, compare=False)
+    """`-c` given (even `-c 1`): DefCpuPerGPU then does not apply (measured). Not compared: `-c 1` asks what
+    no `-c` asks."""
 
     @property
     def gpus_asked(self) -> int:
@@ -137,7 +138,7 @@ class SbatchRequest:
     @property
     def plain(self) -> bool:
         """Only a number of CPUs (`-n N`): what an SWF record asks."""
-        return replace(self, cpus_per_task_given=False) == SbatchRequest(self.ntasks)
+        return self == SbatchRequest(self.ntasks)
 
 
 @dataclass(frozen=True, slots=True)

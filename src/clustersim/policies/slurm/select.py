@@ -264,7 +264,7 @@ class ShapedRequest:
                 continue
             if any(name not in gres or gres[name][node] < count for name, count in needed):
                 continue
-            if gpus is not _NO_GRES and gpus[node] < 1 or cpus < node_cpus:
+            if (gpus is not _NO_GRES and gpus[node] < 1) or cpus < node_cpus:
                 continue
             tasks = cpus // task_cpus
             if memory is not None and self.real_memory is not None:
