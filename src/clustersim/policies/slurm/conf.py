@@ -9,6 +9,7 @@ them). What it interprets:
   `PriorityJobFactor`, `PriorityTier` (and the older `Priority`, which sets both), `State`, `DefCpuPerGPU`,
   `DefMemPerGPU` (both also global: a partition's own value wins);
 - global keys: `SchedulerType`, `SchedulerParameters`, `SelectType`, `SelectTypeParameters`, `DefMemPerCPU`,
+  `DefCpuPerGPU`, `DefMemPerGPU`,
   `PriorityType`, `PriorityWeight*`, `PriorityMaxAge`, `PriorityFavorSmall`, `PriorityCalcPeriod`,
   `PriorityDecayHalfLife`, `PriorityFlags`, `AccountingStorageType`, `EnforcePartLimits`, `GresTypes` (every
   name of the nodes' `Gres=` must be in it).
