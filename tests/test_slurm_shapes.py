@@ -281,20 +281,23 @@ def test_a_node_gives_a_gres_with_types_or_without() -> None:
                    min_size=1, max_size=5),
     options=st.sampled_from(["--gpus=3 -n 2", "--gpus=2 -N 2", "--gpus=5 -n 4", "--gpus-per-task=1 -n 3",
                              "-N 2-4 -n 6", "-N 1-3", "-N 2-3 -n 3", "--gres=bw:30 -n 2", "--gres=gpu:1,bw:20 -N 2",
-                             "--gpus=2 -N 1-3 -n 3", "-n 5", "-N 2 -n 3 --exclusive"]),
+                             "--gpus=2 -N 1-3 -n 3", "-n 5", "-N 2 -n 3 --exclusive", "--gpus=3 --cpus-per-gpu=2 -n 2",
+                             "--gres=gpu:1 --cpus-per-gpu=2 -N 2", "--gpus-per-task=1 --cpus-per-gpu=2 -n 2",
+                             "--gpus=4 --cpus-per-gpu=1 -n 3"]),
 )
 @example(nodes=[(1, 1, 1, 0)] * 3, options="--gpus=2 -N 1-3 -n 3")  # three tasks need three nodes, two GPUs: no fit
 def test_a_gres_or_node_range_allocation_fits_what_is_free(
         nodes: list[tuple[int, int, int, int]], options: str) -> None:
     """Whatever the free CPUs and GRES: the CPUs and GRES a job gets are free, it gets its tasks on a number of
-    nodes within its range, and every node of a `--gpus` job holds one GPU at least."""
+    nodes within its range, every node of a `--gpus` job holds one GPU at least, and each node has at least
+    `--cpus-per-gpu` CPUs of the job for each GPU it holds."""
     sizes = tuple(size for size, _, _, _ in nodes)
     free = [min(cpus, size) for size, cpus, _, _ in nodes]
     other = Consumables(None, {"gpu": [gpus for _, _, gpus, _ in nodes], "bw": [bw for _, _, _, bw in nodes]})
     request = parse_sbatch(options).request
     shape = Shape(request.ntasks, request.cpus_per_task, request.nodes, request.ntasks_per_node, request.exclusive,
                   max_nodes=request.max_nodes, per_node_tasks=request.per_node_tasks, gres=request.gres,
-                  gpus=request.gpus, gpus_per_task=request.gpus_per_task)
+                  gpus=request.gpus, gpus_per_task=request.gpus_per_task, cpus_per_gpu=request.cpus_per_gpu)
     allocation = ShapedRequest(shape, sizes, None).select((1 << len(nodes)) - 1, free, other)
     if allocation is None:
         return
@@ -303,10 +306,12 @@ def test_a_gres_or_node_range_allocation_fits_what_is_free(
     assert low <= len(allocation) <= (request.max_nodes or request.nodes or len(nodes))
     if not request.exclusive:
         total = sum(allocation.values())
-        assert total == request.cpus if not request.per_node_tasks else total >= request.cpus
+        assert total == request.cpus if not (request.per_node_tasks or request.cpus_per_gpu) else total >= request.cpus
     _, held = ShapedRequest(shape, sizes, None).holds(allocation, other)
     for name, counts in held.items():
         assert all(0 < count <= other.gres[name][node] for node, count in counts.items()), name
+        if name == "gpu":  # each node's CPUs serve its GPUs
+            assert all(count * request.cpus_per_gpu <= allocation[node] for node, count in counts.items())
     if request.gpus:
         assert sum(held["gpu"].values()) == request.gpus and set(held["gpu"]) == set(allocation)
 
