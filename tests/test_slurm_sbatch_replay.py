@@ -76,7 +76,7 @@ SCENARIOS = {
     "gpus-spread": Scenario(rejected=frozenset({"6"})),
     "gpus-typed": Scenario(rejected=frozenset({"6", "7"})),
     "gpus-memory": Scenario(rejected=frozenset({"4"})),
-    "gpus-cpus": Scenario(rejected=frozenset({"5"}), more_cpus=frozenset({"3", "6"})),
+    "gpus-cpus": Scenario(rejected=frozenset({"5"}), more_cpus=frozenset({"4", "6"})),
     "job-scripts": Scenario(rejected=frozenset({"08-too-much"})),
 }
 

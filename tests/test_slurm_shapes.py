@@ -374,3 +374,14 @@ def test_the_per_gpu_defaults_are_read_per_partition() -> None:
         parse_slurm_conf("NodeName=n1 CPUs=4\nPartitionName=p Nodes=n1 DefMemPerGPU=lots\n")
     with pytest.raises(InputError, match=r"field 'DefCpuPerGPU'.*'DefCpuPerGPU=0' is not a positive"):
         parse_slurm_conf("DefCpuPerGPU=0\nNodeName=n1 CPUs=4\n")
+
+
+@pytest.mark.parametrize(("options", "cpus"), [
+    ("-p q --gres=gpu:1 --cpus-per-gpu=3 -t 1", "0-2"),  # no task count: the lowest CPUs (measured)
+    ("-p q --gres=gpu:1 --cpus-per-gpu=3 -n 1 -t 1", "5-7"),  # one task known: the highest (measured)
+    ("-p p --gres=gpu:2 -n 1 -t 1", "2"),  # p's DefCpuPerGPU=3: holds 6, the highest (2-7, measured); shows 1
+    ("-p q --gpus-per-task=1 --cpus-per-gpu=2 -n 2 -t 1", "4-7"),  # 4 tasks' cores offered (measured)
+])
+def test_the_cpu_ids_of_a_gpu_job_on_an_idle_node(options: str, cpus: str) -> None:
+    result = run(CPUS_PER_GPU, [sbatch(1, 0, 10, options)])
+    assert units(result, "1") == cpus

@@ -122,6 +122,9 @@ class SbatchRequest:
     cpus_per_task_given: bool = field(default=False, compare=False)
     """`-c` given (even `-c 1`): DefCpuPerGPU then does not apply (measured). Not compared: `-c 1` asks what
     no `-c` asks."""
+    tasks_unknown: bool = field(default=False, compare=False)
+    """Neither `-n`, `-N` nor `--ntasks-per-node` given: one task, which Slurm does not count on when it places a
+    GRES job's CPUs (measured: the lowest free ones, where `-n 1` takes the highest)."""
 
     @property
     def gpus_asked(self) -> int:
@@ -280,7 +283,7 @@ def _request(values: dict[str, str], source: str, line: int | None) -> SbatchReq
         mem = _mem_per_gpu(values, gres, source, line)
     return SbatchRequest(ntasks, cpus_per_task, nodes, per_node, "exclusive" in values, mem, mem_per_cpu,
                          max_nodes, per_node_tasks, gres, gpus, gpus_per_task, gpu_type, cpus_per_gpu,
-                         "cpus_per_task" in values)
+                         "cpus_per_task" in values, not values.keys() & {"ntasks", "nodes", "ntasks_per_node"})
 
 
 _GRES_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")

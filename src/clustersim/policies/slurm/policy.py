@@ -466,7 +466,8 @@ class Slurm(Policy):
                 mem = 0
         return Shape(request.ntasks, request.cpus_per_task, request.nodes, request.ntasks_per_node,
                      request.exclusive or self._linear, mem, per_cpu, request.max_nodes, request.per_node_tasks,
-                     request.gres, request.gpus, request.gpus_per_task, request.gpu_type, per_gpu, mem_per_gpu)
+                     request.gres, request.gpus, request.gpus_per_task, request.gpu_type, per_gpu, mem_per_gpu,
+                     request.tasks_unknown)
 
     def _shaped(self, info: _Job, part: _Partition) -> ShapedRequest | None:
         """The job's shaped request in a partition (made once; None for a plain job in a partition without

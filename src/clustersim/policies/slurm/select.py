@@ -152,6 +152,8 @@ class Shape:
     """`--cpus-per-gpu` or DefCpuPerGPU: each node gets at least that many CPUs per GPU it holds (0: none)."""
     mem_per_gpu: int | None = None
     """DefMemPerGPU: MiB per GPU a node holds (a job's own `--mem-per-gpu` arrives as `mem_per_node`)."""
+    tasks_unknown: bool = False
+    """No `-n`, `-N` or `--ntasks-per-node`: one task, but not one cons_tres counts on (`known_tasks`)."""
 
     @property
     def has_gres(self) -> bool:
@@ -185,14 +187,17 @@ class Shape:
     def known_tasks(self, gpus: int) -> int | None:
         """The tasks a GRES job may run on a node when cons_tres knows that number (it then offers only their
         cores, the highest of the node's free ones): `--gpus-per-task` (the node's `gpus` free over it),
-        `--ntasks-per-node`, or one (`-n 1`, or `-n` equal to `-N`); None: unknown (all free cores)."""
+        `--ntasks-per-node`, or one (`-n 1`, or `-n` equal to `-N`); None: unknown (all free cores; also for a
+        job that gives no task count: measured, `--gres=gpu:1 --cpus-per-gpu=3` takes CPUs 0-2 of an idle node,
+        with `-n 1` 5-7)."""
         if not self.has_gres:
             return None
         if self.gpus_per_task:
             return gpus // self.gpus_per_task
         if self.tasks_per_node is not None:
             return self.tasks_per_node
-        if not self.per_node_tasks and (self.tasks == 1 or (self.tasks == self.nodes and self.max_nodes is None)):
+        if not self.per_node_tasks and not self.tasks_unknown and (
+                self.tasks == 1 or (self.tasks == self.nodes and self.max_nodes is None)):
             return 1
         return None
 
