@@ -20,6 +20,10 @@ the rule a simulator without SimGrid can apply.
     python benchmarks/batsim_wakeup_order.py              # every ties case of ../shared/reference/batsim
     python benchmarks/batsim_wakeup_order.py --slots CASE_DIR...
 
+At a first difference where Batsim's message has job ends that the skeleton's lacks, it prints SimGrid's clock
+(bit for bit) when the skeleton's server received its last end and when each missing job's sleep ended: equal
+values mean one step of SimGrid's solver (docs/batsim-protocol.md, "Why no rule reproduces them").
+
 Covers delay profiles and EXECUTE_JOB / REJECT_JOB decisions (the ties family without `killer`); other cases
 are reported as not covered. Each case runs in its own process (SimGrid has one engine per process).
 """
