@@ -144,14 +144,17 @@ type countingHandler struct {
 	r       *idleReporter
 }
 
-// The scheduler's pod handlers run between scheduling cycles, never during one (see attach).
+// The scheduler's pod handlers run between scheduling cycles, never during one (see attach). A new pod or a pod's
+// end (an instant's events, not the echo of the scheduler's own writes) is marked seen before its handler runs:
+// a cycle that starts after the handler changed the queue then knows an instant has begun (see NextPod).
 
 func (h countingHandler) OnAdd(obj interface{}, initial bool) {
+	h.r.saw(obj)
 	h.r.cycle.Lock()
 	h.ResourceEventHandler.OnAdd(obj, initial)
 	h.r.recount.Store(true) // before the unlock: NextPod, holding the lock, sees every pod handler that ran
 	h.r.cycle.Unlock()
-	h.done(obj, true)
+	h.done(obj)
 }
 
 func (h countingHandler) OnUpdate(old, obj interface{}) {
@@ -159,32 +162,41 @@ func (h countingHandler) OnUpdate(old, obj interface{}) {
 	h.ResourceEventHandler.OnUpdate(old, obj)
 	h.r.recount.Store(true) // before the unlock: NextPod, holding the lock, sees every pod handler that ran
 	h.r.cycle.Unlock()
-	h.done(obj, false)
+	h.done(obj)
 }
 
 func (h countingHandler) OnDelete(obj interface{}) {
+	pod := obj
+	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		pod = tombstone.Obj
+	}
+	h.r.saw(pod)
 	h.r.cycle.Lock()
 	h.ResourceEventHandler.OnDelete(obj)
 	h.r.recount.Store(true) // before the unlock: NextPod, holding the lock, sees every pod handler that ran
 	h.r.cycle.Unlock()
-	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = tombstone.Obj
-	}
-	h.done(obj, true)
+	h.done(pod)
 }
 
-// done records the event's resourceVersion as handled (and as seen, for a new pod or a pod's end: an instant's
-// events, not the echo of the scheduler's own writes), then wakes the reporter and NextPod.
-func (h countingHandler) done(obj interface{}, instant bool) {
+// saw records an instant's pod event as seen, before its handler runs. (Recorded after the handler, as it was, a
+// cycle could start between the handler's unlock and the record: after the first completion of an instant had
+// sent the waiting pods back to the active queue, before the instant's other completions were handled, so they
+// were tried against part of the room freed at that instant, by thread timing.)
+func (r *idleReporter) saw(obj interface{}) {
+	if pod, ok := obj.(*v1.Pod); ok {
+		rv, _ := strconv.ParseInt(pod.ResourceVersion, 10, 64)
+		r.mu.Lock()
+		r.seen.Store(max(r.seen.Load(), rv))
+		r.mu.Unlock()
+	}
+}
+
+// done records the event's resourceVersion as handled, then wakes the reporter and NextPod.
+func (h countingHandler) done(obj interface{}) {
 	if pod, ok := obj.(*v1.Pod); ok {
 		rv, _ := strconv.ParseInt(pod.ResourceVersion, 10, 64)
 		if rv > h.handled.Load() {
 			h.handled.Store(rv)
-		}
-		if instant {
-			h.r.mu.Lock()
-			h.r.seen.Store(max(h.r.seen.Load(), rv))
-			h.r.mu.Unlock()
 		}
 	}
 	h.r.wake()
@@ -239,7 +251,10 @@ func (r *idleReporter) attach(sched *scheduler.Scheduler) {
 			// The cycle starts before the Pop: a pod event handled between the Pop and the cycle would meet the
 			// popped pod in flight (the queue then keeps the event for that pod's requeue), or not, by timing.
 			r.cycle.Lock()
-			if !r.recount.Load() { // no pod handler ran since the active queue was counted: Pop has a pod
+			// No pod handler ran since the active queue was counted (Pop has a pod), and none began an instant
+			// since instantReady looked (its checks are not atomic with the handlers; under the lock, no handler
+			// runs, and one that changed the queue for a new instant marked it seen before).
+			if !r.recount.Load() && r.seen.Load() <= r.known {
 				r.inCycle = true
 				break
 			}
