@@ -72,11 +72,12 @@ type idleReporter struct {
 	written atomic.Int64             // resourceVersion of the scheduler's last pod status write (its echo is waited for)
 	current *framework.QueuedPodInfo // the pod of the current scheduling cycle
 	order   *bindOrder
+	widen   time.Duration // --widen-races
 }
 
-func newIdleReporter(client clientset.Interface) *idleReporter {
+func newIdleReporter(client clientset.Interface, widen time.Duration) *idleReporter {
 	return &idleReporter{client: client, poke: make(chan struct{}, 1), ready: make(chan struct{}, 1),
-		stop: make(chan struct{}), order: newBindOrder()}
+		stop: make(chan struct{}), order: newBindOrder(), widen: widen}
 }
 
 // factory wraps the informer factory given to scheduler.New: the pod informer's handlers are counted.
@@ -154,6 +155,7 @@ func (h countingHandler) OnAdd(obj interface{}, initial bool) {
 	h.ResourceEventHandler.OnAdd(obj, initial)
 	h.r.recount.Store(true) // before the unlock: NextPod, holding the lock, sees every pod handler that ran
 	h.r.cycle.Unlock()
+	h.r.widenRaces()
 	h.done(obj)
 }
 
@@ -162,6 +164,7 @@ func (h countingHandler) OnUpdate(old, obj interface{}) {
 	h.ResourceEventHandler.OnUpdate(old, obj)
 	h.r.recount.Store(true) // before the unlock: NextPod, holding the lock, sees every pod handler that ran
 	h.r.cycle.Unlock()
+	h.r.widenRaces()
 	h.done(obj)
 }
 
@@ -175,6 +178,7 @@ func (h countingHandler) OnDelete(obj interface{}) {
 	h.ResourceEventHandler.OnDelete(obj)
 	h.r.recount.Store(true) // before the unlock: NextPod, holding the lock, sees every pod handler that ran
 	h.r.cycle.Unlock()
+	h.r.widenRaces()
 	h.done(pod)
 }
 
@@ -212,15 +216,33 @@ type countingQueue struct {
 	r *idleReporter
 }
 
+// The binding is recorded before the queue's Done: between the two, the reporter saw no pod in flight nor binding,
+// and could report idle before the binding was posted (time then moved on without it).
 func (q countingQueue) Done(uid types.UID) {
-	q.SchedulingQueue.Done(uid)
 	r := q.r
 	if assumed, err := r.assumed(&v1.Pod{ObjectMeta: metav1.ObjectMeta{UID: uid}}); err == nil && assumed {
 		r.mu.Lock() // the binding cycle calls Done before binding: the pod is busy until no longer assumed
 		r.binding[uid] = true
 		r.mu.Unlock()
 	}
+	q.SchedulingQueue.Done(uid)
+	r.widenRaces()
 	r.wake()
+}
+
+// widenRaces (--widen-races, for tests) wakes the scheduling goroutine and the reporter and waits, at the points
+// where the build's records follow what the scheduler's goroutines did (a pod handler's effect, the queue's Done):
+// any order of those goroutines the records do not account for then shows as a changed schedule.
+func (r *idleReporter) widenRaces() {
+	if r.widen <= 0 {
+		return
+	}
+	r.wake()
+	select {
+	case r.ready <- struct{}{}:
+	default:
+	}
+	time.Sleep(r.widen)
 }
 
 // attach follows the scheduler made with the wrapped factory: its queue, and NextPod (entered when the previous
