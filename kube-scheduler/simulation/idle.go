@@ -65,7 +65,7 @@ type idleReporter struct {
 	inCycle bool          // the scheduling goroutine holds cycle (only that goroutine reads or writes it)
 	stop    chan struct{} // closed when the scheduler stops
 	off     atomic.Bool
-	seen    atomic.Int64             // resourceVersion of the last new pod or pod end handled by a pod handler
+	seen    atomic.Int64             // resourceVersion of the last new pod or pod end a pod handler began to handle
 	known   int64                    // resourceVersion of the last pod event the facade had published when last asked
 	active  int                      // pods in the active queue when NextPod last counted them, less those popped since
 	recount atomic.Bool              // set by the pod handlers: they may have taken pods out of the active queue
