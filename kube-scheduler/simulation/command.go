@@ -19,6 +19,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
@@ -45,6 +46,7 @@ import (
 func NewCommand(registryOptions ...app.Option) *cobra.Command {
 	opts := options.NewOptions()
 	keepFailures, noVictims := true, true
+	var widen time.Duration
 	cmd := &cobra.Command{
 		Use:  "kube-scheduler-sim",
 		Long: "kube-scheduler for a simulated cluster: upstream kube-scheduler with its per-pod backoff off.",
@@ -52,7 +54,7 @@ func NewCommand(registryOptions ...app.Option) *cobra.Command {
 			return opts.ComponentGlobalsRegistry.Set()
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return run(cmd, opts, keepFailures, noVictims, registryOptions...)
+			return run(cmd, opts, keepFailures, noVictims, widen, registryOptions...)
 		},
 		Args: cobra.NoArgs,
 	}
@@ -63,6 +65,10 @@ func NewCommand(registryOptions ...app.Option) *cobra.Command {
 	nfs.FlagSet("simulation").BoolVar(&noVictims, "preemption-without-victims", true, "Answer DefaultPreemption's "+
 		"PostFilter without its dry run when no node it would visit holds a pod of lower priority than the pod "+
 		"(preemption.go): upstream's answer, without a copy of every node. Off: upstream's dry run every time.")
+	nfs.FlagSet("simulation").DurationVar(&widen, "widen-races", 0, "Testing only: where the build follows the "+
+		"scheduler's own goroutines (after each pod event handler, after the queue's Done), wake the scheduling "+
+		"goroutine and the idle reporter and wait this long, so that the orders those goroutines can take are "+
+		"taken often (idle.go). The schedule must not change.")
 	verflag.AddFlags(nfs.FlagSet("global"))
 	globalflag.AddGlobalFlags(nfs.FlagSet("global"), cmd.Name(), logs.SkipLoggingConfigurationFlags())
 	for _, f := range nfs.FlagSets {
@@ -72,7 +78,7 @@ func NewCommand(registryOptions ...app.Option) *cobra.Command {
 	return cmd
 }
 
-func run(cmd *cobra.Command, opts *options.Options, keepFailures, noVictims bool,
+func run(cmd *cobra.Command, opts *options.Options, keepFailures, noVictims bool, widen time.Duration,
 	registryOptions ...app.Option) error {
 	verflag.PrintAndExitIfRequested()
 	fg := opts.ComponentGlobalsRegistry.FeatureGateFor(basecompatibility.DefaultKubeComponent)
@@ -87,7 +93,7 @@ func run(cmd *cobra.Command, opts *options.Options, keepFailures, noVictims bool
 		<-server.SetupSignalHandler()
 		cancel()
 	}()
-	cc, sched, err := setup(ctx, opts, keepFailures, noVictims, registryOptions...)
+	cc, sched, err := setup(ctx, opts, keepFailures, noVictims, widen, registryOptions...)
 	if err != nil {
 		return err
 	}
@@ -96,7 +102,7 @@ func run(cmd *cobra.Command, opts *options.Options, keepFailures, noVictims bool
 
 // setup is app.Setup with the backoff off: the same defaults, validation, configuration file, profiles and
 // scheduler options, except scheduler.WithPodInitialBackoffSeconds(0) and WithPodMaxBackoffSeconds(0).
-func setup(ctx context.Context, opts *options.Options, keepFailures, noVictims bool,
+func setup(ctx context.Context, opts *options.Options, keepFailures, noVictims bool, widen time.Duration,
 	registryOptions ...app.Option) (
 	*schedulerserverconfig.CompletedConfig, *scheduler.Scheduler, error) {
 	cfg, err := latest.Default()
@@ -119,7 +125,7 @@ func setup(ctx context.Context, opts *options.Options, keepFailures, noVictims b
 		}
 	}
 	recorderFactory := func(name string) events.EventRecorder { return cc.EventBroadcaster.NewRecorder(name) }
-	idle := newIdleReporter(cc.Client)
+	idle := newIdleReporter(cc.Client, widen)
 	var completedProfiles []kubeschedulerconfig.KubeSchedulerProfile
 	sched, err := scheduler.New(ctx,
 		idle.writes(cc.Client),           // status writes followed (idle.go)
