@@ -45,7 +45,7 @@ import (
 // the out-of-tree plugins given (app.WithPlugin), with the per-pod backoff off.
 func NewCommand(registryOptions ...app.Option) *cobra.Command {
 	opts := options.NewOptions()
-	keepFailures := true
+	keepFailures, noVictims := true, true
 	var widen time.Duration
 	cmd := &cobra.Command{
 		Use:  "kube-scheduler-sim",
@@ -54,7 +54,7 @@ func NewCommand(registryOptions ...app.Option) *cobra.Command {
 			return opts.ComponentGlobalsRegistry.Set()
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return run(cmd, opts, keepFailures, widen, registryOptions...)
+			return run(cmd, opts, keepFailures, noVictims, widen, registryOptions...)
 		},
 		Args: cobra.NoArgs,
 	}
@@ -62,6 +62,9 @@ func NewCommand(registryOptions ...app.Option) *cobra.Command {
 	nfs.FlagSet("simulation").BoolVar(&keepFailures, "keep-failures", true, "Answer a scheduling attempt that "+
 		"failed before (same pod content, same cluster state) with the same answer, without running the "+
 		"filters and the preemption dry run again (failures.go). Off: every attempt runs every plugin.")
+	nfs.FlagSet("simulation").BoolVar(&noVictims, "preemption-without-victims", true, "Answer DefaultPreemption's "+
+		"PostFilter without its dry run when no node it would visit holds a pod of lower priority than the pod "+
+		"(preemption.go): upstream's answer, without a copy of every node. Off: upstream's dry run every time.")
 	nfs.FlagSet("simulation").DurationVar(&widen, "widen-races", 0, "Testing only: where the build follows the "+
 		"scheduler's own goroutines (after each pod event handler, after the queue's Done), wake the scheduling "+
 		"goroutine and the idle reporter and wait this long, so that the orders those goroutines can take are "+
@@ -75,7 +78,7 @@ func NewCommand(registryOptions ...app.Option) *cobra.Command {
 	return cmd
 }
 
-func run(cmd *cobra.Command, opts *options.Options, keepFailures bool, widen time.Duration,
+func run(cmd *cobra.Command, opts *options.Options, keepFailures, noVictims bool, widen time.Duration,
 	registryOptions ...app.Option) error {
 	verflag.PrintAndExitIfRequested()
 	fg := opts.ComponentGlobalsRegistry.FeatureGateFor(basecompatibility.DefaultKubeComponent)
@@ -90,7 +93,7 @@ func run(cmd *cobra.Command, opts *options.Options, keepFailures bool, widen tim
 		<-server.SetupSignalHandler()
 		cancel()
 	}()
-	cc, sched, err := setup(ctx, opts, keepFailures, widen, registryOptions...)
+	cc, sched, err := setup(ctx, opts, keepFailures, noVictims, widen, registryOptions...)
 	if err != nil {
 		return err
 	}
@@ -99,7 +102,7 @@ func run(cmd *cobra.Command, opts *options.Options, keepFailures bool, widen tim
 
 // setup is app.Setup with the backoff off: the same defaults, validation, configuration file, profiles and
 // scheduler options, except scheduler.WithPodInitialBackoffSeconds(0) and WithPodMaxBackoffSeconds(0).
-func setup(ctx context.Context, opts *options.Options, keepFailures bool, widen time.Duration,
+func setup(ctx context.Context, opts *options.Options, keepFailures, noVictims bool, widen time.Duration,
 	registryOptions ...app.Option) (
 	*schedulerserverconfig.CompletedConfig, *scheduler.Scheduler, error) {
 	cfg, err := latest.Default()
@@ -148,6 +151,9 @@ func setup(ctx context.Context, opts *options.Options, keepFailures bool, widen 
 	}
 	idle.attach(sched)
 	go idle.run(ctx)
+	if noVictims { // before attachFailures, which wraps the profiles
+		attachPreemption(ctx, sched)
+	}
 	if keepFailures {
 		attachFailures(sched, completedProfiles, cc.InformerFactory.Core().V1().Namespaces().Lister(),
 			len(cc.ComponentConfig.Extenders))
