@@ -28,7 +28,7 @@ from clustersim.slurm.replay import simulate_replay
 EPILOG_SHARE = 0.045
 """The epilog delay of an accelerated replay, as a share of its measured per-job overhead: the share with which
 the model's mean whole-second gap from a job's end to the next start (`whole_second_gaps`) is the real runs' one
-over every recorded run at K <= 120 (least squares over K; 0.035 to 0.05 give the same within 0.01 s;
+over every recorded run at K <= 120 (least squares over K; 0.035 to 0.05 fit about as well;
 docs/slurm.md). The share read in slurmctld's logs (`epilog_share`: 0.015 to 0.13 depending on the runs taken,
 0.07 to 0.37 per K) made each step of a chain of jobs 0.1 to 0.5 s longer than the records show, and the error
 added up along chains."""
