@@ -13,6 +13,10 @@ makespan and mean wait, and the built-in `kube` policy's figures on the same wor
         # the scheduler's scheduling attempts (its /metrics), and a 20 s CPU profile (go tool pprof) from 3 s in
     python benchmarks/kubernetes_scheduler.py sim saturated 1000 20 --no-keep-failures
         # every attempt through the filters and the preemption dry run (the build's --keep-failures=false)
+    python benchmarks/kubernetes_scheduler.py sim saturated 1000 20 --option=--preemption-without-victims=false
+        # upstream's preemption dry run on every miss (any flag of the build, repeatable)
+    python benchmarks/kubernetes_scheduler.py sim saturated 1000 20 --binary OTHER/bin/kube-scheduler-sim
+        # another build of the simulation scheduler (e.g. main's), to compare on the same machine
 
 The facade's CPU is this process's (it runs in it); the scheduler's is its process's. Their sum over the wall
 time says who is busy: on 2 cores, a facade share well below half means it is not the bottleneck.
@@ -97,6 +101,10 @@ def run_once(binary: Path, platform: Platform, pods: list[Job], extra: str, out:
             for outcome in ("scheduled", "unschedulable", "error"):
                 found = re.search(rf'^scheduler_schedule_attempts_total{{.*result="{outcome}"}} (\S+)$', metrics, re.M)
                 stats[f"attempts {outcome}"] = float(found[1]) if found else 0.0
+            for event, queue, count in re.findall(  # which events sent pods back, and to which queue
+                    r'^scheduler_queue_incoming_pods_total{event="([^"]+)",queue="([^"]+)"} (\S+)$', metrics, re.M):
+                stats[f"incoming {queue} {event}"] = float(count)
+            (out / "metrics.txt").write_text(metrics)
         scheduler_cpu = scheduler.cpu_seconds()
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     common = {"wall": wall, "facade_cpu": cpu, "scheduler_cpu": scheduler_cpu,
@@ -120,12 +128,16 @@ def main() -> None:
     parser.add_argument("--debug", type=float, default=0, metavar="SECONDS",
                         help="count the scheduler's attempts and keep a CPU profile of SECONDS (cpu.pprof, in a "
                         "directory kept and named)")
+    parser.add_argument("--binary", type=Path, help="run this kube-scheduler binary (for instance another "
+                        "branch's build, to compare) instead of building the repository's")
+    parser.add_argument("--option", action="append", default=[], help="one more flag for the scheduler, e.g. "
+                        "--option=--preemption-without-victims=false (repeatable)")
     parser.add_argument("--no-keep-failures", action="store_true", help="sim: run every attempt's filters and "
                         "preemption dry run, even for a failure the build has answered before (the build's "
                         "--keep-failures=false)")
     args = parser.parse_args()
     started = time.perf_counter()
-    binary = build(SIMULATION if args.build == "sim" else PLAIN)
+    binary = args.binary or build(SIMULATION if args.build == "sim" else PLAIN)
     print(f"build (cached after the first): {time.perf_counter() - started:.1f} s")
     extra = FAST_BACKOFF if args.build == "plain" else ""
     seeds = [int(seed) for seed in args.seeds.split(",")] if args.workload == "saturated" else [1]
@@ -136,7 +148,7 @@ def main() -> None:
         for run in range(args.runs):
             with tempfile.TemporaryDirectory() as out:
                 r = run_once(binary, platform, pods, extra, Path(out), args.wall_limit, args.debug,
-                             *(["--keep-failures=false"] if args.no_keep_failures else []))
+                             *(["--keep-failures=false"] if args.no_keep_failures else []), *args.option)
                 if args.debug:
                     kept = Path(tempfile.mkdtemp(prefix="kube-scheduler-profile-"))
                     shutil.copytree(out, kept, dirs_exist_ok=True)
@@ -144,7 +156,7 @@ def main() -> None:
             share = r["facade_cpu"] / r["wall"]
             cpu = (f"{r['wall']:.2f} s wall; facade CPU {r['facade_cpu']:.2f} s ({share:.0%} of a core), scheduler "
                    f"CPU {r['scheduler_cpu']:.2f} s")
-            attempts = "".join(f", {r[k]:g} {k}" for k in sorted(r) if k.startswith("attempts"))
+            attempts = "".join(f", {r[k]:g} {k}" for k in sorted(r) if k.startswith(("attempts", "incoming")))
             if "reached" in r:
                 print(f"seed {seed} run {run + 1}: stopped at the wall limit, {cpu}; simulated time "
                       f"{r['reached']:g} s reached (last submission at {max(pod.submit_time for pod in pods):g} s), "

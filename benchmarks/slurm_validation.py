@@ -45,6 +45,7 @@ from clustersim.slurm.validation import (
     judge_all_runs,
     scenario_directories,
     scenario_verdict,
+    whole_second_gaps,
     whole_second_records,
 )
 from clustersim.workload.job import Job
@@ -357,6 +358,30 @@ def by_acceleration(results: list[tuple[str, float, Verdict, float]], data: Path
     return "\n".join(lines)
 
 
+def gap_table(results: list[tuple[str, float, Verdict, float]], data: Path, output: Path) -> str:
+    """The chains' step, per K: the whole-second gap from a job's end to the start it made room for
+    (`whole_second_gaps`), in the real runs and in their simulations (trace scenarios; EPILOG_SHARE is the share
+    that makes the two means agree)."""
+    from clustersim.slurm.compare import read_schedule
+
+    lines = ["| K | gaps: real, model | mean gap (s): real / model | gaps of 0 s: real / model |", "|---|---|---|---|"]
+    for speedup in sorted({k for name, k, _, _ in results if not name.startswith("requests-")}):
+        real: list[float] = []
+        model: list[float] = []
+        for name, k, verdict, _ in results:
+            if k != speedup or name.startswith("requests-"):
+                continue
+            run = f"x{speedup:g}"
+            real += whole_second_gaps(read_schedule(data / name / run / f"real{verdict.reference}.csv", True))
+            model += whole_second_gaps(read_schedule(
+                output / name / run / f"simulated{verdict.reference}" / "jobs.csv", True))
+        if real and model:
+            lines.append(f"| {speedup:g} | {len(real)}, {len(model)} "
+                         f"| {statistics.fmean(real):.2f} / {statistics.fmean(model):.2f} "
+                         f"| {real.count(0) / len(real):.0%} / {model.count(0) / len(model):.0%} |")
+    return "\n".join(lines)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, default=DATA, help="the recorded whole-second runs")
@@ -392,6 +417,8 @@ def main() -> int:
     print(table(results))
     print()
     print(by_acceleration(results, args.data))
+    print()
+    print(gap_table(results, args.data, args.output))
     third = third_runs(args.data)
     if third:
         print("\nThe scenarios with three real runs, judged on all three:\n")

@@ -19,6 +19,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
@@ -44,7 +45,8 @@ import (
 // the out-of-tree plugins given (app.WithPlugin), with the per-pod backoff off.
 func NewCommand(registryOptions ...app.Option) *cobra.Command {
 	opts := options.NewOptions()
-	keepFailures := true
+	keepFailures, noVictims := true, true
+	var widen time.Duration
 	cmd := &cobra.Command{
 		Use:  "kube-scheduler-sim",
 		Long: "kube-scheduler for a simulated cluster: upstream kube-scheduler with its per-pod backoff off.",
@@ -52,7 +54,7 @@ func NewCommand(registryOptions ...app.Option) *cobra.Command {
 			return opts.ComponentGlobalsRegistry.Set()
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return run(cmd, opts, keepFailures, registryOptions...)
+			return run(cmd, opts, keepFailures, noVictims, widen, registryOptions...)
 		},
 		Args: cobra.NoArgs,
 	}
@@ -60,6 +62,13 @@ func NewCommand(registryOptions ...app.Option) *cobra.Command {
 	nfs.FlagSet("simulation").BoolVar(&keepFailures, "keep-failures", true, "Answer a scheduling attempt that "+
 		"failed before (same pod content, same cluster state) with the same answer, without running the "+
 		"filters and the preemption dry run again (failures.go). Off: every attempt runs every plugin.")
+	nfs.FlagSet("simulation").BoolVar(&noVictims, "preemption-without-victims", true, "Answer DefaultPreemption's "+
+		"PostFilter without its dry run when no node it would visit holds a pod of lower priority than the pod "+
+		"(preemption.go): upstream's answer, without a copy of every node. Off: upstream's dry run every time.")
+	nfs.FlagSet("simulation").DurationVar(&widen, "widen-races", 0, "Testing only: where the build follows the "+
+		"scheduler's own goroutines (after each pod event handler, after the queue's Done), wake the scheduling "+
+		"goroutine and the idle reporter and wait this long, so that the orders those goroutines can take are "+
+		"taken often (idle.go). The schedule must not change.")
 	verflag.AddFlags(nfs.FlagSet("global"))
 	globalflag.AddGlobalFlags(nfs.FlagSet("global"), cmd.Name(), logs.SkipLoggingConfigurationFlags())
 	for _, f := range nfs.FlagSets {
@@ -69,7 +78,8 @@ func NewCommand(registryOptions ...app.Option) *cobra.Command {
 	return cmd
 }
 
-func run(cmd *cobra.Command, opts *options.Options, keepFailures bool, registryOptions ...app.Option) error {
+func run(cmd *cobra.Command, opts *options.Options, keepFailures, noVictims bool, widen time.Duration,
+	registryOptions ...app.Option) error {
 	verflag.PrintAndExitIfRequested()
 	fg := opts.ComponentGlobalsRegistry.FeatureGateFor(basecompatibility.DefaultKubeComponent)
 	if err := logsapi.ValidateAndApply(opts.Logs, fg); err != nil {
@@ -83,7 +93,7 @@ func run(cmd *cobra.Command, opts *options.Options, keepFailures bool, registryO
 		<-server.SetupSignalHandler()
 		cancel()
 	}()
-	cc, sched, err := setup(ctx, opts, keepFailures, registryOptions...)
+	cc, sched, err := setup(ctx, opts, keepFailures, noVictims, widen, registryOptions...)
 	if err != nil {
 		return err
 	}
@@ -92,7 +102,8 @@ func run(cmd *cobra.Command, opts *options.Options, keepFailures bool, registryO
 
 // setup is app.Setup with the backoff off: the same defaults, validation, configuration file, profiles and
 // scheduler options, except scheduler.WithPodInitialBackoffSeconds(0) and WithPodMaxBackoffSeconds(0).
-func setup(ctx context.Context, opts *options.Options, keepFailures bool, registryOptions ...app.Option) (
+func setup(ctx context.Context, opts *options.Options, keepFailures, noVictims bool, widen time.Duration,
+	registryOptions ...app.Option) (
 	*schedulerserverconfig.CompletedConfig, *scheduler.Scheduler, error) {
 	cfg, err := latest.Default()
 	if err != nil {
@@ -114,7 +125,7 @@ func setup(ctx context.Context, opts *options.Options, keepFailures bool, regist
 		}
 	}
 	recorderFactory := func(name string) events.EventRecorder { return cc.EventBroadcaster.NewRecorder(name) }
-	idle := newIdleReporter(cc.Client)
+	idle := newIdleReporter(cc.Client, widen)
 	var completedProfiles []kubeschedulerconfig.KubeSchedulerProfile
 	sched, err := scheduler.New(ctx,
 		idle.writes(cc.Client),           // status writes followed (idle.go)
@@ -140,6 +151,9 @@ func setup(ctx context.Context, opts *options.Options, keepFailures bool, regist
 	}
 	idle.attach(sched)
 	go idle.run(ctx)
+	if noVictims { // before attachFailures, which wraps the profiles
+		attachPreemption(ctx, sched)
+	}
 	if keepFailures {
 		attachFailures(sched, completedProfiles, cc.InformerFactory.Core().V1().Namespaces().Lister(),
 			len(cc.ComponentConfig.Extenders))

@@ -35,11 +35,14 @@ package simulation
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"sync/atomic"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/klog/v2"
@@ -66,7 +69,8 @@ type failures struct {
 	namespaces corelisters.NamespaceLister
 	schedule   func(context.Context, framework.Framework, fwk.CycleState, *v1.Pod) (scheduler.ScheduleResult, error)
 	answers    map[string]*answer
-	attempt    *attempt // the current scheduling cycle's, if it may be kept or is answered from the cache
+	contents   map[types.UID]content // each pod's marshalled scheduling content, at a resourceVersion
+	attempt    *attempt              // the current scheduling cycle's, if it may be kept or is answered from the cache
 	hits       atomic.Int64
 }
 
@@ -74,8 +78,16 @@ type answer struct {
 	gen         int64
 	numAllNodes int
 	diagnosis   framework.Diagnosis // as SchedulePod returned it (no PostFilterMsg)
+	reasons     *string             // the reasons part of its message, once made
 	result      *framework.PostFilterResult
 	status      *fwk.Status
+}
+
+// content is a pod's scheduling content as marshalled at one resourceVersion: the API server gives every change of
+// a pod a new resourceVersion, so the same uid and resourceVersion are the same content.
+type content struct {
+	resourceVersion string
+	data            string
 }
 
 type attempt struct {
@@ -88,7 +100,8 @@ type attempt struct {
 // attachFailures puts the cache of failed attempts in sched, for the profiles it can serve.
 func attachFailures(sched *scheduler.Scheduler, profiles []kubeschedulerconfig.KubeSchedulerProfile,
 	namespaces corelisters.NamespaceLister, extenders int) {
-	f := &failures{profiles: sets.New[string](), namespaces: namespaces, answers: map[string]*answer{}}
+	f := &failures{profiles: sets.New[string](), namespaces: namespaces, answers: map[string]*answer{},
+		contents: map[types.UID]content{}}
 	for _, profile := range profiles {
 		if extenders == 0 && profileRead(profile, sched.Profiles[profile.SchedulerName]) {
 			f.profiles.Insert(profile.SchedulerName)
@@ -162,7 +175,24 @@ func podRead(pod *v1.Pod) bool {
 // key is the pod's scheduling content: the pod less what no plugin of a served profile reads, with its
 // namespace's labels.
 func (f *failures) key(profile string, pod *v1.Pod) string {
-	content := v1.Pod{
+	data := f.content(pod)
+	if data == "" {
+		return ""
+	}
+	namespace := "-"
+	if ns, err := f.namespaces.Get(pod.Namespace); err == nil {
+		namespace = labels.Set(ns.Labels).String()
+	}
+	return profile + "\x00" + namespace + "\x00" + data
+}
+
+// content is the pod's scheduling content, marshalled ("" if it cannot be), once per uid and resourceVersion.
+func (f *failures) content(pod *v1.Pod) string {
+	kept, ok := f.contents[pod.UID]
+	if ok && pod.ResourceVersion != "" && kept.resourceVersion == pod.ResourceVersion {
+		return kept.data
+	}
+	read := v1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: pod.Namespace, Labels: pod.Labels,
 			OwnerReferences: pod.OwnerReferences, DeletionTimestamp: pod.DeletionTimestamp},
 		Spec: pod.Spec,
@@ -173,15 +203,14 @@ func (f *failures) key(profile string, pod *v1.Pod) string {
 			Resize:                     pod.Status.Resize, //nolint:staticcheck // read by NodeResourcesFit
 			ResourceClaimStatuses:      pod.Status.ResourceClaimStatuses},
 	}
-	data, err := content.Marshal()
+	data, err := read.Marshal()
 	if err != nil {
 		return ""
 	}
-	namespace := "-"
-	if ns, err := f.namespaces.Get(pod.Namespace); err == nil {
-		namespace = labels.Set(ns.Labels).String()
+	if pod.ResourceVersion != "" {
+		f.contents[pod.UID] = content{pod.ResourceVersion, string(data)}
 	}
-	return profile + "\x00" + namespace + "\x00" + string(data)
+	return string(data)
 }
 
 // schedulePod is sched.SchedulePod, answered from the cache when the same pod content failed at this state.
@@ -214,9 +243,34 @@ func (f *failures) schedulePod(ctx context.Context, profile framework.Framework,
 	return result, err
 }
 
-// fitError is the kept FitError for pod.
+// fitError is the kept FitError for pod, its reasons given as made once (see reasonsMessage).
 func (a *answer) fitError(pod *v1.Pod) *framework.FitError {
-	return &framework.FitError{Pod: pod, NumAllNodes: a.numAllNodes, Diagnosis: owned(a.diagnosis)}
+	diagnosis := owned(a.diagnosis)
+	if a.reasons == nil {
+		reasons := reasonsMessage(a.numAllNodes, a.diagnosis)
+		a.reasons = &reasons
+	}
+	diagnosis.PreFilterMsg = *a.reasons
+	return &framework.FitError{Pod: pod, NumAllNodes: a.numAllNodes, Diagnosis: diagnosis}
+}
+
+// reasonsMessage is what FitError.Error writes between "0/N nodes are available: " and the "." that ends it for
+// this diagnosis (no PostFilterMsg): its PreFilterMsg if it has one, else the sorted histogram of the nodes'
+// reasons, which Error counts over every node at each call. Error writes a non-empty PreFilterMsg in the same
+// place and form (" %v."), and nothing else in kube-scheduler reads PreFilterMsg (v1.34: schedule_one.go sets it,
+// types.go's Error reads it): a kept answer given with its histogram as PreFilterMsg has the same message, made
+// without counting again. "" (no reason at all) leaves Error to count.
+func reasonsMessage(numAllNodes int, diagnosis framework.Diagnosis) string {
+	if diagnosis.PreFilterMsg != "" {
+		return diagnosis.PreFilterMsg
+	}
+	diagnosis.PostFilterMsg = ""
+	full := (&framework.FitError{NumAllNodes: numAllNodes, Diagnosis: diagnosis}).Error()
+	prefix := fmt.Sprintf(framework.NoNodeAvailableMsg+":", numAllNodes)
+	if !strings.HasPrefix(full, prefix+" ") || len(full) < len(prefix)+3 || full[len(full)-1] != '.' {
+		return ""
+	}
+	return full[len(prefix)+1 : len(full)-1]
 }
 
 // owned is the diagnosis with sets of its own: the queue adds to a pod's unschedulable plugins in place.

@@ -41,13 +41,19 @@ FAST_BACKOFF = "podInitialBackoffSeconds: 1\npodMaxBackoffSeconds: 1\n"
 """For the plain binary: its shortest backoff (the configuration's minimum), 1 s instead of 1 s doubling to 10 s."""
 
 
+def go_tool() -> str:
+    """The `go` command: on PATH, or in GOROOT's (default /usr/local/go) bin."""
+    go = shutil.which("go") or shutil.which("go", path=str(Path(os.environ.get("GOROOT", "/usr/local/go")) / "bin"))
+    if go is None:
+        raise ClusterSimError("building kube-scheduler needs Go 1.24 or newer on PATH (and the Go module proxy)")
+    return go
+
+
 def build(name: str, module: Path = MODULE) -> Path:
     """`go build` one of the two commands into `module/bin/` and return its path (cached after the first)."""
     if name not in (PLAIN, SIMULATION):
         raise ValueError(f"unknown kube-scheduler build '{name}'; valid: {PLAIN}, {SIMULATION}")
-    go = shutil.which("go") or shutil.which("go", path=str(Path(os.environ.get("GOROOT", "/usr/local/go")) / "bin"))
-    if go is None:
-        raise ClusterSimError("building kube-scheduler needs Go 1.24 or newer on PATH (and the Go module proxy)")
+    go = go_tool()
     if not (module / "go.mod").is_file():
         raise ClusterSimError(f"{module}: no go.mod (the kube-scheduler module is in the source tree only)")
     release = re.search(r"k8s\.io/kubernetes (v[0-9][^\s]*)", (module / "go.mod").read_text())
