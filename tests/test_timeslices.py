@@ -166,7 +166,9 @@ def test_skipping_jobs_that_cannot_move_gives_the_full_compression(operations: l
     leaves the same plan and the same places as placing every job again by the full search, as conservative_bf
     uses it: jobs submitted are placed at the end, a job that ends (even early) is taken out and every waiting
     job is placed again in order; jobs placed in the first slice start and are no longer placed again; time
-    passes between. Both give batsched's Schedule's places (the model), on plans whose jobs span many slices."""
+    passes between. Both give batsched's Schedule's places (the model), on plans whose jobs span many slices.
+    The runs refresh freed regions on the current plan after moves (a few thousand times over the examples),
+    among them regions filled again by moved jobs, which then move no job."""
     hosts = IntervalSet.range(0, 12)
     pruned, full, model = TimeSlices(0.0, hosts), TimeSlices(0.0, hosts), ScheduleModel(0.0, 12)
     full.prune = False

@@ -20,7 +20,8 @@ machine operations each.
 A compression places every queued job again, but most keep their place: the plan logs each region freed (a job
 taken out) with the stretch its hosts are then free through, and a job is searched again only if a region freed
 since its last placement could hold part of a new place, and then only over the starts that region allows
-(`_may_move` proves it; the outputs are those of searching every job).
+(`_may_move` proves it; the outputs are those of searching every job). Once jobs have moved, a region is seen as
+the plan is now: what moved jobs filled in it no longer counts.
 """
 
 from __future__ import annotations
@@ -55,7 +56,19 @@ class Placement(NamedTuple):
 class TimeSlices:
     """batsched's `Schedule`: the planned jobs (running or not) and the free hosts of every time slice."""
 
-    __slots__ = ("_edges", "_freed", "_freed_base", "_jobs", "begins", "counts", "free", "prune")
+    __slots__ = (
+        "_alive_regions",
+        "_alive_since",
+        "_edges",
+        "_freed",
+        "_freed_base",
+        "_jobs",
+        "_takes",
+        "begins",
+        "counts",
+        "free",
+        "prune",
+    )
 
     def __init__(self, now: float, hosts: IntervalSet):
         self.begins: list[float] = [now]
@@ -68,9 +81,16 @@ class TimeSlices:
         self._jobs: dict[str, tuple[float, float, int, int, bool, int]] = {}
         """Each planned job's (start, end, hosts mask, number of hosts, started in the first slice, and how many
         regions had been freed when it was last placed: the position in `_freed` it has seen)."""
-        self._freed: list[tuple[int, float, float]] = []
-        """Every region freed (a job taken out), in order: its hosts, and the earliest beginning and latest end of
-        the stretch any of them is then free through it (`_may_move`)."""
+        self._freed: list[tuple[int, float, float, float, float, int]] = []
+        """Every region freed (a job taken out), in order: those of its hosts still free somewhere in it, the
+        earliest beginning and latest end of the stretch any of them is free through it (`_may_move`), the
+        region's beginning and end, and the value of `_takes` when the first three were computed."""
+        self._takes = 0
+        """How many places were taken so far: a freed region's free hosts and stretch computed since the last take
+        are current (`_refreshed`)."""
+        self._alive_since = (-1, -1, -1)
+        """The position, end of `_freed` and `_takes` that `_alive_regions` were computed for (`_alive`)."""
+        self._alive_regions: list[tuple[int, float, float]] = []
         self._freed_base = 0
         """How many freed regions were dropped from the front of `_freed` (seen by every planned job)."""
         self.prune = True
@@ -213,7 +233,13 @@ class TimeSlices:
         of the region freed last among those it uses; when that region was freed, every other cell of the new
         place was free already, except the job's own. So h was then free through a stretch that begins no later
         than the job's start and either lasts its walltime or, when h is one of the job's hosts, reaches its
-        start (the job's own cells on h follow). The new place starts within that stretch."""
+        start (the job's own cells on h follow). The new place starts within that stretch.
+
+        A stretch computed at any moment between the region's freeing and now bounds the same places: the new
+        place's cells, free when its last region was freed and free now, stayed free in between (a cell taken and
+        freed again would be in a later region). So each region's stretch is computed again on the current plan
+        once places were taken since (`_refreshed`): moved jobs fill what was freed, and a region with no host
+        free any more (filled) moves no job."""
         freed = self._freed
         since = seen - self._freed_base
         # When many regions were freed (many jobs moved), checking each would cost more than the search it saves,
@@ -222,8 +248,7 @@ class TimeSlices:
             return -math.inf, start
         walltime = end - start
         lo, hi = math.inf, -math.inf
-        for index in range(since, len(freed)):
-            region, first, last = freed[index]
+        for region, first, last in self._alive(seen):
             if first <= start:
                 if region & hosts and last >= start:
                     lo, hi = min(lo, first), start
@@ -293,6 +318,7 @@ class TimeSlices:
             edges[end] = edges.get(end, 0) + 1
         if i:
             edges[start] = edges.get(start, 0) + 1
+        self._takes += 1
         keep = ~hosts
         for s in range(i, k):
             free[s] &= keep
@@ -331,6 +357,54 @@ class TimeSlices:
     def _log_freed(self, i: int, k: int, hosts: int) -> None:
         """Log the region of slices i..k-1 just freed on `hosts`, with the stretch around it through which any of
         them is free (an upper bound for each host: the earliest beginning and latest end over them)."""
+        begins = self.begins
+        first, last = self._stretch(i, k, hosts)
+        freed = self._freed
+        freed.append((hosts, first, last, begins[i], begins[k] if k < len(begins) else math.inf, self._takes))
+        if len(freed) > 256 + 2 * len(self._jobs):
+            # Drop what every job waiting in the plan has seen (jobs in the first slice are never skipped).
+            seen = min((job[5] for job in self._jobs.values() if not job[4]), default=self._freed_base + len(freed))
+            del freed[: seen - self._freed_base]
+            self._freed_base = seen
+
+    def _alive(self, seen: int) -> list[tuple[int, float, float]]:
+        """The regions freed since position `seen` that still have a free host, each with its free hosts and
+        stretch, as the plan is now; kept until a place is taken or a region freed (the jobs of a compression
+        mostly ask from the same position)."""
+        takes, end = self._takes, self._freed_base + len(self._freed)
+        if self._alive_since != (seen, end, takes):
+            freed = self._freed
+            alive = []
+            for index in range(seen - self._freed_base, len(freed)):
+                entry = freed[index]
+                if entry[5] != takes:
+                    entry = freed[index] = self._refreshed(entry)
+                if entry[0]:
+                    alive.append((entry[0], entry[1], entry[2]))
+            self._alive_since, self._alive_regions = (seen, end, takes), alive
+        return self._alive_regions
+
+    def _refreshed(
+        self, entry: tuple[int, float, float, float, float, int]
+    ) -> tuple[int, float, float, float, float, int]:
+        """A freed region's entry computed again on the current plan: its hosts free on some slice of it, and the
+        stretch through which any of those is free, an upper bound for each (the earliest beginning and latest end
+        over them, as `_log_freed`'s). A region of zero length (in a first slice of zero length) is kept as it
+        was logged."""
+        hosts, first, last, begin, end, _ = entry
+        if end <= begin:
+            return entry
+        begins = self.begins
+        i = max(bisect.bisect_right(begins, begin) - 1, 0)
+        k = bisect.bisect_left(begins, end, lo=i + 1)
+        hosts &= reduce(or_, self.free[i:k], 0)
+        if hosts:
+            first, last = self._stretch(i, k, hosts)
+        return hosts, first, last, begin, end, self._takes
+
+    def _stretch(self, i: int, k: int, hosts: int) -> tuple[float, float]:
+        """The earliest beginning and latest end of the stretch around slices i..k-1 through which any of `hosts`
+        is free (an upper bound for each host's own)."""
         begins, free = self.begins, self.free
         nb_slices = len(begins)
         left, held = i, hosts
@@ -341,13 +415,7 @@ class TimeSlices:
         while right < nb_slices and held & free[right]:
             held &= free[right]
             right += 1
-        freed = self._freed
-        freed.append((hosts, begins[left], begins[right] if right < nb_slices else math.inf))
-        if len(freed) > 256 + 2 * len(self._jobs):
-            # Drop what every job waiting in the plan has seen (jobs in the first slice are never skipped).
-            seen = min((job[5] for job in self._jobs.values() if not job[4]), default=self._freed_base + len(freed))
-            del freed[: seen - self._freed_base]
-            self._freed_base = seen
+        return begins[left], begins[right] if right < nb_slices else math.inf
 
     def _unmark(self, t: float, index: int | None) -> None:
         edges = self._edges
