@@ -681,8 +681,8 @@ class Slurm(Policy):
     def _main_pass(self, now: float, full: bool) -> Iterator[Decision]:
         """`_schedule`: start jobs in priority order; a job that does not fit closes its partition's nodes.
 
-        A full pass on the state of the last full pass that started nothing starts nothing again (its only
-        effect, a skipped job's update, is known)."""
+        A full pass on the state of the last pass that started nothing, and that the queue depth did not cut
+        short, starts nothing again (its only effect, a skipped job's update, is known)."""
         if full and self._idle_full == self._changes:
             if self._idle_skipped:
                 self._note_work(now)
@@ -695,6 +695,7 @@ class Slurm(Policy):
         depth = 0
         limit = self._timing.queue_depth
         skipped = False
+        cut = False
         closed = {p.index for p in self._partitions.values() if not p.conf.up}
         queue = self._queue()
         for position, (info, part) in enumerate(queue):
@@ -702,6 +703,7 @@ class Slurm(Policy):
                 continue  # started from an entry of another partition
             if not full:
                 if depth > limit:
+                    cut = True
                     break
                 depth += 1
             if part.index in failed or part.index in closed:
@@ -715,12 +717,13 @@ class Slurm(Policy):
                     # Every later entry would only be skipped: whether one is reached is all that is left.
                     later = any(i.job.key in self._pending for i, _ in queue[position + 1:])
                     skipped = skipped or (later and (full or depth <= limit))
+                    cut = cut or (not full and depth > limit)
                     break
                 continue
             yield self._start(info, allocation, now, part)
         if skipped:
             self._note_work(now)
-        if full and changes == self._changes:
+        if changes == self._changes and not cut:
             self._idle_full, self._idle_skipped = changes, skipped
         if full and not self._running and self._pending:
             self._stuck = True
