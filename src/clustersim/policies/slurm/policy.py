@@ -383,12 +383,12 @@ class Slurm(Policy):
             yield from self._instant(now, events)
             return
         # The calls left out before now were quiet: their bookkeeping first, then this call, unless it is only
-        # a call the model would not have asked (a bound of a quiet stretch) or one already gone through.
+        # the end of a quiet stretch, asked here and not a call the model would have asked.
         self._catch_up_calls(now)
-        called = now in self._issued
+        bound = now in self._asked and now not in self._issued
         self._issued.discard(now)
         self._asked = {t for t in self._asked if t > now}
-        if called or not all(type(event) is RequestedCall for event in events):
+        if not bound or not all(type(event) is RequestedCall for event in events):
             yield from self._instant(now, events)
         yield from self._ask_call()
 
