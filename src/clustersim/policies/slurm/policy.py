@@ -262,8 +262,8 @@ class Slurm(Policy):
         self._changes = 0
         """Counts the changes a main pass depends on: submissions, starts, ends, CPUs coming back, priorities."""
         self._idle_full = -1
-        """`_changes` as the last full main pass that started nothing saw it: the next one on the same state
-        starts nothing either."""
+        """`_changes` as the last main pass that started nothing (not cut short by the queue depth) saw it: a full
+        pass on the same state starts nothing either."""
         self._idle_skipped = False
         """Whether that pass skipped jobs (an update for the backfill thread)."""
         self._no_more_jobs = False
@@ -280,6 +280,7 @@ class Slurm(Policy):
 
     def begin(self, view: ClusterView) -> None:
         platform = view.platform
+        self._quiet_calls = view.quiet_calls
         conf = self._conf if self._conf is not None else _default_conf(platform)
         self._conf = conf
         _check_platform(conf, platform)
@@ -305,7 +306,6 @@ class Slurm(Policy):
         self._running_records: list[Running] | None = None
         """What the will-run test sees of the running jobs (kept until a job starts or ends)."""
         self._kill_checks: dict[str, float] = {}
-        self._quiet_calls = view.quiet_calls
         self._first_limit: float | None = math.inf
         """The earliest end (start + limit) of a running job with a limit (None: to be recomputed)."""
         """Running jobs the model kills itself (no walltime): the 30 s check that will find them over."""
