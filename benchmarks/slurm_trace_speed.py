@@ -3,9 +3,9 @@
 The platform is a slurm.conf of N nodes (CPUs per node given) with Slurm's defaults (sched/backfill,
 select/cons_tres CR_CPU, priority/basic); the trace's jobs ask for their allocated processors and requested
 times. Prints the CPU seconds of the simulation (process time, reading the trace included), the jobs, the
-simulated span and a digest of jobs.csv (two versions of the model agree when it does), and, for the runs issue
-#16 sets a target for, that target next to the figure. `--compare easy` runs the `easy` policy on the same
-input for scale.
+simulated span, the calls of the decision process and a digest of jobs.csv (two versions of the model agree
+when it does), and, for the runs issue #16 sets a target for, that target next to the figure. `--compare easy`
+runs the `easy` policy on the same input for scale.
 
     python benchmarks/slurm_trace_speed.py ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz --nodes 100
     python benchmarks/slurm_trace_speed.py ../shared/traces/HPC2N-2002-2.2-cln.swf.gz --nodes 120 --cpus 2
@@ -60,7 +60,7 @@ def run(trace: str, nodes: int, cpus: int, jobs: int | None, policy: str,
     if target is not None:
         figures.update(target_cpu_seconds=target, target_met=cpu <= target)
     figures.update(makespan=result.metrics.makespan, mean_wait=round(result.metrics.mean("waiting"), 3),
-                   jobs_csv_sha256=digest)
+                   decision_calls=result.summary.nb_decision_calls, jobs_csv_sha256=digest)
     return figures
 
 

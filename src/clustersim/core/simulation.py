@@ -215,7 +215,8 @@ class Simulation:
             nodes = meter.tracker
         self.state = ClusterState(platform, nodes)
         self.state.meter = meter
-        self.view = ClusterView(self.state)
+        self.view = ClusterView(self.state, quiet_calls=delivery is Delivery.INSTANT and meter is None
+                                and nodes is None and not self.execution.stepped and not events)
         self._queue: EventQueue[Payload] = EventQueue()
         self._executions: dict[str, _Execution] = {}
         self._metadata: dict[str, str] = {}

@@ -136,13 +136,18 @@ class ClusterState:
 class ClusterView:
     """What a decision process sees: the current time and a read-only window on the cluster state."""
 
-    __slots__ = ("_state", "pending", "running")
+    __slots__ = ("_state", "pending", "quiet_calls", "running")
 
-    def __init__(self, state: ClusterState):
+    def __init__(self, state: ClusterState, quiet_calls: bool = False):
         self._state = state
         self.pending: Mapping[str, Job] = MappingProxyType(state.pending)
         """Jobs submitted and not yet started or rejected, in queue order (submit order, ties by id)."""
         self.running: Mapping[str, RunningJob] = MappingProxyType(state.running)
+        self.quiet_calls = quiet_calls
+        """Whether a requested call changes nothing but the call itself: all the events of an instant reach the
+        process in one call (`Delivery.INSTANT`) and the core does no work of its own at an instant (no energy
+        meter, power management, stepped execution or machine events). A process that knows it would decide
+        nothing at a call may then leave the call out and do its bookkeeping for it when it is next called."""
 
     @property
     def now(self) -> float:

@@ -449,12 +449,39 @@ class BackfillMemory:
         self.idle.clear()
         self.queue = None
 
+    def repeats(self, now: float, queue: tuple[Candidate, ...]) -> bool:
+        """Whether a cycle at now repeats the last idle cycle: it starts nothing either."""
+        return self.queue == queue and self.valid_from <= now < self.valid_until
+
     def idle_cpus(self, nodes: int, free: Sequence[int]) -> int:
         """The idle CPUs of `nodes` in all (`free` must be the CPUs free since the last `clear`)."""
         total = self.idle.get(nodes)
         if total is None:
             total = self.idle[nodes] = sum(map(free.__getitem__, bits(nodes)))
         return total
+
+
+def _last_fit(queue: Sequence[Candidate], free: Sequence[int], up_nodes: int, memory: BackfillMemory) -> int:
+    """The last position of the queue whose job fits the idle CPUs of its nodes, reservations ignored (-1:
+    none)."""
+    for position in range(len(queue) - 1, -1, -1):
+        job = queue[position]
+        if job.cpus <= memory.idle_cpus(job.nodes & up_nodes, free):
+            return position
+    return -1
+
+
+def idle_until(
+    now: float, queue: Sequence[Candidate], free: Sequence[int], up_nodes: int, memory: BackfillMemory
+) -> float:
+    """Until when (exclusive; cycles at now or later) a cycle is known to start nothing without running it while
+    no job is submitted, starts or ends (`backfill_cycle`'s two shortcuts): for ever when no job fits the idle
+    CPUs of its nodes; to the end of its validity when it repeats the last idle cycle; -inf when not known."""
+    if _last_fit(queue, free, up_nodes, memory) < 0:
+        return math.inf
+    if memory.repeats(now, tuple(queue)):
+        return memory.valid_until
+    return -math.inf
 
 
 def backfill_cycle(
@@ -484,16 +511,11 @@ def backfill_cycle(
     """
     memory = memory if memory is not None else BackfillMemory()
     signature = tuple(queue)
-    if memory.queue == signature and memory.valid_from <= now < memory.valid_until:
+    if memory.repeats(now, signature):
         return
-    last_fit = -1
+    last_fit = _last_fit(queue, free, up_nodes, memory)
     """The last position whose job fits the idle CPUs of its nodes, reservations ignored: after it, the cycle
     can only plan reservations nobody after can use (starts only remove CPUs)."""
-    for position in range(len(queue) - 1, -1, -1):
-        job = queue[position]
-        if job.cpus <= memory.idle_cpus(job.nodes & up_nodes, free):
-            last_fit = position
-            break
     if last_fit < 0:
         return
     cache = memory.will_run

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from clustersim.core.decisions import CallMeLater, Decision, KillJob, RejectJob, StartJob
-from clustersim.core.events import Event, FinalState, JobCompleted, JobSubmitted, NoMoreJobs
+from clustersim.core.events import Event, FinalState, JobCompleted, JobSubmitted, NoMoreJobs, RequestedCall
 from clustersim.core.state import ClusterView
 from clustersim.errors import InputError
 from clustersim.intervals import IntervalSet
@@ -53,6 +53,7 @@ from clustersim.policies.slurm.backfill import (
     Candidate,
     Running,
     backfill_cycle,
+    idle_until,
     node_bitmap,
 )
 from clustersim.policies.slurm.conf import NodeConf, PartitionConf, SlurmConf, read_slurm_conf
@@ -122,6 +123,9 @@ without acceleration: a job's end to the main pass that starts the next job, 0.7
 PERIODIC_TIMEOUT = 30.0
 """slurmctld checks time limits every 30 s (slurmctld.h)."""
 _EPS = 1e-9
+_QUIET_MARGIN = 1e-6
+"""How far before a time that ends a quiet stretch (a priority recalculation, an epilog, a time limit) the
+stretch is taken to end."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,6 +252,20 @@ class Slurm(Policy):
         """Final state of every job that ended (dependencies are tested against it)."""
         self._dependents: dict[str, list[_Job]] = {}
         self._calls: set[float] = set()
+        """The calls the model asks for, as Slurm's threads wake (within 1e-9 s of one another count once)."""
+        self._issued: set[float] = set()
+        """The calls of `_calls` not yet come, each at its exact time; with quiet calls (`ClusterView.quiet_calls`)
+        only some are asked of the core, and the others are gone through when the model is next called."""
+        self._asked: set[float] = set()
+        """With quiet calls: the calls asked of the core and not yet come."""
+        self._quiet_calls = False
+        self._changes = 0
+        """Counts the changes a main pass depends on: submissions, starts, ends, CPUs coming back, priorities."""
+        self._idle_full = -1
+        """`_changes` as the last main pass that started nothing (not cut short by the queue depth) saw it: a full
+        pass on the same state starts nothing either."""
+        self._idle_skipped = False
+        """Whether that pass skipped jobs (an update for the backfill thread)."""
         self._no_more_jobs = False
         self._stuck = False
 
@@ -262,6 +280,7 @@ class Slurm(Policy):
 
     def begin(self, view: ClusterView) -> None:
         platform = view.platform
+        self._quiet_calls = view.quiet_calls
         conf = self._conf if self._conf is not None else _default_conf(platform)
         self._conf = conf
         _check_platform(conf, platform)
@@ -360,6 +379,21 @@ class Slurm(Policy):
     # -- decisions -------------------------------------------------------------------------------------
 
     def decide(self, now: float, events: Sequence[Event], view: ClusterView) -> Iterator[Decision]:
+        if not self._quiet_calls:
+            yield from self._instant(now, events)
+            return
+        # The calls left out before now were quiet: their bookkeeping first, then this call, unless it is only
+        # the end of a quiet stretch, asked here and not a call the model would have asked.
+        self._catch_up_calls(now)
+        bound = now in self._asked and now not in self._issued
+        self._issued.discard(now)
+        self._asked = {t for t in self._asked if t > now}
+        if not bound or not all(type(event) is RequestedCall for event in events):
+            yield from self._instant(now, events)
+        yield from self._ask_call()
+
+    def _instant(self, now: float, events: Sequence[Event]) -> Iterator[Decision]:
+        """What the model does when called at now: Slurm's threads that are due, then the next call."""
         self._calls = {t for t in self._calls if t > now + _EPS}
         self._skip_idle_backfill(now)
         self._catch_up_priorities(now)
@@ -437,7 +471,7 @@ class Slurm(Policy):
             info.dependencies.append((kind, dependee))
             self._dependents.setdefault(dependee, []).append(info)
         self._pending[job.key] = info
-        self._entries = None
+        self._changed()
         self._ask_for_pass(now)
         return None
 
@@ -557,7 +591,7 @@ class Slurm(Policy):
 
     def _end(self, key: str, now: float, state: FinalState) -> None:
         self._ended[key] = state
-        self._entries = None
+        self._changed()
         for dependent in self._dependents.pop(key, []):
             met = [(kind, k) for kind, k in dependent.dependencies if k == key]
             dependent.dependencies = [(kind, k) for kind, k in dependent.dependencies if k != key]
@@ -582,6 +616,7 @@ class Slurm(Policy):
         """Free an ended job's CPUs and ask for a pass (`queue_job_scheduler`: measured, the pass comes with the
         background loop's next tick, not at once)."""
         info = self._running.pop(key)
+        self._changes += 1
         if info.limit is not None and info.slurm_end == self._first_limit:
             self._first_limit = None
         self._running_records = None
@@ -596,6 +631,11 @@ class Slurm(Policy):
             elapsed = now - max(self._last_calc, info.start)
             self._plugin.fairshare.charge(info.factors.user, info.factors.account, info.cpus, elapsed)
         self._ask_for_pass(now)
+
+    def _changed(self) -> None:
+        """The queue changed (a job, its order or its dependencies): rebuilt at the next pass."""
+        self._entries = None
+        self._changes += 1
 
     def _ask_for_pass(self, now: float) -> None:
         """`queue_job_scheduler`: a submission or a job end asks the background loop for a pass."""
@@ -648,12 +688,23 @@ class Slurm(Policy):
         return held
 
     def _main_pass(self, now: float, full: bool) -> Iterator[Decision]:
-        """`_schedule`: start jobs in priority order; a job that does not fit closes its partition's nodes."""
+        """`_schedule`: start jobs in priority order; a job that does not fit closes its partition's nodes.
+
+        A full pass on the state of the last pass that started nothing, and that the queue depth did not cut
+        short, starts nothing again (its only effect, a skipped job's update, is known)."""
+        if full and self._idle_full == self._changes:
+            if self._idle_skipped:
+                self._note_work(now)
+            if not self._running and self._pending:
+                self._stuck = True
+            return
+        changes = self._changes
         avail = self._up
         failed: set[int] = set()
         depth = 0
         limit = self._timing.queue_depth
         skipped = False
+        cut = False
         closed = {p.index for p in self._partitions.values() if not p.conf.up}
         queue = self._queue()
         for position, (info, part) in enumerate(queue):
@@ -661,6 +712,7 @@ class Slurm(Policy):
                 continue  # started from an entry of another partition
             if not full:
                 if depth > limit:
+                    cut = True
                     break
                 depth += 1
             if part.index in failed or part.index in closed:
@@ -674,11 +726,14 @@ class Slurm(Policy):
                     # Every later entry would only be skipped: whether one is reached is all that is left.
                     later = any(i.job.key in self._pending for i, _ in queue[position + 1:])
                     skipped = skipped or (later and (full or depth <= limit))
+                    cut = cut or (not full and depth > limit)
                     break
                 continue
             yield self._start(info, allocation, now, part)
         if skipped:
             self._note_work(now)
+        if changes == self._changes and not cut:
+            self._idle_full, self._idle_skipped = changes, skipped
         if full and not self._running and self._pending:
             self._stuck = True
 
@@ -703,7 +758,7 @@ class Slurm(Policy):
             info.memory, info.gres = request.holds(allocation, self._other)
             self._other.add(info.memory, info.gres, -1)
         del self._pending[info.job.key]
-        self._entries = None
+        self._changed()
         if info.array is not None:
             info.array.running += 1
         info.partition = part
@@ -757,10 +812,14 @@ class Slurm(Policy):
         # Slurm compares update times with the cycle's in whole seconds (`>=`): a change in the same second as
         # the cycle, even just before it, is work for the next cycle.
         # A cycle that only plans reservations changes nothing Slurm counts as an update: only starts do.
-        same_second = self._second(self._last_update) >= self._second(now)
-        self._bf_work_at = now if started or same_second else None
+        self._cycle_done(now, started)
         if queue and not started and not self._running:
             self._stuck = True
+
+    def _cycle_done(self, now: float, started: bool) -> None:
+        """The work left for the next cycle: none unless it started a job or a change came in its second."""
+        same_second = self._second(self._last_update) >= self._second(now)
+        self._bf_work_at = now if started or same_second else None
 
     # -- periodic activities -------------------------------------------------------------------------
 
@@ -825,7 +884,7 @@ class Slurm(Policy):
                     factors = replace(info.factors, partition_factor=part.norm_priority)
                     info.priorities[part.index] = plugin.recalculate(factors, tick)
                 if info.priorities != before:
-                    self._entries = None
+                    self._changed()
                     self._note_work(tick)
             self._last_calc = tick
             self._next_calc = tick + self._timing.calc_period
@@ -864,7 +923,75 @@ class Slurm(Policy):
             wake = min(future)
             if all(abs(wake - t) > _EPS for t in self._calls):
                 self._calls.add(wake)
-                yield CallMeLater(wake)
+                if self._quiet_calls:
+                    self._issued.add(wake)
+                else:
+                    yield CallMeLater(wake)
+
+    # -- quiet calls (`ClusterView.quiet_calls`) -----------------------------------------------------
+
+    def _quiet_until(self) -> float:
+        """Until when (exclusive) the calls are quiet: the model, called then, would start, kill and change
+        nothing but the phase of its threads (-inf: not known to be quiet now).
+
+        While no job is submitted or ends: every full pass repeats the last one, which started nothing; the
+        backfill cycles are known to start nothing (`idle_until`), up to the end of that knowledge; no
+        priority is recalculated, no epilog completes, no running job comes within reach of the time-limit
+        check. A tick pass (a pending request) is never quiet.
+        """
+        if not (self._running and self._pending) or self._request is not None or self._idle_full != self._changes:
+            return -math.inf
+        bound = math.inf
+        if self._backfill and (self._bf_work_at is not None or self._idle_skipped):
+            second = self._second(self._last_bf) - self._epoch
+            self._queue()
+            # A cycle at t works at its whole second, at most t (less rounding on epoch times): 1 s of margin.
+            bound = idle_until(second, self._candidates, self._free, self._up, self._bf_memory) - 1.0
+        if self._plugin.recalculates:
+            bound = min(bound, self._next_calc - _QUIET_MARGIN)
+        over = self._bf.over_time_limit
+        if over is not None:
+            if self._first_limit is None:
+                self._first_limit = min((i.slurm_end for i in self._running.values() if i.limit is not None),
+                                        default=math.inf)
+            bound = min(bound, self._first_limit + over - _QUIET_MARGIN)
+        for times in (self._kill_checks, self._completing):
+            if times:
+                bound = min(bound, min(times.values()) - _QUIET_MARGIN)
+        return bound
+
+    def _ask_call(self) -> Iterator[Decision]:
+        """Ask the core for the next call unless it is quiet; for the end of the quiet stretch then (a call the
+        model would not have asked: it only goes through the quiet calls before it)."""
+        if not self._issued:
+            return
+        first = min(self._issued)
+        quiet = self._quiet_until()
+        target = quiet if first < quiet else first
+        if target < math.inf and target not in self._asked:
+            self._asked.add(target)
+            yield CallMeLater(target)
+
+    def _catch_up_calls(self, now: float) -> None:
+        """Go through the quiet calls left out before now, as `_instant` does with no event (and yields
+        nothing, as they are quiet): the passes and cycles due there only set the phase."""
+        issued = self._issued
+        while issued:
+            call = min(issued)
+            if call >= now:
+                return
+            issued.discard(call)
+            self._calls = {t for t in self._calls if t > call + _EPS}
+            if self._full_due(call):
+                self._last_sched = call
+                for _ in self._main_pass(call, full=True):
+                    raise AssertionError("a quiet full pass started a job")
+            due = self._bf_due()
+            if self._backfill and due is not None and call >= due - _EPS:
+                self._last_bf = call
+                self._cycle_done(call, started=False)
+            for _ in self._wake_up(call):
+                raise AssertionError("quiet calls are not asked")
 
 
 def _on_period(elapsed: float, period: float) -> bool:
