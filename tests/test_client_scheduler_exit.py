@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -54,9 +53,7 @@ users: [{{name: u, user: {{}}}}]
 contexts: [{{name: x, context: {{cluster: c, user: u}}}}]
 current-context: x
 """)
-    started = time.monotonic()
     process = _scheduler(kubeconfig)
-    _, stderr = process.communicate(timeout=60)
+    _, stderr = process.communicate(timeout=120)  # it gives up by itself: a hang fails here, not a slow machine
     assert process.returncode == 7, stderr
     assert "Traceback" not in stderr and stderr.startswith("clustersim: error: cannot reach the API server")
-    assert time.monotonic() - started < 30
