@@ -32,3 +32,19 @@ def test_set_operations_match_python_sets(a: set[int], b: set[int]) -> None:
     assert x.issubset(y) == (a <= b)
     assert y.issubset(x) == (b <= a)
     assert all((i in x) == (i in a) for i in range(-1, 27))
+
+
+fragmented = st.sets(st.integers(0, 400), min_size=40, max_size=200)
+few = st.lists(st.tuples(st.integers(0, 400), st.integers(0, 6)), max_size=6).map(
+    lambda runs: {i for lo, width in runs for i in range(lo, lo + width + 1)}
+)
+
+
+@settings(max_examples=200)
+@given(fragmented, few)
+def test_operations_with_a_few_intervals_match_python_sets(a: set[int], b: set[int]) -> None:
+    """A fragmented set and one of a few intervals: union and difference go interval by interval."""
+    x, y = IntervalSet.from_ids(a), IntervalSet.from_ids(b)
+    for result, expected in ((x | y, a | b), (y | x, a | b), (x - y, a - b), (y - x, b - a)):
+        assert set(result) == expected
+        assert canonical(result)
