@@ -20,6 +20,10 @@ the rule a simulator without SimGrid can apply.
     python benchmarks/batsim_wakeup_order.py              # every ties case of ../shared/reference/batsim
     python benchmarks/batsim_wakeup_order.py --slots CASE_DIR...
 
+At a first difference where Batsim's message has job ends that the skeleton's lacks, it prints SimGrid's clock
+(bit for bit) when the skeleton's server received its last end and when each missing job's sleep ended: equal
+values mean one step of SimGrid's solver (docs/batsim-protocol.md, "Why no rule reproduces them").
+
 Covers delay profiles and EXECUTE_JOB / REJECT_JOB decisions (the ties family without `killer`); other cases
 are reported as not covered. Each case runs in its own process (SimGrid has one engine per process).
 """
@@ -86,6 +90,7 @@ def replay(case: Path, slots: bool) -> dict[str, Any]:
     state: dict[str, Any] = {
         "waiting": False, "queue": [], "ready": False, "buffer": [], "round": 0, "diff": None, "done": False,
         "submitters_done": False, "running": 0, "submitted": 0, "completed": 0, "end_sent": False,
+        "ended": {}, "received": {},
     }
 
     def clock() -> float:
@@ -121,6 +126,7 @@ def replay(case: Path, slots: bool) -> dict[str, Any]:
                 state["submitters_done"] = True
                 state["buffer"].append(("NOTIFY", "no_more_static_job_to_submit"))
             elif kind == "COMPLETED":
+                state["received"][data] = clock()
                 state["buffer"].append(("JOB_COMPLETED", data))
                 state["running"] -= 1
                 state["completed"] += 1
@@ -155,7 +161,7 @@ def replay(case: Path, slots: bool) -> dict[str, Any]:
         mine = [("SIMULATION_BEGINS", None)] if index == 0 else events
         if mine != expected:
             state["diff"] = {"message": index, "now": sent[index]["now"] if expected else None,
-                             "skeleton": mine, "batsim": expected}
+                             "skeleton": mine, "batsim": expected, "clocks": _clocks(mine, expected or [], state)}
             state["done"] = True
             return
         reply = replies[index]
@@ -174,6 +180,7 @@ def replay(case: Path, slots: bool) -> dict[str, Any]:
         job = jobs[job_id]
         delay, walltime = profiles[job["profile"]]["delay"], job.get("walltime", -1)
         sg.this_actor.sleep_for(delay if walltime < 0 or delay < walltime else walltime)
+        state["ended"][job_id] = clock()
         put("COMPLETED", job_id)
 
     def submitter() -> None:
@@ -195,6 +202,18 @@ def replay(case: Path, slots: bool) -> dict[str, Any]:
     sg.Actor.create("submitter", master, submitter)
     engine.run()
     return {"case": case.name, "covered": True, "diff": state["diff"], "messages": len(sent)}
+
+
+def _clocks(mine: list[Any], batsim: list[Any], state: dict[str, Any]) -> str:
+    """At a first difference where Batsim's message has job ends the skeleton's lacks: SimGrid's clock (repr, bit
+    for bit) when the skeleton's server received its message's last end, and when each missing job's sleep ended."""
+    received = [job for kind, job in mine if kind == "JOB_COMPLETED"]
+    mine_keys = {tuple(key) for key in mine}
+    late = [job for kind, job in batsim if kind == "JOB_COMPLETED" and (kind, job) not in mine_keys]
+    if not received or not late:
+        return ""
+    ends = ", ".join(f"{job} ended at {state['ended'].get(job)!r}" for job in late)
+    return f"server received {received[-1]}'s end at {state['received'][received[-1]]!r}; {ends}"
 
 
 def simultaneous_ends(case: Path, diff: dict[str, Any] | None) -> tuple[int, int]:
@@ -237,7 +256,7 @@ def main() -> None:
             print(f"{case.name}: every message grouped as Batsim did ({result['messages']})")
         else:
             print(f"{case.name}: message {diff['message']} (now={diff['now']}) differs: skeleton "
-                  f"{diff['skeleton']}, Batsim {diff['batsim']}")
+                  f"{diff['skeleton']}, Batsim {diff['batsim']}" + (f"; {diff['clocks']}" if diff["clocks"] else ""))
     print(f"{identical}/{covered} cases grouped as Batsim in every message; instants with several job ends "
           f"reproduced before a first difference: {reproduced}/{reproduced + diverged}")
 

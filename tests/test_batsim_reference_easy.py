@@ -66,7 +66,7 @@ def test_batsim_option_names_socket_and_export_prefix(tmp_path: Path) -> None:
                      "-s", endpoint, "-e", str(prefix), "-q", "--no-gantt"])
     assert code == 0
     names = sorted(p.name for p in prefix.parent.iterdir())
-    assert names == ["exp_extra_metrics.csv", "exp_jobs.csv", "exp_schedule.csv"]
+    assert names == ["exp_extra_metrics.csv", "exp_jobs.csv", "exp_machine_states.csv", "exp_schedule.csv"]
     assert len(csv_rows(prefix.parent / "exp_jobs.csv")) == 201
 
 

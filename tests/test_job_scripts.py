@@ -47,6 +47,14 @@ def test_scripts_make_the_jobs_the_same_options_in_a_csv_make(tmp_path: Path) ->
                                                                 "--dependency=afterok:42"]
 
 
+def test_a_script_carries_cpus_per_gpu_and_slurm_replay_submits_it(tmp_path: Path) -> None:
+    path = script(tmp_path, "train.sbatch", "#!/bin/bash\n#SBATCH --gres=gpu:2\n#SBATCH --cpus-per-gpu=3 -n 4\n"
+                  "# clustersim: submit=0 runtime=60\n")
+    (job,) = load_workload(path).jobs
+    assert job.nb_res == 6  # 2 GPUs x 3 CPUs (measured on Slurm 22.05: 6 CPUs for the 4 tasks)
+    assert sbatch_arguments(job, {}) == ["--gres=gpu:2", "--cpus-per-gpu=3", "-n", "4"]
+
+
 def test_a_directory_or_one_script_is_recognised(tmp_path: Path) -> None:
     path = script(tmp_path, "job", "#!/bin/bash\n#SBATCH -n 2\n# clustersim: submit=0 runtime=10\n")
     assert workload_format(tmp_path) == "job-scripts" and workload_format(path) == "job-scripts"
@@ -65,6 +73,8 @@ def test_a_directory_or_one_script_is_recognised(tmp_path: Path) -> None:
      "'--qos=high' is not an sbatch option the format supports"),
     ("#!/bin/sh\n#SBATCH -n 'two\n# clustersim: submit=0 runtime=5\n", 2, "do not parse"),
     ("#!/bin/sh\n#SBATCH -N 3\n#SBATCH -n 2\n# clustersim: submit=0 runtime=5\n", 2, "fewer than --nodes=3"),
+    ("#!/bin/sh\n#SBATCH --gpus=1 -c 2\n#SBATCH --cpus-per-gpu=2\n# clustersim: submit=0 runtime=5\n", 2,
+     "--cpus-per-gpu and --cpus-per-task are mutually exclusive"),
 ])
 def test_bad_scripts_name_the_file_and_line(tmp_path: Path, text: str, where: int | None, message: str) -> None:
     path = script(tmp_path, "job.sbatch", text)

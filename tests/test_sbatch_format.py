@@ -42,9 +42,28 @@ def test_options_become_the_request_partition_limit_and_dependency() -> None:
     ("-N 2-4", SbatchRequest(ntasks=2, nodes=2, max_nodes=4, per_node_tasks=True)),  # a task per node it gets
     ("-N 1-3 -n 5", SbatchRequest(ntasks=5, nodes=1, max_nodes=3)),
     ("-N 2-2", SbatchRequest(ntasks=2, nodes=2, per_node_tasks=True)),
+    ("--gres=gpu:2 --cpus-per-gpu=3 -n 4", SbatchRequest(ntasks=4, gres=(("gpu", 2),), cpus_per_gpu=3)),
+    ("--gpus-per-task=1 --cpus-per-gpu=2 -n 2", SbatchRequest(ntasks=2, gpus_per_task=1, cpus_per_gpu=2)),
 ])
 def test_requests_as_sbatch_derives_them(text: str, request_: SbatchRequest) -> None:
     assert parse_sbatch(text).request == request_
+
+
+@pytest.mark.parametrize(("text", "cpus"), [
+    ("--gres=gpu:2 --cpus-per-gpu=3 -n 4", 6),  # measured on Slurm 22.05: 2 GPUs x 3 CPUs over 4 tasks
+    ("--gres=gpu:1 --cpus-per-gpu=2 -n 4", 4),  # the tasks need more (measured)
+    ("--gres=gpu:1 --cpus-per-gpu=3 -N 2", 6),  # 3 on each node (measured)
+    ("--gpus=3 --cpus-per-gpu=2 -N 2", 6),  # 4 + 2 (measured)
+    ("--gpus-per-task=2 --cpus-per-gpu=1 -n 3", 6),  # CPUs/Task=2 (measured)
+    ("--cpus-per-gpu=2 -n 1", 1),  # no GPU: sbatch accepts it, it changes nothing (measured)
+])
+def test_the_cpus_a_job_asks_with_cpus_per_gpu(text: str, cpus: int) -> None:
+    assert parse_sbatch(text).request.cpus == cpus
+
+
+def test_a_cpus_per_task_of_one_is_noted_for_def_cpu_per_gpu() -> None:
+    request = parse_sbatch("-c 1 -n 2").request
+    assert request.cpus_per_task_given and request.plain and not parse_sbatch("-n 2").request.cpus_per_task_given
 
 
 @pytest.mark.parametrize(("text", "message"), [
@@ -74,6 +93,9 @@ def test_requests_as_sbatch_derives_them(text: str, request_: SbatchRequest) -> 
     ("-N 1-x", "--nodes=x is not a positive count"),
     ("--array=3-1", "empty range"),
     ("--array=0-3%0", "not a positive task limit"),
+    ("--gres=gpu:1 --cpus-per-gpu=0", "--cpus-per-gpu=0 is not a positive count"),
+    ("--gpus=1 --cpus-per-gpu=two", "--cpus-per-gpu=two is not a positive count"),
+    ("--gpus=1 --cpus-per-gpu=2 -c 2", "--cpus-per-gpu and --cpus-per-task are mutually exclusive"),
 ])
 def test_bad_options_are_named(text: str, message: str) -> None:
     with pytest.raises(InputError, match="field 'sbatch") as caught:

@@ -281,20 +281,23 @@ def test_a_node_gives_a_gres_with_types_or_without() -> None:
                    min_size=1, max_size=5),
     options=st.sampled_from(["--gpus=3 -n 2", "--gpus=2 -N 2", "--gpus=5 -n 4", "--gpus-per-task=1 -n 3",
                              "-N 2-4 -n 6", "-N 1-3", "-N 2-3 -n 3", "--gres=bw:30 -n 2", "--gres=gpu:1,bw:20 -N 2",
-                             "--gpus=2 -N 1-3 -n 3", "-n 5", "-N 2 -n 3 --exclusive"]),
+                             "--gpus=2 -N 1-3 -n 3", "-n 5", "-N 2 -n 3 --exclusive", "--gpus=3 --cpus-per-gpu=2 -n 2",
+                             "--gres=gpu:1 --cpus-per-gpu=2 -N 2", "--gpus-per-task=1 --cpus-per-gpu=2 -n 2",
+                             "--gpus=4 --cpus-per-gpu=1 -n 3"]),
 )
 @example(nodes=[(1, 1, 1, 0)] * 3, options="--gpus=2 -N 1-3 -n 3")  # three tasks need three nodes, two GPUs: no fit
 def test_a_gres_or_node_range_allocation_fits_what_is_free(
         nodes: list[tuple[int, int, int, int]], options: str) -> None:
     """Whatever the free CPUs and GRES: the CPUs and GRES a job gets are free, it gets its tasks on a number of
-    nodes within its range, and every node of a `--gpus` job holds one GPU at least."""
+    nodes within its range, every node of a `--gpus` job holds one GPU at least, and each node has at least
+    `--cpus-per-gpu` CPUs of the job for each GPU it holds."""
     sizes = tuple(size for size, _, _, _ in nodes)
     free = [min(cpus, size) for size, cpus, _, _ in nodes]
     other = Consumables(None, {"gpu": [gpus for _, _, gpus, _ in nodes], "bw": [bw for _, _, _, bw in nodes]})
     request = parse_sbatch(options).request
     shape = Shape(request.ntasks, request.cpus_per_task, request.nodes, request.ntasks_per_node, request.exclusive,
                   max_nodes=request.max_nodes, per_node_tasks=request.per_node_tasks, gres=request.gres,
-                  gpus=request.gpus, gpus_per_task=request.gpus_per_task)
+                  gpus=request.gpus, gpus_per_task=request.gpus_per_task, cpus_per_gpu=request.cpus_per_gpu)
     allocation = ShapedRequest(shape, sizes, None).select((1 << len(nodes)) - 1, free, other)
     if allocation is None:
         return
@@ -303,9 +306,82 @@ def test_a_gres_or_node_range_allocation_fits_what_is_free(
     assert low <= len(allocation) <= (request.max_nodes or request.nodes or len(nodes))
     if not request.exclusive:
         total = sum(allocation.values())
-        assert total == request.cpus if not request.per_node_tasks else total >= request.cpus
+        assert total == request.cpus if not (request.per_node_tasks or request.cpus_per_gpu) else total >= request.cpus
     _, held = ShapedRequest(shape, sizes, None).holds(allocation, other)
     for name, counts in held.items():
         assert all(0 < count <= other.gres[name][node] for node, count in counts.items()), name
+        if name == "gpu":  # each node's CPUs serve its GPUs
+            assert all(count * request.cpus_per_gpu <= allocation[node] for node, count in counts.items())
     if request.gpus:
         assert sum(held["gpu"].values()) == request.gpus and set(held["gpu"]) == set(allocation)
+
+
+CPUS_PER_GPU = ("SelectType=select/cons_tres\nSelectTypeParameters=CR_CPU_Memory\nDefMemPerCPU=100\n"
+                "DefCpuPerGPU=1\nGresTypes=gpu\nNodeName=n[1-2] CPUs=8 RealMemory=4000 Gres=gpu:4\n"
+                "PartitionName=p Nodes=n[1-2] Default=YES DefCpuPerGPU=3 DefMemPerGPU=1500\n"
+                "PartitionName=q Nodes=n[1-2]\n")
+
+
+def test_cpus_per_gpu_and_the_partition_defaults_per_gpu() -> None:
+    """Worked out by hand (the scenario gpus-cpus runs the same requests on real Slurm 22.05)."""
+    jobs = [sbatch(1, 0, 30, "-p q --gres=gpu:2 --cpus-per-gpu=3 -n 4 -t 1"),
+            sbatch(2, 2, 40, "-p q --gpus=3 --cpus-per-gpu=2 -n 1 -t 1"),
+            sbatch(3, 4, 20, "-p p --gres=gpu:1 -n 1 -t 1"),
+            sbatch(4, 5, 20, "-p p --gres=gpu:1 -c 2 -n 1 -t 1"),
+            sbatch(5, 6, 20, "-p p --gres=gpu:1 -c 3 -n 1 -t 1"),
+            sbatch(6, 7, 20, "-p q --gres=gpu:4 --cpus-per-gpu=3 -n 1 -t 1")]
+    result = run(CPUS_PER_GPU, jobs)
+    # 1: 4 tasks but 2 GPUs x 3 CPUs: 6 CPUs of n1, the lowest (its tasks per node are not known).
+    # 2: n1's 2 free CPUs serve one GPU, n2's 8 serve 4: n2 alone, 3 GPUs x 2 CPUs, the highest (one task).
+    # 3: p's DefCpuPerGPU=3 (it wins over the global 1): no node has 3 CPUs free until 1 ends (30); it holds
+    #    n1's 5-7 and 1500 MiB (p's DefMemPerGPU, over DefMemPerCPU) and shows the 1 CPU it asked.
+    # 4: -c 2 leaves DefCpuPerGPU alone: 2 CPUs, the highest left on n1 (3-4), 1500 MiB.
+    # 5: n1 still has 3 CPUs and 2 GPUs free but 1000 MiB: it waits for 2's end (43), on n2 (13-15).
+    # 6: 4 GPUs x 3 CPUs > 8 CPUs: rejected at submission.
+    assert {key: (o.start, str(o.resources)) for key, o in result.outcomes.items()
+            if o.state is not FinalState.REJECTED} == {"1": (0, "0-5"), "2": (3, "10-15"), "3": (30, "5"),
+                                                        "4": (30, "3-4"), "5": (43, "13-15")}
+    assert result.outcomes["6"].state is FinalState.REJECTED
+
+
+@pytest.mark.parametrize(("options", "cpus", "gpus"), [
+    ("--gpus=3 --cpus-per-gpu=2 -N 2", {0: 4, 1: 2}, {0: 2, 1: 1}),  # measured on Slurm 22.05
+    ("--gpus=5 --cpus-per-gpu=1 -n 2", {0: 4, 1: 1}, {0: 4, 1: 1}),  # measured without -n
+    ("--gpus=5 --cpus-per-gpu=3 -n 2", None, None),  # 8 CPUs serve 2 GPUs a node: measured, rejected
+    ("--gpus-per-task=2 --cpus-per-gpu=1 -n 3", {0: 4, 1: 2}, {0: 4, 1: 2}),  # CPUs/Task=2: measured
+    ("--gres=gpu:1 --cpus-per-gpu=3 -N 2", {0: 3, 1: 3}, {0: 1, 1: 1}),  # measured
+    ("--gres=gpu:1 --cpus-per-gpu=2 -n 4", {0: 4}, {0: 1}),  # the tasks need more: measured
+])
+def test_cpus_per_gpu_on_idle_nodes(options: str, cpus: dict[int, int] | None, gpus: dict[int, int] | None) -> None:
+    """Each node gets the CPUs of its tasks, and at least `--cpus-per-gpu` for each GPU it holds."""
+    request = parse_sbatch(options).request
+    shape = Shape(request.ntasks, request.cpus_per_task, request.nodes, per_node_tasks=request.per_node_tasks,
+                  gres=request.gres, gpus=request.gpus, gpus_per_task=request.gpus_per_task,
+                  cpus_per_gpu=request.cpus_per_gpu)
+    shaped = ShapedRequest(shape, (8, 8), None)
+    other = Consumables(None, {"gpu": [4, 4]})
+    allocation = shaped.select(0b11, [8, 8], other)
+    assert allocation == cpus
+    if allocation is not None:
+        assert shaped.holds(allocation, other)[1]["gpu"] == gpus
+        assert sum(allocation.values()) == request.cpus or request.per_node_tasks
+
+
+def test_the_per_gpu_defaults_are_read_per_partition() -> None:
+    conf = parse_slurm_conf(CPUS_PER_GPU)
+    assert [(p.def_cpu_per_gpu, p.def_mem_per_gpu) for p in conf.partitions] == [(3, 1500), (1, None)]
+    with pytest.raises(InputError, match=r"line 2, field 'DefMemPerGPU'.*'DefMemPerGPU=lots' is not a positive"):
+        parse_slurm_conf("NodeName=n1 CPUs=4\nPartitionName=p Nodes=n1 DefMemPerGPU=lots\n")
+    with pytest.raises(InputError, match=r"field 'DefCpuPerGPU'.*'DefCpuPerGPU=0' is not a positive"):
+        parse_slurm_conf("DefCpuPerGPU=0\nNodeName=n1 CPUs=4\n")
+
+
+@pytest.mark.parametrize(("options", "cpus"), [
+    ("-p q --gres=gpu:1 --cpus-per-gpu=3 -t 1", "0-2"),  # no task count: the lowest CPUs (measured)
+    ("-p q --gres=gpu:1 --cpus-per-gpu=3 -n 1 -t 1", "5-7"),  # one task known: the highest (measured)
+    ("-p p --gres=gpu:2 -n 1 -t 1", "2"),  # p's DefCpuPerGPU=3: holds 6, the highest (2-7, measured); shows 1
+    ("-p q --gpus-per-task=1 --cpus-per-gpu=2 -n 2 -t 1", "4-7"),  # 4 tasks' cores offered (measured)
+])
+def test_the_cpu_ids_of_a_gpu_job_on_an_idle_node(options: str, cpus: str) -> None:
+    result = run(CPUS_PER_GPU, [sbatch(1, 0, 10, options)])
+    assert units(result, "1") == cpus

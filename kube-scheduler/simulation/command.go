@@ -19,6 +19,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
@@ -45,6 +46,7 @@ import (
 func NewCommand(registryOptions ...app.Option) *cobra.Command {
 	opts := options.NewOptions()
 	keepFailures := true
+	var widen time.Duration
 	cmd := &cobra.Command{
 		Use:  "kube-scheduler-sim",
 		Long: "kube-scheduler for a simulated cluster: upstream kube-scheduler with its per-pod backoff off.",
@@ -52,7 +54,7 @@ func NewCommand(registryOptions ...app.Option) *cobra.Command {
 			return opts.ComponentGlobalsRegistry.Set()
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return run(cmd, opts, keepFailures, registryOptions...)
+			return run(cmd, opts, keepFailures, widen, registryOptions...)
 		},
 		Args: cobra.NoArgs,
 	}
@@ -60,6 +62,10 @@ func NewCommand(registryOptions ...app.Option) *cobra.Command {
 	nfs.FlagSet("simulation").BoolVar(&keepFailures, "keep-failures", true, "Answer a scheduling attempt that "+
 		"failed before (same pod content, same cluster state) with the same answer, without running the "+
 		"filters and the preemption dry run again (failures.go). Off: every attempt runs every plugin.")
+	nfs.FlagSet("simulation").DurationVar(&widen, "widen-races", 0, "Testing only: where the build follows the "+
+		"scheduler's own goroutines (after each pod event handler, after the queue's Done), wake the scheduling "+
+		"goroutine and the idle reporter and wait this long, so that the orders those goroutines can take are "+
+		"taken often (idle.go). The schedule must not change.")
 	verflag.AddFlags(nfs.FlagSet("global"))
 	globalflag.AddGlobalFlags(nfs.FlagSet("global"), cmd.Name(), logs.SkipLoggingConfigurationFlags())
 	for _, f := range nfs.FlagSets {
@@ -69,7 +75,8 @@ func NewCommand(registryOptions ...app.Option) *cobra.Command {
 	return cmd
 }
 
-func run(cmd *cobra.Command, opts *options.Options, keepFailures bool, registryOptions ...app.Option) error {
+func run(cmd *cobra.Command, opts *options.Options, keepFailures bool, widen time.Duration,
+	registryOptions ...app.Option) error {
 	verflag.PrintAndExitIfRequested()
 	fg := opts.ComponentGlobalsRegistry.FeatureGateFor(basecompatibility.DefaultKubeComponent)
 	if err := logsapi.ValidateAndApply(opts.Logs, fg); err != nil {
@@ -83,7 +90,7 @@ func run(cmd *cobra.Command, opts *options.Options, keepFailures bool, registryO
 		<-server.SetupSignalHandler()
 		cancel()
 	}()
-	cc, sched, err := setup(ctx, opts, keepFailures, registryOptions...)
+	cc, sched, err := setup(ctx, opts, keepFailures, widen, registryOptions...)
 	if err != nil {
 		return err
 	}
@@ -92,7 +99,8 @@ func run(cmd *cobra.Command, opts *options.Options, keepFailures bool, registryO
 
 // setup is app.Setup with the backoff off: the same defaults, validation, configuration file, profiles and
 // scheduler options, except scheduler.WithPodInitialBackoffSeconds(0) and WithPodMaxBackoffSeconds(0).
-func setup(ctx context.Context, opts *options.Options, keepFailures bool, registryOptions ...app.Option) (
+func setup(ctx context.Context, opts *options.Options, keepFailures bool, widen time.Duration,
+	registryOptions ...app.Option) (
 	*schedulerserverconfig.CompletedConfig, *scheduler.Scheduler, error) {
 	cfg, err := latest.Default()
 	if err != nil {
@@ -114,7 +122,7 @@ func setup(ctx context.Context, opts *options.Options, keepFailures bool, regist
 		}
 	}
 	recorderFactory := func(name string) events.EventRecorder { return cc.EventBroadcaster.NewRecorder(name) }
-	idle := newIdleReporter(cc.Client)
+	idle := newIdleReporter(cc.Client, widen)
 	var completedProfiles []kubeschedulerconfig.KubeSchedulerProfile
 	sched, err := scheduler.New(ctx,
 		idle.writes(cc.Client),           // status writes followed (idle.go)

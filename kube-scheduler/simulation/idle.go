@@ -65,18 +65,19 @@ type idleReporter struct {
 	inCycle bool          // the scheduling goroutine holds cycle (only that goroutine reads or writes it)
 	stop    chan struct{} // closed when the scheduler stops
 	off     atomic.Bool
-	seen    atomic.Int64             // resourceVersion of the last new pod or pod end handled by a pod handler
+	seen    atomic.Int64             // resourceVersion of the last new pod or pod end a pod handler began to handle
 	known   int64                    // resourceVersion of the last pod event the facade had published when last asked
 	active  int                      // pods in the active queue when NextPod last counted them, less those popped since
 	recount atomic.Bool              // set by the pod handlers: they may have taken pods out of the active queue
 	written atomic.Int64             // resourceVersion of the scheduler's last pod status write (its echo is waited for)
 	current *framework.QueuedPodInfo // the pod of the current scheduling cycle
 	order   *bindOrder
+	widen   time.Duration // --widen-races
 }
 
-func newIdleReporter(client clientset.Interface) *idleReporter {
+func newIdleReporter(client clientset.Interface, widen time.Duration) *idleReporter {
 	return &idleReporter{client: client, poke: make(chan struct{}, 1), ready: make(chan struct{}, 1),
-		stop: make(chan struct{}), order: newBindOrder()}
+		stop: make(chan struct{}), order: newBindOrder(), widen: widen}
 }
 
 // factory wraps the informer factory given to scheduler.New: the pod informer's handlers are counted.
@@ -144,14 +145,18 @@ type countingHandler struct {
 	r       *idleReporter
 }
 
-// The scheduler's pod handlers run between scheduling cycles, never during one (see attach).
+// The scheduler's pod handlers run between scheduling cycles, never during one (see attach). A new pod or a pod's
+// end (an instant's events, not the echo of the scheduler's own writes) is marked seen before its handler runs:
+// a cycle that starts after the handler changed the queue then knows an instant has begun (see NextPod).
 
 func (h countingHandler) OnAdd(obj interface{}, initial bool) {
+	h.r.saw(obj)
 	h.r.cycle.Lock()
 	h.ResourceEventHandler.OnAdd(obj, initial)
 	h.r.recount.Store(true) // before the unlock: NextPod, holding the lock, sees every pod handler that ran
 	h.r.cycle.Unlock()
-	h.done(obj, true)
+	h.r.widenRaces()
+	h.done(obj)
 }
 
 func (h countingHandler) OnUpdate(old, obj interface{}) {
@@ -159,32 +164,43 @@ func (h countingHandler) OnUpdate(old, obj interface{}) {
 	h.ResourceEventHandler.OnUpdate(old, obj)
 	h.r.recount.Store(true) // before the unlock: NextPod, holding the lock, sees every pod handler that ran
 	h.r.cycle.Unlock()
-	h.done(obj, false)
+	h.r.widenRaces()
+	h.done(obj)
 }
 
 func (h countingHandler) OnDelete(obj interface{}) {
+	pod := obj
+	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		pod = tombstone.Obj
+	}
+	h.r.saw(pod)
 	h.r.cycle.Lock()
 	h.ResourceEventHandler.OnDelete(obj)
 	h.r.recount.Store(true) // before the unlock: NextPod, holding the lock, sees every pod handler that ran
 	h.r.cycle.Unlock()
-	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = tombstone.Obj
-	}
-	h.done(obj, true)
+	h.r.widenRaces()
+	h.done(pod)
 }
 
-// done records the event's resourceVersion as handled (and as seen, for a new pod or a pod's end: an instant's
-// events, not the echo of the scheduler's own writes), then wakes the reporter and NextPod.
-func (h countingHandler) done(obj interface{}, instant bool) {
+// saw records an instant's pod event as seen, before its handler runs. (Recorded after the handler, as it was, a
+// cycle could start between the handler's unlock and the record: after the first completion of an instant had
+// sent the waiting pods back to the active queue, before the instant's other completions were handled, so they
+// were tried against part of the room freed at that instant, by thread timing.)
+func (r *idleReporter) saw(obj interface{}) {
+	if pod, ok := obj.(*v1.Pod); ok {
+		rv, _ := strconv.ParseInt(pod.ResourceVersion, 10, 64)
+		r.mu.Lock()
+		r.seen.Store(max(r.seen.Load(), rv))
+		r.mu.Unlock()
+	}
+}
+
+// done records the event's resourceVersion as handled, then wakes the reporter and NextPod.
+func (h countingHandler) done(obj interface{}) {
 	if pod, ok := obj.(*v1.Pod); ok {
 		rv, _ := strconv.ParseInt(pod.ResourceVersion, 10, 64)
 		if rv > h.handled.Load() {
 			h.handled.Store(rv)
-		}
-		if instant {
-			h.r.mu.Lock()
-			h.r.seen.Store(max(h.r.seen.Load(), rv))
-			h.r.mu.Unlock()
 		}
 	}
 	h.r.wake()
@@ -200,15 +216,33 @@ type countingQueue struct {
 	r *idleReporter
 }
 
+// The binding is recorded before the queue's Done: between the two, the reporter saw no pod in flight nor binding,
+// and could report idle before the binding was posted (time then moved on without it).
 func (q countingQueue) Done(uid types.UID) {
-	q.SchedulingQueue.Done(uid)
 	r := q.r
 	if assumed, err := r.assumed(&v1.Pod{ObjectMeta: metav1.ObjectMeta{UID: uid}}); err == nil && assumed {
 		r.mu.Lock() // the binding cycle calls Done before binding: the pod is busy until no longer assumed
 		r.binding[uid] = true
 		r.mu.Unlock()
 	}
+	q.SchedulingQueue.Done(uid)
+	r.widenRaces()
 	r.wake()
+}
+
+// widenRaces (--widen-races, for tests) wakes the scheduling goroutine and the reporter and waits, at the points
+// where the build's records follow what the scheduler's goroutines did (a pod handler's effect, the queue's Done):
+// any order of those goroutines the records do not account for then shows as a changed schedule.
+func (r *idleReporter) widenRaces() {
+	if r.widen <= 0 {
+		return
+	}
+	r.wake()
+	select {
+	case r.ready <- struct{}{}:
+	default:
+	}
+	time.Sleep(r.widen)
 }
 
 // attach follows the scheduler made with the wrapped factory: its queue, and NextPod (entered when the previous
@@ -239,7 +273,10 @@ func (r *idleReporter) attach(sched *scheduler.Scheduler) {
 			// The cycle starts before the Pop: a pod event handled between the Pop and the cycle would meet the
 			// popped pod in flight (the queue then keeps the event for that pod's requeue), or not, by timing.
 			r.cycle.Lock()
-			if !r.recount.Load() { // no pod handler ran since the active queue was counted: Pop has a pod
+			// No pod handler ran since the active queue was counted (Pop has a pod), and none began an instant
+			// since instantReady looked (its checks are not atomic with the handlers; under the lock, no handler
+			// runs, and one that changed the queue for a new instant marked it seen before).
+			if !r.recount.Load() && r.seen.Load() <= r.known {
 				r.inCycle = true
 				break
 			}

@@ -215,6 +215,7 @@ def _run(args: argparse.Namespace) -> int:
             extra_sinks=[progress], record_wall_clock=args.record_wall_clock, prefix=prefix, energy=energy,
             execution=execution, events=events,
             delivery=Delivery(args.delivery), energy_traces=not args.disable_machine_state_tracing,
+            machine_states=args.export is not None and not args.disable_machine_state_tracing,
         )
     except DecisionError as error:
         raise (error if external is None else external.explain(error)) from None

@@ -10,6 +10,7 @@ from pathlib import Path
 from clustersim.core.energy_meter import EnergyMeter, EnergySummary
 from clustersim.core.execution import ExecutionModel
 from clustersim.core.interface import DecisionProcess
+from clustersim.core.machine_states import MachineStatesTrace
 from clustersim.core.nodes import NodeTracker
 from clustersim.core.outcome import OutcomeSink
 from clustersim.core.simulation import Delivery, RunSummary, Simulation
@@ -44,6 +45,7 @@ def simulate(
     events: Sequence[AvailabilityChange] = (),
     delivery: Delivery = Delivery.INSTANT,
     report_pending: bool = False,
+    machine_states: bool = False,
 ) -> RunResult:
     """Simulate and, with an output directory, write `jobs.csv` and `schedule.csv` into it.
 
@@ -54,7 +56,8 @@ def simulate(
     execute (default: the fast model). `events` make machines unavailable and available again; with them,
     schedule.csv also has Batsim's `time_unavailable`. `delivery` is how an instant's events
     reach the decision process (clustersim.core.simulation.Delivery). `report_pending` lists jobs never started
-    in the outputs, state PENDING (as Kubernetes lists pods never scheduled).
+    in the outputs, state PENDING (as Kubernetes lists pods never scheduled). `machine_states` writes Batsim's
+    `machine_states.csv` without energy too (machines idle and computing), as Batsim always does.
 
     `schedule.csv` is written even when the run fails or is interrupted, with the jobs that ended until then (as
     many as jobs.csv holds), and extra_metrics.csv has a last column `partial` set to 1. Wall-clock
@@ -67,10 +70,13 @@ def simulate(
         out.mkdir(parents=True, exist_ok=True)
         sinks.append(JobsCsvWriter(out / f"{prefix}jobs.csv"))
     meter = EnergyMeter(platform, NodeTracker(platform), out if energy_traces else None, prefix) if energy else None
+    states = None
+    if machine_states and out is not None and meter is None:
+        states = MachineStatesTrace(platform, out / f"{prefix}machine_states.csv")
     nodes = NodeTracker(platform) if power and meter is None else None
     simulation = Simulation(
         platform, workload, process, sinks, nodes=nodes, meter=meter, execution=execution, events=events,
-        delivery=delivery, report_pending=report_pending,
+        delivery=delivery, report_pending=report_pending, machine_states=states,
     )
     started = time.perf_counter()
     completed = False

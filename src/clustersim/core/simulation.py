@@ -66,6 +66,7 @@ from clustersim.core.execution import ExecutionModel, FastExecution
 from clustersim.core.gc_pace import fewer_collections
 from clustersim.core.interface import DecisionProcess
 from clustersim.core.interrupts import DeferredInterrupt
+from clustersim.core.machine_states import MachineStatesTrace
 from clustersim.core.nodes import NodeTracker
 from clustersim.core.outcome import JobOutcome, OutcomeSink
 from clustersim.core.power_switching import PowerSwitcher, Switching
@@ -187,13 +188,16 @@ class Simulation:
         events: Sequence[AvailabilityChange] = (),
         delivery: Delivery = Delivery.INSTANT,
         report_pending: bool = False,
+        machine_states: MachineStatesTrace | None = None,
     ):
         """`nodes` enables power management (switching nodes off and on); `meter` accounts for energy;
         `execution` says how jobs execute (default: the fast model, where a job's end is known at its start);
         `events` are machines becoming unavailable and available again (Batsim's external events); `delivery` is
         how an instant's events reach the decision process; `report_pending` sends the sinks an outcome in state
-        PENDING for each job never started, once the run is over (Kubernetes lists such pods: Pending)."""
+        PENDING for each job never started, once the run is over (Kubernetes lists such pods: Pending);
+        `machine_states` writes Batsim's machine_states.csv in a run without energy."""
         self.delivery = delivery
+        self.machine_states = machine_states
         self.report_pending = report_pending
         self.platform = platform
         self.execution: ExecutionModel = execution if execution is not None else FastExecution(platform)
@@ -259,6 +263,8 @@ class Simulation:
             finally:
                 if self.meter is not None:
                     self.meter.close(self._queue.now)
+                if self.machine_states is not None:
+                    self.machine_states.close()
                 for sink in self.sinks:
                     sink.close()
         self._summary.end_time = self._queue.now
@@ -661,6 +667,8 @@ class Simulation:
             running.job, execution.state, running.start, execution.end, running.resources, metadata, energy
         )
         self._emit(outcome)
+        if self.machine_states is not None:
+            self.machine_states.ended(self._queue.now, running.resources, execution)
         return JobCompleted(running.job, execution.state, running.resources)
 
     def _emit(self, outcome: JobOutcome) -> None:
@@ -715,6 +723,8 @@ class Simulation:
             if self.meter is not None:
                 self.meter.job_started(now, resources, needs_speed(job.profile))
         self._launch(running)
+        if self.machine_states is not None:
+            self.machine_states.started(now, resources, self._executions[job.key])
 
     def _start_pod(self, d: StartJob, job: Job) -> None:
         """Start a pod on the node of the one unit given, if its requests fit what the node has left."""

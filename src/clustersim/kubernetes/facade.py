@@ -305,6 +305,7 @@ class KubeFacade:
         def action(view: ClusterView | None) -> Iterator[Decision]:
             key, pod = self._pod(namespace, name)
             status = dict(pod.get("status") or {})  # type: ignore[call-overload]
+            before = _report_of(status.get("conditions"))
             changes = patch.get("status")
             if isinstance(changes, Mapping):
                 for field_name, value in changes.items():
@@ -316,12 +317,10 @@ class KubeFacade:
                         status.pop(field_name, None)
                     else:
                         status[field_name] = value
-                conditions = changes.get("conditions")
-                for condition in conditions if isinstance(conditions, list) else []:
-                    if (isinstance(condition, Mapping) and condition.get("type") == "PodScheduled"
-                            and condition.get("status") == "False" and condition.get("reason") != "SchedulerError"):
-                        self._reported[key] = self._epoch
-                        self._last_progress = time.monotonic()
+                report = _report_of(changes.get("conditions"))
+                if report is not None and report[1] != "SchedulerError" and report != before:
+                    self._reported[key] = self._epoch
+                    self._last_progress = time.monotonic()
             with self.store.cond:
                 self._last_result = self._pod_written(self.store.write(
                     "pods", "MODIFIED", {**pod, "status": status, "metadata": dict(metadata(pod))}))
@@ -541,6 +540,18 @@ class KubeFacade:
 
 def _nothing(view: ClusterView | None) -> Iterator[Decision]:
     return iter(())
+
+
+def _report_of(conditions: object) -> tuple[str, str, str] | None:
+    """A PodScheduled=False condition's (status, reason, message), or None. The same report again is not news: a
+    scheduler writes an unchanged condition only when its own copy of the pod lags (its first write not seen back
+    yet), and such a repeat, made before an instant, can reach the facade after it (it then settled the pod at the
+    new instant, and time moved on without the binding the scheduler was about to make)."""
+    for condition in conditions if isinstance(conditions, list) else []:
+        if (isinstance(condition, Mapping) and condition.get("type") == "PodScheduled"
+                and condition.get("status") == "False"):
+            return "False", str(condition.get("reason", "")), str(condition.get("message", ""))
+    return None
 
 
 def _merge_conditions(current: Iterable[object], updates: Iterable[object]) -> list[object]:

@@ -159,6 +159,10 @@ def loopback_conf(
             words.append(f"DefaultTime={format_minutes(part.default_time)}")
         if part.max_nodes is not None:
             words.append(f"MaxNodes={part.max_nodes}")
+        if part.def_cpu_per_gpu is not None:
+            words.append(f"DefCpuPerGPU={part.def_cpu_per_gpu}")
+        if part.def_mem_per_gpu is not None:
+            words.append(f"DefMemPerGPU={part.def_mem_per_gpu}")
         lines.append(" ".join(words))
     return "\n".join(lines) + "\n"
 

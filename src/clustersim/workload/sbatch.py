@@ -21,7 +21,7 @@ import csv
 import math
 import re
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from clustersim._io.textfile import StrPath
 from clustersim.errors import InputError
@@ -36,7 +36,7 @@ SUPPORTED = {
     "-n": "ntasks", "--ntasks": "ntasks",
     "-N": "nodes", "--nodes": "nodes",
     "--ntasks-per-node": "ntasks_per_node",
-    "-c": "cpus_per_task", "--cpus-per-task": "cpus_per_task",
+    "-c": "cpus_per_task", "--cpus-per-task": "cpus_per_task", "--cpus-per-gpu": "cpus_per_gpu",
     "--exclusive": "exclusive",
     "--mem": "mem", "--mem-per-cpu": "mem_per_cpu", "--mem-per-gpu": "mem_per_gpu",
     "-p": "partition", "--partition": "partition",
@@ -117,11 +117,26 @@ class SbatchRequest:
     """`--gpus-per-task=N`."""
     gpu_type: str = ""
     """`--gpus=TYPE:N`, `--gpus-per-task=TYPE:N`: the type of GPU they ask (empty: any)."""
+    cpus_per_gpu: int = 0
+    """`--cpus-per-gpu=N` (0: not given; DefCpuPerGPU may then apply)."""
+    cpus_per_task_given: bool = field(default=False, compare=False)
+    """`-c` given (even `-c 1`): DefCpuPerGPU then does not apply (measured). Not compared: `-c 1` asks what
+    no `-c` asks."""
+    tasks_unknown: bool = field(default=False, compare=False)
+    """Neither `-n`, `-N` nor `--ntasks-per-node` given: one task, which Slurm does not count on when it places a
+    GRES job's CPUs (measured: the lowest free ones, where `-n 1` takes the highest)."""
+
+    @property
+    def gpus_asked(self) -> int:
+        """The GPUs the request names, on one node for a per-node request (0: none)."""
+        per_node = sum(count for name, count in self.gres if name.partition(":")[0] == "gpu")
+        return self.gpus or self.ntasks * self.gpus_per_task or per_node * (self.nodes or 1)
 
     @property
     def cpus(self) -> int:
-        """The CPUs the job asks for (an exclusive job gets its nodes' other CPUs too)."""
-        return self.ntasks * self.cpus_per_task
+        """The CPUs the job asks for (an exclusive job gets its nodes' other CPUs too); with `--cpus-per-gpu`,
+        at least that many per GPU (measured on Slurm 22.05: `--gres=gpu:2 --cpus-per-gpu=3 -n 4` gets 6)."""
+        return max(self.ntasks * self.cpus_per_task, self.gpus_asked * self.cpus_per_gpu)
 
     @property
     def plain(self) -> bool:
@@ -246,6 +261,10 @@ def _request(values: dict[str, str], source: str, line: int | None) -> SbatchReq
             max_nodes = None
     per_node = count("ntasks_per_node", "--ntasks-per-node")
     cpus_per_task = count("cpus_per_task", "--cpus-per-task") or 1
+    cpus_per_gpu = count("cpus_per_gpu", "--cpus-per-gpu") or 0
+    if cpus_per_gpu and "cpus_per_task" in values:
+        raise InputError(source, "--cpus-per-gpu and --cpus-per-task are mutually exclusive (sbatch refuses both)",
+                         line=line, field="sbatch")
     per_node_tasks = ntasks is None and nodes is not None
     if ntasks is None:
         ntasks = (nodes or 1) * (per_node or 1)
@@ -263,7 +282,8 @@ def _request(values: dict[str, str], source: str, line: int | None) -> SbatchReq
     if "mem_per_gpu" in values:
         mem = _mem_per_gpu(values, gres, source, line)
     return SbatchRequest(ntasks, cpus_per_task, nodes, per_node, "exclusive" in values, mem, mem_per_cpu,
-                         max_nodes, per_node_tasks, gres, gpus, gpus_per_task, gpu_type)
+                         max_nodes, per_node_tasks, gres, gpus, gpus_per_task, gpu_type, cpus_per_gpu,
+                         "cpus_per_task" in values, not values.keys() & {"ntasks", "nodes", "ntasks_per_node"})
 
 
 _GRES_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")

@@ -6,8 +6,10 @@ them). What it interprets:
 - `NodeName=` lines (hostlists such as `n[1-4]`, `DEFAULT` lines): `CPUs`, `RealMemory`, `Weight`, `Gres` (any names),
   `Port`, `NodeAddr`, `NodeHostname`, `State`; the nodes are numbered in file order, as slurmctld numbers them;
 - `PartitionName=` lines: `Nodes` (hostlist or `ALL`), `Default`, `MaxTime`, `MaxNodes`, `DefaultTime`,
-  `PriorityJobFactor`, `PriorityTier` (and the older `Priority`, which sets both), `State`;
+  `PriorityJobFactor`, `PriorityTier` (and the older `Priority`, which sets both), `State`, `DefCpuPerGPU`,
+  `DefMemPerGPU` (both also global: a partition's own value wins);
 - global keys: `SchedulerType`, `SchedulerParameters`, `SelectType`, `SelectTypeParameters`, `DefMemPerCPU`,
+  `DefCpuPerGPU`, `DefMemPerGPU`,
   `PriorityType`, `PriorityWeight*`, `PriorityMaxAge`, `PriorityFavorSmall`, `PriorityCalcPeriod`,
   `PriorityDecayHalfLife`, `PriorityFlags`, `AccountingStorageType`, `EnforcePartLimits`, `GresTypes` (every
   name of the nodes' `Gres=` must be in it).
@@ -123,6 +125,11 @@ class PartitionConf:
     up: bool = True
     max_nodes: int | None = None
     """MaxNodes: a job asking more nodes (`-N`) stays pending (PartitionNodeLimit); None: unlimited."""
+    def_cpu_per_gpu: int | None = None
+    """DefCpuPerGPU of the partition, else the global one (None: neither): the CPUs per GPU of a job asking GPUs
+    without `-c` or `--cpus-per-gpu`."""
+    def_mem_per_gpu: int | None = None
+    """DefMemPerGPU (MiB) likewise, for a job asking GPUs and no memory (it wins over DefMemPerCPU: measured)."""
 
 
 @dataclass(frozen=True)
@@ -239,7 +246,7 @@ def parse_slurm_conf(text: str, *, source: str = "slurm.conf", base: Path | None
         if undeclared:
             raise InputError(source, f"Gres= names {', '.join(undeclared)} not in GresTypes={settings['grestypes']} "
                              "(slurmctld refuses to start)", field="GresTypes")
-    partitions = _partitions(part_lines, nodes, source)
+    partitions = _partitions(part_lines, nodes, source, settings)
     line_keys = {
         kind: frozenset(key for _, pairs in lines for key in pairs)
         for kind, lines in (("nodename", node_lines), ("partitionname", part_lines))
@@ -365,7 +372,7 @@ def _positive(text: str, key: str, source: str, number: int, maximum: int | None
 
 
 def _partitions(
-    lines: list[tuple[int, dict[str, str]]], nodes: list[NodeConf], source: str
+    lines: list[tuple[int, dict[str, str]]], nodes: list[NodeConf], source: str, settings: Mapping[str, str]
 ) -> list[PartitionConf]:
     known = {node.name for node in nodes}
     defaults: dict[str, str] = {}
@@ -394,10 +401,28 @@ def _partitions(
             priority_tier=_non_negative(tier, "PriorityTier", source, number),
             up=values.get("state", "UP").upper() == "UP",
             max_nodes=_max_nodes(values.get("maxnodes", "UNLIMITED"), source, number),
+            def_cpu_per_gpu=_per_gpu("DefCpuPerGPU", values, settings, source, number),
+            def_mem_per_gpu=_per_gpu("DefMemPerGPU", values, settings, source, number),
         ))
     if not partitions:
-        partitions.append(PartitionConf("default", tuple(n.name for n in nodes), default=True))
+        partitions.append(PartitionConf("default", tuple(n.name for n in nodes), default=True,
+                                        def_cpu_per_gpu=_per_gpu("DefCpuPerGPU", {}, settings, source, None),
+                                        def_mem_per_gpu=_per_gpu("DefMemPerGPU", {}, settings, source, None)))
     return partitions
+
+
+def _per_gpu(key: str, values: Mapping[str, str], settings: Mapping[str, str], source: str,
+             number: int | None) -> int | None:
+    """DefCpuPerGPU or DefMemPerGPU of a partition line (`values`), else the global one; None when neither."""
+    own = key.lower() in values
+    text = values[key.lower()] if own else settings.get(key.lower())
+    if text is None:
+        return None
+    value = int(text) if text.isascii() and text.isdigit() and len(text) <= 9 else 0
+    if value < 1:
+        raise InputError(source, f"'{key}={text}' is not a positive integer", line=number if own else None,
+                         field=key)
+    return value
 
 
 def _gres(text: str, source: str, number: int) -> tuple[tuple[str, int], ...]:

@@ -66,7 +66,7 @@ MODELLED = frozenset({
     "priorityweightage", "priorityweightfairshare", "priorityweightjobsize", "priorityweightpartition",
     "priorityweightqos", "prioritymaxage", "priorityfavorsmall", "prioritycalcperiod", "prioritydecayhalflife",
     "priorityflags", "fairsharedampeningfactor", "accountingstoragetype", "enforcepartlimits", "killwait",
-    "overtimelimit", "defmempercpu", "grestypes",
+    "overtimelimit", "defmempercpu", "grestypes", "defcpupergpu", "defmempergpu",
 })
 """Global slurm.conf keys the model reads."""
 NOT_SCHEDULING = frozenset({
@@ -93,7 +93,7 @@ NODE_KEYS = frozenset({"nodename", "cpus", "realmemory", "weight", "port", "node
                        "gres"})
 PARTITION_KEYS = frozenset({
     "partitionname", "nodes", "default", "maxtime", "defaulttime", "priorityjobfactor", "prioritytier",
-    "priority", "state", "maxnodes",
+    "priority", "state", "maxnodes", "defcpupergpu", "defmempergpu",
 })
 
 
@@ -401,7 +401,7 @@ class Slurm(Policy):
             p.index for p in named if p.conf.max_time is not None and (limit is None or limit > p.conf.max_time)
         )
         options = sbatch_options(job)
-        shape = self._shape(job, options)
+        shape = self._shape(job, options, first)
         if shape is not None and shape.nodes is not None:
             too_long |= {p.index for p in named if p.conf.max_nodes is not None and shape.nodes > p.conf.max_nodes}
         holding = tuple(p for p in named if self._fits_empty(job, shape, p))
@@ -441,24 +441,33 @@ class Slurm(Policy):
         self._ask_for_pass(now)
         return None
 
-    def _shape(self, job: Job, options: SbatchOptions | None) -> Shape | None:
+    def _shape(self, job: Job, options: SbatchOptions | None, part: PartitionConf) -> Shape | None:
         """The job's request as select sees it (None: `nb_res` CPUs anywhere, memory not consumable).
 
         An sbatch-options job brings its own; under select/linear every job takes whole nodes; with memory
-        consumable, a job naming no memory gets DefMemPerCPU per CPU, or without it all of each node's memory.
+        consumable, a job naming no memory gets DefMemPerGPU per GPU if it asks GPUs and `part` (its first
+        partition) or the conf sets it, else DefMemPerCPU per CPU, or without it all of each node's memory.
+        A job asking GPUs without `-c` or `--cpus-per-gpu` gets DefCpuPerGPU likewise (measured on 22.05).
         """
         request = options.request if options is not None else SbatchRequest(job.nb_res)
         if request.plain and not self._linear and self._real_memory is None:
             return None
-        mem, per_cpu = request.mem, request.mem_per_cpu
+        gpus = request.gpus_asked > 0
+        per_gpu = request.cpus_per_gpu
+        if gpus and not per_gpu and not request.cpus_per_task_given and part.def_cpu_per_gpu:
+            per_gpu = part.def_cpu_per_gpu
+        mem, per_cpu, mem_per_gpu = request.mem, request.mem_per_cpu, None
         if self._real_memory is not None and mem is None and per_cpu is None:
-            if self._def_mem_per_cpu:
+            if gpus and part.def_mem_per_gpu:
+                mem_per_gpu = part.def_mem_per_gpu
+            elif self._def_mem_per_cpu:
                 per_cpu = self._def_mem_per_cpu
             else:
                 mem = 0
         return Shape(request.ntasks, request.cpus_per_task, request.nodes, request.ntasks_per_node,
                      request.exclusive or self._linear, mem, per_cpu, request.max_nodes, request.per_node_tasks,
-                     request.gres, request.gpus, request.gpus_per_task, request.gpu_type)
+                     request.gres, request.gpus, request.gpus_per_task, request.gpu_type, per_gpu, mem_per_gpu,
+                     request.tasks_unknown)
 
     def _shaped(self, info: _Job, part: _Partition) -> ShapedRequest | None:
         """The job's shaped request in a partition (made once; None for a plain job in a partition without

@@ -148,10 +148,27 @@ class Shape:
     gpus_per_task: int = 0
     gpu_type: str = ""
     """The type `--gpus` or `--gpus-per-task` asks (empty: any GPU)."""
+    cpus_per_gpu: int = 0
+    """`--cpus-per-gpu` or DefCpuPerGPU: each node gets at least that many CPUs per GPU it holds (0: none)."""
+    mem_per_gpu: int | None = None
+    """DefMemPerGPU: MiB per GPU a node holds (a job's own `--mem-per-gpu` arrives as `mem_per_node`)."""
+    tasks_unknown: bool = False
+    """No `-n`, `-N` or `--ntasks-per-node`: one task, but not one cons_tres counts on (`known_tasks`)."""
 
     @property
     def has_gres(self) -> bool:
         return bool(self.gres or self.gpus or self.gpus_per_task)
+
+    @property
+    def task_cpus(self) -> int:
+        """CPUs per task: `-c`, or the CPUs of its GPUs with `--gpus-per-task` and `--cpus-per-gpu` (measured:
+        `--gpus-per-task=2 --cpus-per-gpu=1` shows CPUs/Task=2)."""
+        return max(self.cpus_per_task, self.gpus_per_task * self.cpus_per_gpu)
+
+    @property
+    def node_gpus(self) -> int:
+        """The GPUs asked on each node (`--gres=gpu...`, `--gpus-per-node`; typed ones summed)."""
+        return sum(count for name, count in self.gres if name.partition(":")[0] == "gpu")
 
     @property
     def gpu_name(self) -> str:
@@ -170,14 +187,17 @@ class Shape:
     def known_tasks(self, gpus: int) -> int | None:
         """The tasks a GRES job may run on a node when cons_tres knows that number (it then offers only their
         cores, the highest of the node's free ones): `--gpus-per-task` (the node's `gpus` free over it),
-        `--ntasks-per-node`, or one (`-n 1`, or `-n` equal to `-N`); None: unknown (all free cores)."""
+        `--ntasks-per-node`, or one (`-n 1`, or `-n` equal to `-N`); None: unknown (all free cores; also for a
+        job that gives no task count: measured, `--gres=gpu:1 --cpus-per-gpu=3` takes CPUs 0-2 of an idle node,
+        with `-n 1` 5-7)."""
         if not self.has_gres:
             return None
         if self.gpus_per_task:
             return gpus // self.gpus_per_task
         if self.tasks_per_node is not None:
             return self.tasks_per_node
-        if not self.per_node_tasks and (self.tasks == 1 or (self.tasks == self.nodes and self.max_nodes is None)):
+        if not self.per_node_tasks and not self.tasks_unknown and (
+                self.tasks == 1 or (self.tasks == self.nodes and self.max_nodes is None)):
             return 1
         return None
 
@@ -236,7 +256,11 @@ class ShapedRequest:
         if (shape.gpus or shape.gpus_per_task) and shape.gpu_name not in gres:
             return None
         gpus = gres[shape.gpu_name] if shape.gpus or shape.gpus_per_task else _NO_GRES
+        if shape.gpus and shape.cpus_per_gpu:  # a node offers the GPUs its free CPUs can serve
+            gpus = [min(count, cpus // shape.cpus_per_gpu) for count, cpus in zip(gpus, free, strict=True)]
         needed = shape.gres_needed() if shape.gres else ()
+        task_cpus = shape.task_cpus
+        node_cpus = shape.node_gpus * shape.cpus_per_gpu
         caps = [0] * len(free)
         usable = 0
         for node in bits(allowed):
@@ -245,9 +269,9 @@ class ShapedRequest:
                 continue
             if any(name not in gres or gres[name][node] < count for name, count in needed):
                 continue
-            if gpus is not _NO_GRES and gpus[node] < 1:
+            if (gpus is not _NO_GRES and gpus[node] < 1) or cpus < node_cpus:
                 continue
-            tasks = cpus // shape.cpus_per_task
+            tasks = cpus // task_cpus
             if memory is not None and self.real_memory is not None:
                 tasks = min(tasks, self._memory_tasks(memory[node], self.real_memory[node]))
             known = shape.known_tasks(gpus[node] if shape.gpus_per_task else 0)
@@ -268,7 +292,11 @@ class ShapedRequest:
             return None
         if shape.whole_nodes:
             return {node: self.sizes[node] for node in picked}
-        return {node: tasks * shape.cpus_per_task for node, tasks in picked.items()}
+        if shape.gpus and shape.cpus_per_gpu:
+            node_gpus = _spread(shape.gpus, sorted(picked), gpus)
+            return {node: max(tasks * task_cpus, node_gpus[node] * shape.cpus_per_gpu)
+                    for node, tasks in picked.items()}
+        return {node: max(tasks * task_cpus, node_cpus) for node, tasks in picked.items()}
 
     def _gpu_weights(self, usable: int, gpus: Sequence[int]) -> tuple[int, ...]:
         """Node weights for a job asking GPUs per job or per task: the configured Weight first, then fewer free
@@ -355,36 +383,52 @@ class ShapedRequest:
         """How many tasks `free` MiB of a node of `real` MiB hold."""
         shape = self.shape
         if shape.mem_per_cpu:
-            return free // (shape.mem_per_cpu * shape.cpus_per_task)
+            return free // (shape.mem_per_cpu * shape.task_cpus)
+        if shape.mem_per_gpu:
+            if shape.gpus_per_task:
+                return free // (shape.mem_per_gpu * shape.gpus_per_task)
+            return shape.tasks if free >= shape.mem_per_gpu * max(shape.node_gpus, 1) else 0
         need = real if not shape.mem_per_node else shape.mem_per_node
         return shape.tasks if free >= need else 0
 
     def holds(self, allocation: Allocation, other: Consumables | None = None) -> tuple[Allocation, GresHeld]:
         """The memory (MiB; empty when not consumable) and the GRES the job holds on each of its nodes.
 
-        `--gpus=N` puts one GPU on each node, then fills the nodes in order with what they have free in
-        `other` (`gres_select_filter_select_and_set`: measured, `--gpus=3 -N 2` holds 2 + 1)."""
+        `--gpus=N` is spread as `_spread` says, over what the nodes have free in `other` (and, with
+        `--cpus-per-gpu`, what their CPUs serve); DefMemPerGPU holds that much per GPU of the node."""
         shape = self.shape
         held: GresHeld = {name: dict.fromkeys(allocation, count) for name, count in shape.gres}
         if shape.gpus_per_task:
-            held[shape.gpu_name] = {node: cpus // shape.cpus_per_task * shape.gpus_per_task
+            held[shape.gpu_name] = {node: cpus // shape.task_cpus * shape.gpus_per_task
                                     for node, cpus in allocation.items()}
         elif shape.gpus:
             free = None if other is None else other.gres.get(shape.gpu_name)
-            share = dict.fromkeys(sorted(allocation), 1)
-            left = shape.gpus - len(share)
-            for node in share:
-                more = min(left, (free[node] if free is not None else shape.gpus) - 1)
-                share[node] += more
-                left -= more
-            held[shape.gpu_name] = share
+            if free is not None and shape.cpus_per_gpu:
+                free = [min(count, allocation.get(node, 0) // shape.cpus_per_gpu) for node, count in enumerate(free)]
+            held[shape.gpu_name] = _spread(shape.gpus, sorted(allocation), free)
+        node_gpus = {node: sum(counts.get(node, 0) for name, counts in held.items() if name.partition(":")[0] == "gpu")
+                     for node in allocation}
         if other is not None and any(":" in name for name in other.gres):
             held = _with_types(held, other)
         if self.real_memory is None:
             return {}, held
+        if shape.mem_per_gpu is not None and shape.mem_per_cpu is None and shape.mem_per_node is None:
+            return {node: shape.mem_per_gpu * count for node, count in node_gpus.items()}, held
         if shape.mem_per_cpu is not None:
             return {node: shape.mem_per_cpu * cpus for node, cpus in allocation.items()}, held
         return {node: shape.mem_per_node or self.real_memory[node] for node in allocation}, held
+
+
+def _spread(total: int, nodes: list[int], free: Sequence[int] | None) -> Allocation:
+    """`--gpus=N` over its nodes: one GPU on each, then the nodes filled in order with what they have `free`
+    (`gres_select_filter_select_and_set`: measured, `--gpus=3 -N 2` holds 2 + 1)."""
+    share = dict.fromkeys(nodes, 1)
+    left = total - len(share)
+    for node in share:
+        more = min(left, (free[node] if free is not None else total) - 1)
+        share[node] += more
+        left -= more
+    return share
 
 
 def _with_types(held: GresHeld, other: Consumables) -> GresHeld:

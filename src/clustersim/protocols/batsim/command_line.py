@@ -55,7 +55,7 @@ def add_batsim_flags(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--disable-schedule-tracing", action="store_true",
                        help="no Pajé trace (clustersim writes none anyway)")
     group.add_argument("--disable-machine-state-tracing", action="store_true",
-                       help="with energy, do not write machine_states.csv")
+                       help="do not write machine_states.csv (written with -e, as Batsim writes it)")
     for flag, (nargs, _) in REFUSED.items():
         names = [_SHORT[flag], flag] if flag in _SHORT else [flag]
         dest = "batsim_" + flag.lstrip("-").replace("-", "_").lower()
