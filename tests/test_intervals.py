@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from clustersim.intervals import IntervalSet
+from clustersim.policies.batch.easy import _lowest_of
 
 ids = st.sets(st.integers(0, 20), max_size=15)
 one_interval = st.tuples(st.integers(0, 20), st.integers(0, 4)).map(lambda t: set(range(t[0], t[0] + t[1] + 1)))
@@ -32,3 +33,32 @@ def test_set_operations_match_python_sets(a: set[int], b: set[int]) -> None:
     assert x.issubset(y) == (a <= b)
     assert y.issubset(x) == (b <= a)
     assert all((i in x) == (i in a) for i in range(-1, 27))
+
+
+fragmented = st.sets(st.integers(0, 400), min_size=40, max_size=200)
+few = st.lists(st.tuples(st.integers(0, 400), st.integers(0, 6)), max_size=6).map(
+    lambda runs: {i for lo, width in runs for i in range(lo, lo + width + 1)}
+)
+
+
+@settings(max_examples=100)
+@given(fragmented, few)
+def test_operations_with_a_few_intervals_match_python_sets(a: set[int], b: set[int]) -> None:
+    """A fragmented set and one of a few intervals: union and difference go interval by interval."""
+    x, y = IntervalSet.from_ids(a), IntervalSet.from_ids(b)
+    for result, expected in ((x | y, a | b), (y | x, a | b), (x - y, a - b), (y - x, b - a)):
+        assert set(result) == expected
+        assert canonical(result)
+
+
+pieces = st.lists(st.tuples(st.integers(0, 300), st.integers(0, 12)).map(lambda t: (t[0], t[0] + t[1])), max_size=40)
+
+
+@settings(max_examples=100)
+@given(pieces, st.integers(1, 400))
+def test_easy_lowest_of_a_union_matches_the_merged_set(intervals: list[tuple[int, int]], count: int) -> None:
+    """EASY's reservation takes the lowest ids of the free and freed units without merging them all first."""
+    expected = IntervalSet(intervals).lowest(count)
+    result = _lowest_of(list(intervals), count)
+    assert result == expected
+    assert canonical(result)

@@ -14,6 +14,8 @@ from clustersim.errors import InputError
 
 Interval = tuple[int, int]
 _LO, _HI = itemgetter(0), itemgetter(1)
+_FEW = 8
+"""An operand with fewer intervals than the other's over this is applied interval by interval, by bisection."""
 
 
 class IntervalSet:
@@ -139,6 +141,10 @@ class IntervalSet:
             return self._with(*other._intervals[0])
         if len(self._intervals) == 1:
             return other._with(*self._intervals[0])
+        if len(other._intervals) * _FEW < len(self._intervals):
+            return self._with_each(other)
+        if len(self._intervals) * _FEW < len(other._intervals):
+            return other._with_each(self)
         merged: list[Interval] = []
         size = 0
         last_lo, last_hi = -2, -2
@@ -180,11 +186,46 @@ class IntervalSet:
         size = self._size - sum(b - a + 1 for a, b in intervals[i:j]) + sum(b - a + 1 for a, b in kept)
         return IntervalSet._trusted((*intervals[:i], *kept, *intervals[j:]), size)
 
+    def _with_each(self, other: IntervalSet) -> IntervalSet:
+        """The union with a set of far fewer intervals: `_with` for each of them, on one list edited in place
+        (a fragmented free set keeps its untouched intervals, with no merge of every one)."""
+        intervals = list(self._intervals)
+        size = self._size
+        for lo, hi in other._intervals:
+            i = bisect_left(intervals, lo - 1, key=_HI)
+            j = bisect_right(intervals, hi + 1, key=_LO)
+            if i < j:
+                lo, hi = min(lo, intervals[i][0]), max(hi, intervals[j - 1][1])
+                size -= sum(b - a + 1 for a, b in intervals[i:j])
+            size += hi - lo + 1
+            intervals[i:j] = ((lo, hi),)
+        return IntervalSet._trusted(intervals, size)
+
+    def _without_each(self, other: IntervalSet) -> IntervalSet:
+        """The difference with a set of far fewer intervals: `_without` for each of them, on one list."""
+        intervals = list(self._intervals)
+        size = self._size
+        for lo, hi in other._intervals:
+            i = bisect_left(intervals, lo, key=_HI)
+            j = bisect_right(intervals, hi, key=_LO)
+            if i == j:
+                continue
+            kept = []
+            if intervals[i][0] < lo:
+                kept.append((intervals[i][0], lo - 1))
+            if intervals[j - 1][1] > hi:
+                kept.append((hi + 1, intervals[j - 1][1]))
+            size -= sum(b - a + 1 for a, b in intervals[i:j]) - sum(b - a + 1 for a, b in kept)
+            intervals[i:j] = kept
+        return IntervalSet._trusted(intervals, size)
+
     def __sub__(self, other: IntervalSet) -> IntervalSet:
         if not other._size or not self._size:
             return self
         if len(other._intervals) == 1:
             return self._without(*other._intervals[0])
+        if len(other._intervals) * _FEW < len(self._intervals):
+            return self._without_each(other)
         result: list[Interval] = []
         size = self._size
         cuts = other._intervals

@@ -67,7 +67,35 @@ def reserve(
         freed.extend(running.resources.intervals)
         if available >= nb_res:
             start = running.expected_end
+    if hosts is IntervalSet.lowest and not unavailable:
+        return Reservation(start, _lowest_of(freed, nb_res))
     return Reservation(start, hosts(IntervalSet(freed) - unavailable, nb_res))
+
+
+def _lowest_of(intervals: list[Interval], count: int) -> IntervalSet:
+    """`IntervalSet(intervals).lowest(count)`: one sort, and a walk that joins touching intervals and stops at
+    `count` ids instead of merging the whole union (free units and the units of the jobs ending by then)."""
+    intervals.sort()
+    lowest: list[Interval] = []
+    left = count
+    last_lo, last_hi = -2, -2
+    for lo, hi in intervals:
+        if lo <= last_hi:  # units held twice (pods sharing a node): only those above are new
+            if hi <= last_hi:
+                continue
+            lo = last_hi + 1
+        take = hi - lo + 1 if hi - lo < left else left
+        if lo != last_hi + 1:
+            if last_hi >= 0:
+                lowest.append((last_lo, last_hi))
+            last_lo = lo
+        last_hi = lo + take - 1
+        left -= take
+        if not left:
+            break
+    if last_hi >= 0:
+        lowest.append((last_lo, last_hi))
+    return IntervalSet._trusted(lowest, count - left)
 
 
 def earliest_start(nb_res: int, view: ClusterView, by_end: Iterable[RunningJob]) -> float:
@@ -161,10 +189,16 @@ class EasyBackfilling:
     def _backfill_by_shape(
         self, now: float, view: ClusterView, reservation: Reservation, hosts: Hosts
     ) -> Iterator[Decision]:
-        """The scan of `_backfill`, one shape lookup per start (see the class)."""
+        """The scan of `_backfill`, one shape lookup per start (see the class).
+
+        Most scans start nothing: a first lookup that counts every free unit as outside the reservation (it
+        admits every shape the exact one does) says so before the units outside are computed, a difference with
+        a set that a fragmented cluster splits into hundreds of intervals."""
         free = view.free
-        outside = free - reservation.resources
         start = reservation.start
+        if self._shapes.first_backfill(now, start, len(free), len(free)) is None:
+            return
+        outside = free - reservation.resources
         while True:
             job = self._shapes.first_backfill(now, start, len(free), len(outside))
             if job is None:
