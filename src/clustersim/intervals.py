@@ -7,7 +7,7 @@ operations proportional to fragmentation rather than to the number of resources.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from operator import itemgetter
 
 from clustersim.errors import InputError
@@ -164,27 +164,16 @@ class IntervalSet:
     def _with(self, lo: int, hi: int) -> IntervalSet:
         """The union with one interval, by bisection: the intervals it touches become one."""
         intervals = self._intervals
-        i = bisect_left(intervals, lo - 1, key=_HI)  # the first that ends at or after lo - 1
-        j = bisect_right(intervals, hi + 1, key=_LO)  # the first that starts after hi + 1
-        if i < j:
-            lo, hi = min(lo, intervals[i][0]), max(hi, intervals[j - 1][1])
-        size = self._size + hi - lo + 1 - sum(b - a + 1 for a, b in intervals[i:j])
-        return IntervalSet._trusted((*intervals[:i], (lo, hi), *intervals[j:]), size)
+        i, j, joined, added = _joined(intervals, lo, hi)
+        return IntervalSet._trusted((*intervals[:i], *joined, *intervals[j:]), self._size + added)
 
     def _without(self, lo: int, hi: int) -> IntervalSet:
         """The difference with one interval, by bisection: only the intervals it overlaps are cut."""
         intervals = self._intervals
-        i = bisect_left(intervals, lo, key=_HI)  # the first that ends at or after lo
-        j = bisect_right(intervals, hi, key=_LO)  # the first that starts after hi
+        i, j, kept, added = _cut(intervals, lo, hi)
         if i == j:
             return self
-        kept = []
-        if intervals[i][0] < lo:
-            kept.append((intervals[i][0], lo - 1))
-        if intervals[j - 1][1] > hi:
-            kept.append((hi + 1, intervals[j - 1][1]))
-        size = self._size - sum(b - a + 1 for a, b in intervals[i:j]) + sum(b - a + 1 for a, b in kept)
-        return IntervalSet._trusted((*intervals[:i], *kept, *intervals[j:]), size)
+        return IntervalSet._trusted((*intervals[:i], *kept, *intervals[j:]), self._size + added)
 
     def _with_each(self, other: IntervalSet) -> IntervalSet:
         """The union with a set of far fewer intervals: `_with` for each of them, on one list edited in place
@@ -192,13 +181,9 @@ class IntervalSet:
         intervals = list(self._intervals)
         size = self._size
         for lo, hi in other._intervals:
-            i = bisect_left(intervals, lo - 1, key=_HI)
-            j = bisect_right(intervals, hi + 1, key=_LO)
-            if i < j:
-                lo, hi = min(lo, intervals[i][0]), max(hi, intervals[j - 1][1])
-                size -= sum(b - a + 1 for a, b in intervals[i:j])
-            size += hi - lo + 1
-            intervals[i:j] = ((lo, hi),)
+            i, j, joined, added = _joined(intervals, lo, hi)
+            intervals[i:j] = joined
+            size += added
         return IntervalSet._trusted(intervals, size)
 
     def _without_each(self, other: IntervalSet) -> IntervalSet:
@@ -206,17 +191,9 @@ class IntervalSet:
         intervals = list(self._intervals)
         size = self._size
         for lo, hi in other._intervals:
-            i = bisect_left(intervals, lo, key=_HI)
-            j = bisect_right(intervals, hi, key=_LO)
-            if i == j:
-                continue
-            kept = []
-            if intervals[i][0] < lo:
-                kept.append((intervals[i][0], lo - 1))
-            if intervals[j - 1][1] > hi:
-                kept.append((hi + 1, intervals[j - 1][1]))
-            size -= sum(b - a + 1 for a, b in intervals[i:j]) - sum(b - a + 1 for a, b in kept)
+            i, j, kept, added = _cut(intervals, lo, hi)
             intervals[i:j] = kept
+            size += added
         return IntervalSet._trusted(intervals, size)
 
     def __sub__(self, other: IntervalSet) -> IntervalSet:
@@ -322,3 +299,27 @@ class IntervalSet:
 
 
 _EMPTY = IntervalSet()
+
+
+def _joined(intervals: Sequence[Interval], lo: int, hi: int) -> tuple[int, int, list[Interval], int]:
+    """Where [lo, hi] joins sorted `intervals`: the slice [i:j] it touches, the one interval that replaces it,
+    and the units this adds."""
+    i = bisect_left(intervals, lo - 1, key=_HI)  # the first that ends at or after lo - 1
+    j = bisect_right(intervals, hi + 1, key=_LO)  # the first that starts after hi + 1
+    if i < j:
+        lo, hi = min(lo, intervals[i][0]), max(hi, intervals[j - 1][1])
+    return i, j, [(lo, hi)], hi - lo + 1 - sum(b - a + 1 for a, b in intervals[i:j])
+
+
+def _cut(intervals: Sequence[Interval], lo: int, hi: int) -> tuple[int, int, list[Interval], int]:
+    """Where [lo, hi] cuts sorted `intervals`: the slice [i:j] it overlaps (empty when i == j), what is kept of
+    it, and the units this adds (zero or fewer)."""
+    i = bisect_left(intervals, lo, key=_HI)  # the first that ends at or after lo
+    j = bisect_right(intervals, hi, key=_LO)  # the first that starts after hi
+    kept = []
+    if i < j:
+        if intervals[i][0] < lo:
+            kept.append((intervals[i][0], lo - 1))
+        if intervals[j - 1][1] > hi:
+            kept.append((hi + 1, intervals[j - 1][1]))
+    return i, j, kept, sum(b - a + 1 for a, b in kept) - sum(b - a + 1 for a, b in intervals[i:j])
