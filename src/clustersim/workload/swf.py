@@ -152,7 +152,7 @@ def _parse(
     # name, jobs of one requested time their walltime, jobs submitted together their submit time (see
     # docs/benchmarks.md, "What a queued job costs"). Keyed by the field's text, so each value is the one it was.
     delays: dict[str, tuple[str, Delay]] = {}
-    walltimes: dict[str, float] = {}
+    walltimes: dict[str, float | None] = {}  # (boxed as they are stored: compiled, a float would be unboxed)
     submit_text = ""
     previous_submit = -math.inf
     previous_line = 0
@@ -227,7 +227,8 @@ def _parse(
             if wall is None:
                 if len(walltimes) >= _SHARED:
                     walltimes.clear()
-                wall = walltimes[fields[8]] = requested_time
+                wall = requested_time
+                walltimes[fields[8]] = wall
             if run > requested_time:
                 skips.note(NOTE_OVERRUN)
         else:
