@@ -116,6 +116,7 @@ def test_profiles_case_with_the_simgrid_model_gives_batsims_values(case: Path, t
     "ties_053_killer",  # a KILL_JOB at the reply's `now`: the killed job's end goes with the held submissions
     "ties_056_rejecter",  # REJECT_JOB
     "ties_045_fcfs",
+    "ties_029_fcfs",  # SimGrid's clock rounded up to the microsecond: decisions are sent at their timestamp
     "dynamic_001_submitter",  # EXECUTE_JOB and NOTIFY at the reply's `now`, with submissions at that instant
     "dynamic_004_submitter",
 )])
