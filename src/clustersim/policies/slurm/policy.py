@@ -374,6 +374,9 @@ class Slurm(Policy):
         """When something first changed since the last backfill cycle (Slurm's `_more_work`); None: nothing."""
         self._last_update = start
         self._planned_idle = False
+        """Whether the last backfill cycle left planned nodes that hold no job (Slurm's PLANNED nodes)."""
+        self._idle_planned = (-1, False)
+        """`_plans_idle_node` as of a count of `_changes`."""
         self._last_calc = start
         self._next_calc = start + self._timing.calc_period
         self._skip_idle_backfill(0.0)
@@ -832,15 +835,19 @@ class Slurm(Policy):
 
     def _plans_idle_node(self) -> bool:
         """Whether a runnable pending job is planned on a node that holds no job: a job waits while a node of
-        its partitions holds none (backfill plans whole nodes, and that one is usable over the whole plan)."""
-        cpus = self._node_cpus
-        idle = 0
-        for node, free in enumerate(self._free):
-            if free == cpus[node]:
-                idle |= 1 << node
-        idle &= self._up
-        return bool(idle) and any(part.nodes & idle for info in self._pending.values() if info.runnable
-                                  for part in info.partitions if part.index not in info.too_long)
+        its partitions holds none (backfill plans whole nodes, and that one is usable over the whole plan).
+        Known until the next change (a start, an end's CPUs back, a submission, a dependency met)."""
+        if self._idle_planned[0] != self._changes:
+            cpus = self._node_cpus
+            idle = 0
+            for node, free in enumerate(self._free):
+                if free == cpus[node]:
+                    idle |= 1 << node
+            idle &= self._up
+            planned = bool(idle) and any(part.nodes & idle for info in self._pending.values() if info.runnable
+                                         for part in info.partitions if part.index not in info.too_long)
+            self._idle_planned = (self._changes, planned)
+        return self._idle_planned[1]
 
     # -- periodic activities -------------------------------------------------------------------------
 
