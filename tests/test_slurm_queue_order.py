@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -95,3 +96,21 @@ def test_same_key_jobs_keep_their_queued_order() -> None:
     checked = Checked(policy)
     Simulation(platform_from_conf(conf), Workload.from_jobs(jobs), checked, [Collector()]).run()
     assert checked.checks > 0
+
+
+def test_a_throttled_array_lets_its_next_task_in_when_one_ends() -> None:
+    """With an array throttled, a task's end changes which tasks are queued (not only a submission or start):
+    the queue is sorted again then (no dependency on the array forces it here)."""
+    from clustersim.workload.profiles import Delay
+
+    conf = parse_slurm_conf("NodeName=n[1-2] CPUs=2\nPartitionName=p Nodes=n[1-2] Default=YES\n",
+                            source="slurm.conf")
+    jobs = [Job(f"1_{t}", 0, 1, Delay(20), walltime=60, extra={"sbatch": "--array=0-4%2 -t 1", "array_job": "1"})
+            for t in range(5)]
+    jobs.append(Job("2", 1, 1, Delay(15), walltime=60, extra={"sbatch": "-n 1 -t 1"}))
+    collector = Collector()
+    Simulation(platform_from_conf(conf), Workload.from_jobs(jobs), create_policy("slurm", conf=conf),
+               [collector]).run()
+    starts = {key.rpartition("!")[2]: o.start for key, o in collector.outcomes.items()}
+    # The next two tasks at the pass after the first two end (20 s + sched_latency), as with the plain sort.
+    assert starts == pytest.approx({"1_0": 0, "1_1": 0, "1_2": 20.7, "1_3": 20.7, "2": 41.4, "1_4": 41.4})

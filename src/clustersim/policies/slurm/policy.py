@@ -604,8 +604,10 @@ class Slurm(Policy):
     def _end(self, key: str, now: float, state: FinalState) -> None:
         self._ended[key] = state
         dependents = self._dependents.pop(key, [])
-        if dependents or key not in self._running:
-            self._changed()  # dependents become runnable (or never will), or a pending job leaves the queue
+        if dependents or key not in self._running or self._throttling:
+            # Dependents become runnable (or never will), a pending job leaves the queue, or a throttled array
+            # may let another task in once this one's CPUs come back.
+            self._changed()
         else:
             self._changes += 1  # a running job ended: the queue stays as it is
         for dependent in dependents:
