@@ -133,6 +133,7 @@ ON_COMPILED = [
     "tests/test_slurm_node_space.py",
     "tests/test_slurm_model.py",
     "tests/test_slurm_shapes.py",
+    "tests/test_slurm_queue_order.py",
 ]
 
 

@@ -36,18 +36,15 @@ COLUMNS = (
 
 _SUCCESS = FinalState.COMPLETED_SUCCESSFULLY
 _NOT_RUN = ",,,,,,"
-_STATES = {state: state.value for state in FinalState}
+_STATES = {state: ("1," if state is _SUCCESS else "0,") + state.value for state in FinalState}
+"""The success and final_state fields of each final state."""
+_SUCCEEDED = _STATES[_SUCCESS]
 
 def _text(value: str) -> str:
     """A text field, quoted as CSV requires only when it must be."""
     if "," in value or '"' in value or "\n" in value or "\r" in value:
         return '"' + value.replace('"', '""') + '"'
     return value
-
-
-def _numbers(block: str) -> str:
-    """Drop the `.0` of integral floats in a block of `repr`s each followed by a comma (same as `fmt`)."""
-    return block.replace(".0,", ",")
 
 
 def _energy(o: JobOutcome) -> str:
@@ -59,9 +56,10 @@ def _energy(o: JobOutcome) -> str:
 def job_line(o: JobOutcome) -> str:
     """The jobs.csv line of one outcome (with its newline).
 
-    (Numbers are joined rather than written `{x!r}` in an f-string, and the final state's text comes from a
-    table rather than `.value`: compiled with mypyc, a conversion makes the f-string a `str.format` call and
-    `.value` is a Python-level property; together they were half of the line's cost.)"""
+    (Numbers are joined rather than written in an f-string, and the final state's text comes from a table rather
+    than `.value`: compiled with mypyc, a conversion makes the f-string a `str.format` call and `.value` is a
+    Python-level property; together they were half of the line's cost. The table is not asked for the most
+    common state: an enum member's hash is a Python-level call too.)"""
     job = o.job
     submit = job.submit_time
     walltime = -1.0 if job.walltime is None else job.walltime
@@ -72,14 +70,15 @@ def job_line(o: JobOutcome) -> str:
         execution = finish - start
         turnaround = finish - submit
         stretch = turnaround / (execution if execution > 0 else ZERO_RUNTIME)
-        times = _numbers(",".join((
-            repr(start), repr(execution), repr(finish), repr(start - submit), repr(turnaround), repr(stretch), ""
-        )))
-    request = _numbers(",".join((repr(submit), str(job.nb_res), repr(walltime), "")))
+        times = ",".join((
+            fmt(start), fmt(execution), fmt(finish), fmt(start - submit), fmt(turnaround), fmt(stretch), ""
+        ))
+    request = ",".join((fmt(submit), str(job.nb_res), fmt(walltime), ""))
+    state = o.state
     resources = str(o.resources)
     return (
         f"{_text(job.id)},{_text(job.workload)},{_text(job.profile_name)},{request}"
-        f"{'1' if o.state is _SUCCESS else '0'},{_STATES[o.state]},{times}{resources},"
+        f"{_SUCCEEDED if state is _SUCCESS else _STATES[state]},{times}{resources},"
         f"{_energy(o) if start is not None else ''},{_text(o.metadata)}\n"
     )
 

@@ -33,6 +33,7 @@ QOS have no slurm.conf lines; a job's QOS is `Job.extra["qos"]`).
 
 from __future__ import annotations
 
+import bisect
 import math
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
@@ -170,6 +171,8 @@ class _Job:
     """The job array it is a task of (None: not an array task)."""
     task: int = 0
     """Its array task id (the order of an array's tasks in the queue)."""
+    queued: int = 0
+    """Its rank among the jobs ever queued (what breaks the last ties of the queue order)."""
     dependencies: list[tuple[str, str]] = field(default_factory=list)
     """Unmet (type, job id) dependencies: `afterany` or `afterok`."""
     never: bool = False
@@ -303,6 +306,12 @@ class Slurm(Policy):
         self._bf_memory = BackfillMemory()
         """What backfill cycles reuse while no job starts or ends."""
         self._entries: list[tuple[_Job, _Partition]] | None = None
+        """The queue in Slurm's order (None: to be sorted again); kept in order as jobs come and go."""
+        self._order: list[_QueueKey] = []
+        """The sort key of each entry of `_entries`."""
+        self._throttling = False
+        self._queued_jobs = 0
+        """Whether an array is throttled (`%`): then one job's change moves others in or out of the queue."""
         self._candidates: list[Candidate] = []
         self._running_records: list[Running] | None = None
         """What the will-run test sees of the running jobs (kept until a job starts or ends)."""
@@ -466,6 +475,7 @@ class Slurm(Policy):
             info.array = self._arrays.setdefault(
                 f"{job.workload}!{job.extra['array_job']}",
                 _Array(info.job_id, first_priority, options.throttle))
+            self._throttling = self._throttling or info.array.throttle is not None
             info.array.tasks.append(job.key)
             suffix = job.id.rpartition("_")[2]
             info.task = int(suffix) if suffix.isdigit() else 0
@@ -475,8 +485,10 @@ class Slurm(Policy):
         for kind, dependee in dependencies:
             info.dependencies.append((kind, dependee))
             self._dependents.setdefault(dependee, []).append(info)
+        self._queued_jobs += 1
+        info.queued = self._queued_jobs
         self._pending[job.key] = info
-        self._changed()
+        self._requeued(info, queued=True)
         self._ask_for_pass(now)
         return None
 
@@ -596,8 +608,14 @@ class Slurm(Policy):
 
     def _end(self, key: str, now: float, state: FinalState) -> None:
         self._ended[key] = state
-        self._changed()
-        for dependent in self._dependents.pop(key, []):
+        dependents = self._dependents.pop(key, [])
+        if dependents or key not in self._running or self._throttling:
+            # Dependents become runnable (or never will), a pending job leaves the queue, or a throttled array
+            # may let another task in once this one's CPUs come back.
+            self._changed()
+        else:
+            self._changes += 1  # a running job ended: the queue stays as it is
+        for dependent in dependents:
             met = [(kind, k) for kind, k in dependent.dependencies if k == key]
             dependent.dependencies = [(kind, k) for kind, k in dependent.dependencies if k != key]
             if any(kind == "afterok" for kind, _ in met) and state is not FinalState.COMPLETED_SUCCESSFULLY:
@@ -638,9 +656,38 @@ class Slurm(Policy):
         self._ask_for_pass(now)
 
     def _changed(self) -> None:
-        """The queue changed (a job, its order or its dependencies): rebuilt at the next pass."""
+        """The queue changed (a job, its order or its dependencies): sorted again at the next pass."""
         self._entries = None
         self._changes += 1
+
+    def _requeued(self, info: _Job, queued: bool) -> None:
+        """A job joined the pending jobs (`queued`) or left them: its entries take or leave their place in the
+        kept order by bisection, on new lists (a pass may be going through the old ones). Sorted again instead
+        while arrays are throttled (one task's change moves others)."""
+        self._changes += 1
+        entries = self._entries
+        if entries is None or self._throttling:
+            self._entries = None
+            return
+        if queued and not info.runnable:
+            return
+        entries, candidates, order = entries.copy(), self._candidates.copy(), self._order
+        for position, part in enumerate(info.partitions):
+            if part.index in info.too_long:
+                continue
+            key = _queue_key(info, part, position)
+            at = bisect.bisect_left(order, key)
+            if queued:
+                candidate = self._candidate(info, part)
+                order.insert(at, key)
+                entries.insert(at, (info, part))
+                candidates.insert(at, candidate)
+                self._by_candidate[id(candidate)] = (info, part)
+            else:
+                assert order[at] == key, "a job left the queue from a place it did not hold"
+                del order[at], entries[at]
+                self._by_candidate.pop(id(candidates.pop(at)), None)
+        self._entries, self._candidates = entries, candidates
 
     def _ask_for_pass(self, now: float) -> None:
         """`queue_job_scheduler`: a submission or a job end asks the background loop for a pass."""
@@ -663,13 +710,13 @@ class Slurm(Policy):
         priority, submit time, job id. Kept until a job is submitted, starts or ends, or a priority changes."""
         if self._entries is None:
             throttled = self._throttled()
-            entries = [
-                (info, part)
+            rows = sorted(
+                (_queue_key(info, part, position), info, part)
                 for info in self._pending.values() if info.runnable and info.job.key not in throttled
-                for part in info.partitions if part.index not in info.too_long
-            ]
-            entries.sort(key=lambda e: (-e[1].conf.priority_tier, -e[0].priorities[e[1].index], e[0].submit,
-                                        e[0].job_id, e[0].task))
+                for position, part in enumerate(info.partitions) if part.index not in info.too_long
+            )
+            self._order = [key for key, _, _ in rows]
+            entries = [(info, part) for _, info, part in rows]
             self._entries = entries
             self._candidates = [self._candidate(info, part) for info, part in entries]
             self._by_candidate = {id(c): entry for c, entry in zip(self._candidates, entries, strict=True)}
@@ -763,7 +810,7 @@ class Slurm(Policy):
             info.memory, info.gres = request.holds(allocation, self._other)
             self._other.add(info.memory, info.gres, -1)
         del self._pending[info.job.key]
-        self._changed()
+        self._requeued(info, queued=False)
         if info.array is not None:
             info.array.running += 1
         info.partition = part
@@ -1022,6 +1069,16 @@ class Slurm(Policy):
                 self._cycle_done(call, started=False)
             for _ in self._wake_up(call):
                 raise AssertionError("quiet calls are not asked")
+
+
+_QueueKey = tuple[int, int, float, int, int, int, int]
+
+
+def _queue_key(info: _Job, part: _Partition, position: int) -> _QueueKey:
+    """A queue entry's place (`build_job_queue`'s order): partition tier, priority, submit time, job id, then
+    array task, then the order the jobs and their partitions were queued in (keys are unique)."""
+    return (-part.conf.priority_tier, -info.priorities[part.index], info.submit, info.job_id, info.task,
+            info.queued, position)
 
 
 def _on_period(elapsed: float, period: float) -> bool:
