@@ -17,6 +17,9 @@ makespan and mean wait, and the built-in `kube` policy's figures on the same wor
         # upstream's preemption dry run on every miss (any flag of the build, repeatable)
     python benchmarks/kubernetes_scheduler.py sim saturated 1000 20 --binary OTHER/bin/kube-scheduler-sim
         # another build of the simulation scheduler (e.g. main's), to compare on the same machine
+    python benchmarks/kubernetes_scheduler.py sim saturated 5000 100 --instants
+        # each instant timed end to end: the facade's wait for the scheduler, the scheduler's CPU and its threads'
+        # wait for a core meanwhile; and the requeues a node-fit queueing hint would leave (requeue_bound)
 
 The facade's CPU is this process's (it runs in it); the scheduler's is its process's. Their sum over the wall
 time says who is busy: on 2 cores, a facade share well below half means it is not the bottleneck.
@@ -26,6 +29,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import csv
+import itertools
 import re
 import shutil
 import socket
@@ -35,9 +40,14 @@ import tempfile
 import threading
 import time
 import urllib.request
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from clustersim.core.decisions import Decision
+from clustersim.core.events import Event
+from clustersim.core.state import ClusterView
 from clustersim.kubernetes import KubeSession, PodWorkload, TimeControl, batkube_platform, batkube_pods
+from clustersim.kubernetes.facade import KubeFacade
 from clustersim.kubernetes.kube_scheduler import FAST_BACKOFF, PLAIN, SIMULATION, KubeScheduler, build, write_config
 from clustersim.kubernetes.synthetic import saturated
 from clustersim.platform.model import Platform
@@ -67,8 +77,67 @@ def fetch(url: str, timeout: float) -> bytes:
         return bytes(answer.read())
 
 
+Instant = tuple[float, float, float, float]
+"""An instant's start and end (wall clock), and the scheduler's CPU and run-queue wait in it (seconds)."""
+
+
+def time_instants(facade: KubeFacade, scheduler: KubeScheduler, record: list[Instant]) -> None:
+    """Time each instant end to end: its start and end (the facade's `decide`, which publishes the instant and
+    waits until the scheduler is done with it), the scheduler's CPU and its threads' run-queue wait in between."""
+    decide = facade.decide
+
+    def timed(now: float, events: Sequence[Event], view: ClusterView) -> Iterator[Decision]:
+        start, (cpu, queued) = time.perf_counter(), scheduler.schedstat()
+        yield from decide(now, events, view)
+        end_cpu, end_queued = scheduler.schedstat()
+        record.append((start, time.perf_counter(), end_cpu - cpu, end_queued - queued))
+
+    facade.decide = timed  # type: ignore[method-assign]
+
+
+def instants_report(record: list[Instant]) -> str:
+    """Where the wall time goes: in the instants (the scheduler's CPU, its wait for a core) or between them."""
+    spans = sorted(end - start for start, end, _, _ in record)
+    floor = sorted(end - start for start, end, cpu, _ in record if cpu < 0.002)  # nothing to schedule
+    between = sum(later[0] - earlier[1] for earlier, later in itertools.pairwise(record))
+    return (f"{len(record)} instants: {sum(spans):.1f} s in them (scheduler CPU {sum(r[2] for r in record):.1f} s, "
+            f"its threads' run-queue wait {sum(r[3] for r in record):.1f} s), {between:.1f} s between them; one "
+            f"instant {1000 * spans[len(spans) // 2]:.1f} ms (median), {1000 * spans[9 * len(spans) // 10]:.1f} ms "
+            f"(p90); {len(floor)} with under 2 ms of scheduler CPU: "
+            f"{1000 * floor[len(floor) // 2] if floor else 0:.1f} ms (median), the handshake's floor")
+
+
+def requeue_bound(pods_csv: Path, platform: Platform) -> tuple[int, int]:
+    """From a saturated run's pods.csv: kube-scheduler's AssignedPodDelete requeues, one per pod waiting through
+    an instant with a completion (NodeResourcesFit's queueing hint answers Queue for every deleted assigned pod;
+    the pods rejected only by NodeResourcesFit), and how many would remain if the hint answered Queue only when
+    a node freed at that instant can hold the pod's cpu and memory (an upper bound: all of the instant's
+    completions counted as done, none of its bindings)."""
+    rows = [row for row in csv.DictReader(pods_csv.open()) if row["node"]]
+    pods = [(int(r["cpu_m"]), int(r["memory"]), float(r["submission_time"]), float(r["starting_time"]),
+             float(r["finish_time"]), r["node"]) for r in rows]
+    capacity = {node.name: (node.cores * 1000, node.memory) for node in platform.nodes}
+    on_node: dict[str, list[tuple[int, int, float, float, float, str]]] = {}
+    freed: dict[float, set[str]] = {}
+    for pod in pods:
+        on_node.setdefault(pod[5], []).append(pod)
+        freed.setdefault(pod[4], set()).add(pod[5])
+    last_start = max(pod[3] for pod in pods)
+    upstream = bounded = 0
+    for t in sorted(instant for instant in freed if instant <= last_start):
+        waiting = [pod for pod in pods if pod[2] < t <= pod[3]]
+        rooms = []
+        for name in freed[t]:
+            running = [pod for pod in on_node[name] if pod[3] < t < pod[4]]
+            cpu, memory = capacity[name]
+            rooms.append((cpu - sum(pod[0] for pod in running), memory - sum(pod[1] for pod in running)))
+        upstream += len(waiting)
+        bounded += sum(any(pod[0] <= cpu and pod[1] <= memory for cpu, memory in rooms) for pod in waiting)
+    return upstream, bounded
+
+
 def run_once(binary: Path, platform: Platform, pods: list[Job], extra: str, out: Path,
-             wall_limit: float = 0, debug: float = 0, *options: str) -> dict[str, float]:
+             wall_limit: float = 0, debug: float = 0, *options: str, timing: bool = False) -> dict[str, float]:
     session = KubeSession(platform, PodWorkload(Workload.from_jobs(pods)), out,
                           TimeControl(deadlock_timeout=120), port=0)
     config = write_config(out / "scheduler.yaml", session.kubeconfig, extra)
@@ -80,7 +149,10 @@ def run_once(binary: Path, platform: Platform, pods: list[Job], extra: str, out:
         args += debug_flags(port)
     wall, cpu = time.perf_counter(), time.process_time()
     result, stats = None, {}
+    instants: list[Instant] = []
     with session, KubeScheduler(binary, config, out / "scheduler.log", *args) as scheduler:
+        if timing:
+            time_instants(session.facade, scheduler, instants)
         if debug:
             def profile() -> None:
                 time.sleep(3)
@@ -109,6 +181,12 @@ def run_once(binary: Path, platform: Platform, pods: list[Job], extra: str, out:
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     common = {"wall": wall, "facade_cpu": cpu, "scheduler_cpu": scheduler_cpu,
               "bindings": session.facade.nb_bindings, **stats}
+    if timing:
+        print(instants_report(instants))
+        if (out / "pods.csv").exists() and platform.name == "saturated":
+            upstream, bounded = requeue_bound(out / "pods.csv", platform)
+            print(f"AssignedPodDelete requeues: {upstream} (model of upstream's hint), {bounded} "
+                  f"({bounded / max(upstream, 1):.1%}) with a hint that requeues only pods a freed node can hold")
     if result is None:  # stopped at the wall limit
         return {**common, "reached": session.facade.now()}
     m = result.metrics
@@ -132,6 +210,8 @@ def main() -> None:
                         "branch's build, to compare) instead of building the repository's")
     parser.add_argument("--option", action="append", default=[], help="one more flag for the scheduler, e.g. "
                         "--option=--preemption-without-victims=false (repeatable)")
+    parser.add_argument("--instants", action="store_true", help="time each instant end to end and, saturated, "
+                        "count the requeues a node-fit queueing hint would leave")
     parser.add_argument("--no-keep-failures", action="store_true", help="sim: run every attempt's filters and "
                         "preemption dry run, even for a failure the build has answered before (the build's "
                         "--keep-failures=false)")
@@ -148,7 +228,8 @@ def main() -> None:
         for run in range(args.runs):
             with tempfile.TemporaryDirectory() as out:
                 r = run_once(binary, platform, pods, extra, Path(out), args.wall_limit, args.debug,
-                             *(["--keep-failures=false"] if args.no_keep_failures else []), *args.option)
+                             *(["--keep-failures=false"] if args.no_keep_failures else []), *args.option,
+                             timing=args.instants)
                 if args.debug:
                     kept = Path(tempfile.mkdtemp(prefix="kube-scheduler-profile-"))
                     shutil.copytree(out, kept, dirs_exist_ok=True)

@@ -5,8 +5,9 @@ sched/builtin), a priority plugin (basic or multifactor) and a trace of 40 jobs 
 the KTH-SP2 SWF trace scaled to the cluster), replayed at an acceleration K. `--record` replays scenarios into
 real Slurm twice each and keeps each run's whole-second record in --data (tests/data/slurm_validation/); then
 every recorded scenario is simulated (each real run in turn) and judged as the issue states its target: per
-scenario, the model's mean distance to a real run against the distance between the two runs (first table);
-then per (scenario, run) pair, the simulation of a run against the other run's distance to it (second table).
+scenario, the model's mean distance to a real run against the mean distance between two runs, on every run it
+recorded (first table); then per (scenario, run) pair of runs 1 and 2, the simulation of a run against the other
+run's distance to it (second table).
 
     python benchmarks/slurm_validation.py --figure docs/slurm-validation.png     # the recorded scenarios
     python benchmarks/slurm_validation.py --record four-backfill-basic-burst@10 one-fifo-basic-swf@60
@@ -188,6 +189,14 @@ def evaluate_all(data: Path, output: Path) -> list[tuple[str, float, Verdict, fl
     return results
 
 
+def every_scenario(data: Path, output: Path) -> list[tuple[str, float, ScenarioVerdict]]:
+    """The issue's verdict on every recorded scenario with all its real runs (`judge_all_runs`: each run
+    simulated, the mean distance to its simulation against the mean distance between two runs)."""
+    return sorted((d.parent.name, float(d.name[1:]), judge_all_runs(d, output / d.parent.name / d.name,
+                                                                      d.parent.name))
+                  for d in scenario_directories(data))
+
+
 def third_runs(data: Path) -> list[tuple[str, float, Verdict, float]]:
     """Each scenario's third real run (if recorded) judged against each of its first two as a simulation is."""
     results = []
@@ -305,21 +314,21 @@ def by_scenario(results: list[tuple[str, float, Verdict, float]]) -> list[tuple[
             for name, k in keys]
 
 
-def scenario_table(results: list[tuple[str, float, Verdict, float]], candidate: str = "model") -> str:
+def scenario_table(verdicts: list[tuple[str, float, ScenarioVerdict]], candidate: str = "model") -> str:
     """The docs' per-scenario table: each distance of the candidate (the model, or a third real run) to a real run,
-    the mean over the runs, next to the distance between the two real runs."""
+    the mean over the runs, next to the mean distance between two real runs."""
     lines = [
-        f"| scenario | K | mean abs start diff (s): {candidate} / runs | max (s): {candidate} / runs "
+        f"| scenario | K | runs | mean abs start diff (s): {candidate} / runs | max (s): {candidate} / runs "
         f"| flips: {candidate} / runs | abs makespan diff (s): {candidate} / runs | target met |",
-        "|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|",
     ]
-    verdicts = by_scenario(results)
     for name, speedup, verdict in verdicts:
         cells = " | ".join(f"{m:.{p}f} / {r:.{p}f}" for m, r, p in
                            zip(verdict.model, verdict.spread, (2, 1, 1, 1), strict=True))
         missed = [short for short, model, spread in zip(("mean", "max", "flips", "makespan"), verdict.model,
                                                          verdict.spread, strict=True) if model > spread + 1e-9]
-        lines.append(f"| {name} | {speedup:g} | {cells} | {'no: ' + ', '.join(missed) if missed else 'yes'} |")
+        lines.append(f"| {name} | {speedup:g} | {verdict.runs} | {cells} "
+                     f"| {'no: ' + ', '.join(missed) if missed else 'yes'} |")
     met = sum(v.met for _, _, v in verdicts)
     trace = [v for name, _, v in verdicts if not name.startswith("requests-")]
     lines.append(f"\n{met} of {len(verdicts)} scenarios meet the target ({100 * met / max(1, len(verdicts)):.0f}%); "
@@ -328,7 +337,8 @@ def scenario_table(results: list[tuple[str, float, Verdict, float]], candidate: 
     return "\n".join(lines)
 
 
-def by_acceleration(results: list[tuple[str, float, Verdict, float]], data: Path) -> str:
+def by_acceleration(results: list[tuple[str, float, Verdict, float]],
+                    verdicts: list[tuple[str, float, ScenarioVerdict]], data: Path) -> str:
     """The docs' "which accelerations stay faithful" table, from the same records: per K, what acceleration does
     to the replay (its measured per-job overhead, its largest submit slip, both in cluster seconds, medians over
     the real runs), how far two real runs are from each other, and how far the simulation is."""
@@ -347,7 +357,7 @@ def by_acceleration(results: list[tuple[str, float, Verdict, float]], data: Path
         spreads = [v.spread.mean_abs for name, v in group if v.reference == 1]
         simulated = [v.simulated.mean_abs for _, v in group]
         met = sum(v.met for _, v in group)
-        scenarios = [v for _, k, v in by_scenario(results) if k == speedup]
+        scenarios = [v for _, k, v in verdicts if k == speedup]
         lines.append(
             f"| {speedup:g} | {len(names)} | {statistics.median(i['overhead'] for i in infos):.2f} "
             f"| {statistics.median(i['submit_slip'] for i in infos):.1f} "
@@ -412,11 +422,12 @@ def main() -> int:
             return 2
         record_requests(name, float(speedup), args.runs, args.output, args.data)
     results = evaluate_all(args.data, args.output)
-    print(scenario_table(results))
+    verdicts = every_scenario(args.data, args.output)
+    print(scenario_table(verdicts))
     print()
     print(table(results))
     print()
-    print(by_acceleration(results, args.data))
+    print(by_acceleration(results, verdicts, args.data))
     print()
     print(gap_table(results, args.data, args.output))
     third = third_runs(args.data)
@@ -424,7 +435,7 @@ def main() -> int:
         print("\nThe scenarios with three real runs, judged on all three:\n")
         print(every_run(results, args.data, args.output))
         print("\nA third real run judged as the model is:\n")
-        print(scenario_table(third, "third run"))
+        print(scenario_table(by_scenario(third), "third run"))
         print()
         print(table(third))
     if args.figure is not None:

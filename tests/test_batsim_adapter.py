@@ -184,6 +184,20 @@ def test_a_kill_timestamped_later_applies_before_that_instants_events_so_a_job_e
     assert [e["data"]["job_ids"] for e in scheduler.events("JOB_KILLED")] == [["w0!1"]]
 
 
+@pytest.mark.parametrize("delivery", [Delivery.BATSIM, Delivery.INSTANT])
+def test_what_a_held_back_kill_causes_goes_with_the_events_held_meanwhile(delivery: Delivery) -> None:
+    # batsched's killer (ties_053_killer): busy until 10, it kills job 1 at 10. Batsim's request-reply actor sends
+    # the KILL_JOB at 10, then its ready signal: job 2's submission (t=1) and job 1's end go in one message.
+    def answer(message: Message) -> list[Message] | tuple[float, list[Message]]:
+        if message["now"] == 0 and message["events"][0]["type"] == "JOB_SUBMITTED":
+            return 10.0, [ev(0, "EXECUTE_JOB", job_id="w0!1", alloc="0"), ev(10, "KILL_JOB", job_ids=["w0!1"])]
+        return []
+
+    collector, scheduler, _ = run([delay_job(1, 0, 1, 30, 40), delay_job(2, 1, 1, 1, 20)], answer, delivery=delivery)
+    assert collector.outcomes["1"].state is FinalState.COMPLETED_KILLED
+    assert scheduler.types()[2] == (10.0, ["JOB_SUBMITTED", "NOTIFY", "JOB_COMPLETED", "JOB_KILLED"])
+
+
 def test_events_while_the_scheduler_is_busy_are_sent_at_its_now_with_their_own_timestamps() -> None:
     def answer(message: Message) -> list[Message] | tuple[float, list[Message]]:
         submitted = [e["data"]["job_id"] for e in message["events"] if e["type"] == "JOB_SUBMITTED"]

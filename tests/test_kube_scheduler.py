@@ -8,6 +8,7 @@ caches make later runs seconds).
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import json
 import shutil
 import statistics
@@ -267,3 +268,21 @@ def test_two_runs_of_the_simulation_build_on_mixed_pods_are_byte_identical(tmp_p
         assert len(rows) == 400 and len({r["node"] for r in rows}) == 10
         outputs.append({name: (session.output / name).read_bytes() for name in OUTPUTS})
     assert outputs[0] == outputs[1]
+
+
+def test_the_requeue_model_of_the_benchmark_counts_a_hand_made_schedule(tmp_path: Path) -> None:
+    """benchmarks/kubernetes_scheduler.py's requeue_bound, on one node of 8 cpu: A (8 cpu) runs 0-10; B (4 cpu)
+    and D (2 cpu), waiting since t=1 and t=5, run from 10; C (8 cpu) waits from t=1 until B ends at 20. Upstream
+    requeues every waiting pod at each completion instant: B, C, D at 10, C at 15 and at 20 (5). A node-fit hint
+    requeues C at 15 only if the node, with B still on it (4 cpu free), could hold it: not (4)."""
+    spec = importlib.util.spec_from_file_location("kubernetes_scheduler", MODULE.parent / "benchmarks" /
+                                                  "kubernetes_scheduler.py")
+    assert spec is not None and spec.loader is not None
+    benchmark = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(benchmark)
+    gib = 2**30
+    rows = [("a", 8000, 0, 0, 10), ("b", 4000, 1, 10, 20), ("c", 8000, 1, 20, 30), ("d", 2000, 5, 10, 15)]
+    pods_csv = tmp_path / "pods.csv"
+    pods_csv.write_text("name,node,cpu_m,memory,submission_time,starting_time,finish_time\n" + "".join(
+        f"pod-{name},node0,{cpu},{gib},{submit},{start},{end}\n" for name, cpu, submit, start, end in rows))
+    assert benchmark.requeue_bound(pods_csv, saturated(4, 1)[0]) == (5, 4)

@@ -78,6 +78,21 @@ def test_a_completing_job_is_not_killed_by_the_time_limit_check() -> None:
     assert collector.outcomes["2"].state.name == "COMPLETED_SUCCESSFULLY"
 
 
+def test_a_job_planned_on_a_node_with_no_job_keeps_the_backfill_thread_cycling() -> None:
+    # Two nodes of 2 CPUs. A (2 CPUs, limit 20 min) starts at 0 on n1; B (4 CPUs) waits for it from 1, planned
+    # on both nodes at A's limit, and n2 holds no job: each cycle marks n2 PLANNED (`_handle_planned`), a change
+    # for the next one. The cycles of 0 and 30 are followed by 60 and 90, so C (1 CPU, 1 min, submitted at
+    # 75.5 behind B: the main pass skips it) starts at 90. Had the planning changed nothing, the thread would
+    # have found no work at 60 and started C at its first one-second check after the submission: 76.
+    conf = parse_slurm_conf("NodeName=n[1-2] CPUs=2\nPartitionName=main Nodes=n[1-2] Default=YES\n")
+    jobs = [Job("A", 0, 2, Delay(1000), walltime=1200), Job("B", 1, 4, Delay(100), walltime=600),
+            Job("C", 75.5, 1, Delay(10), walltime=60)]
+    collector = Collector()
+    policy = create_policy("slurm", conf=conf, ctld_start=-600.0, sched_latency=0.0)
+    simulate(platform_from_conf(conf), Workload.from_jobs(jobs), policy, extra_sinks=[collector])
+    assert {k: o.start for k, o in sorted(collector.outcomes.items())} == {"A": 0, "B": 1000, "C": 90}
+
+
 def test_a_negative_delay_is_refused() -> None:
     with pytest.raises(InputError, match="epilog_delay"):
         create_policy("slurm", epilog_delay="-1")
@@ -127,28 +142,29 @@ def test_the_recorded_real_runs_are_whole_second_records() -> None:
 
 
 def test_the_model_is_as_close_to_real_slurm_as_slurm_is_to_itself(tmp_path: Path) -> None:
-    """The issue's criterion per scenario: the model's distance to a real run (the mean over the scenario's two
-    runs of each run's simulation, whole seconds in and out, against that run) no larger than the distance
-    between the two runs, on mean and max abs(start difference), start-order flips and makespan. Today it holds
-    for 32 of the 48 scenarios (26 trace scenarios, 2 + 4 held-out ones, 6 fresh multifactor ones, 10 request
-    scenarios), and for 63 of the 96 (scenario, run) pairs; the issue's 90% is not reached (docs/slurm.md: a
-    third real run of Slurm meets it less often), so this holds the model to what it reaches."""
+    """The issue's criterion per scenario: the model's distance to a real run (the mean over the scenario's real
+    runs, two or three, of each run's simulation, whole seconds in and out, against that run) no larger than the
+    mean distance between two of its runs, on mean and max abs(start difference), start-order flips and makespan.
+    Today it holds for 36 of the 48 scenarios (26 trace scenarios, 2 + 4 held-out ones, 6 fresh multifactor ones,
+    10 request scenarios; 24 of them with three real runs), and for 65 of the 96 (scenario, run) pairs of runs 1
+    and 2; the issue's 90% is not reached (docs/slurm.md: a third real run of Slurm meets it less often), so this
+    holds the model to what it reaches."""
     directories = scenario_directories(RECORDED)
-    verdicts = {d: [evaluate(d, tmp_path / d.parent.name / d.name / str(run), f"{d.parent.name} {d.name}", run)
-                    for run in (1, 2)] for d in directories}
-    pairs = [v for runs in verdicts.values() for v in runs]
-    scenarios = [scenario_verdict(d.parent.name, [v.simulated for v in runs], [v.spread for v in runs])
-                 for d, runs in verdicts.items()]
+    pairs = [evaluate(d, tmp_path / d.parent.name / d.name / str(run), f"{d.parent.name} {d.name}", run)
+             for d in directories for run in (1, 2)]
+    scenarios = [judge_all_runs(d, tmp_path / d.parent.name / d.name / "all", f"{d.parent.name} {d.name}")
+                 for d in directories]
     missed = [f"{v.name}: {'; '.join(v.farther)}" for v in scenarios if not v.met]
-    assert len(scenarios) >= 48
+    assert len(scenarios) >= 48 and sum(v.runs == 3 for v in scenarios) >= 24
     assert len(scenarios) - len(missed) >= SCENARIOS_MET * len(scenarios), "\n".join(missed)
     assert sum(v.met for v in pairs) >= PAIRS_MET * len(pairs)
 
 
-SCENARIOS_MET = 0.6
-"""The share of scenarios meeting the criterion today: 32 of 48 (67%)."""
-PAIRS_MET = 0.65
-"""The share of (scenario, run) pairs meeting it with each run as the reference: 63 of 96 (66%)."""
+SCENARIOS_MET = 0.72
+"""The share of scenarios meeting the criterion today, on all their recorded runs: 36 of 48 (75%)."""
+PAIRS_MET = 0.66
+"""The share of (scenario, run) pairs meeting it with run 1 or 2 as the reference and the other as the spread: 65
+of 96 (68%)."""
 
 
 def test_a_scenarios_verdict_compares_the_mean_distance_to_a_run_with_the_distance_between_runs(
@@ -320,6 +336,6 @@ def test_a_third_real_run_meets_the_criterion_less_often_than_the_model(tmp_path
 THIRD_RUNS = 24
 """Trace scenarios at K >= 10 replayed a third time."""
 THIRD_MET = 10
-"""Pairs on which the third real run meets the criterion (of 48; the model: 37)."""
+"""Pairs on which the third real run meets the criterion (of 48; the model: 36)."""
 THIRD_SCENARIOS_MET = 8
 """Scenarios on which the third real run meets the criterion (of 24; the model: 19)."""

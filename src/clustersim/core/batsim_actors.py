@@ -64,6 +64,8 @@ class BatsimActors:
         """The server waits in its receive: the next message posted goes to it at once."""
         self._helpers: dict[int, Any] = {}
         """The submitter, request-reply actors and waiters still running (killed when the run stops early)."""
+        self._senders = 0
+        """How many of them have not yet sent their last message (an actor may still be running after it)."""
         self._launched: set[str] = set()
         """Jobs whose executor runs and will send JOB_COMPLETED."""
         self._serial = 0
@@ -91,7 +93,7 @@ class BatsimActors:
         while True:
             if self._posted:
                 self._posted.pop(0)
-            elif not self._helpers and not self._launched:
+            elif not self._senders and not self._launched:
                 return  # nobody left to send a message
             else:
                 self._waiting = True
@@ -117,8 +119,8 @@ class BatsimActors:
                 raise InputError(sim.workload.source, f"job '{job.key}' is submitted at t={job.submit_time!r}, "
                                  f"before the previous job (t={previous!r}): workloads must be in submit order")
             if ready and told and not any(posted < now for posted in self._posted):
-                sim._queue.now = protocol_time(now)  # the `now` of Batsim's message: what the scheduler knows
-                self._spawn(self._request_reply, self._decide(sim._call(told)))
+                sent = sim._queue.now = protocol_time(now)  # the `now` of Batsim's message: what the scheduler knows
+                self._spawn(self._request_reply, self._decide(sim._call(told)), sent)
                 ready, told = False, []
 
     def _ended(self, key: str, end: float, walltime_reached: bool, told: list[Event]) -> None:
@@ -178,8 +180,9 @@ class BatsimActors:
     def _clock(self) -> float:
         return float(self.model.engine.clock)
 
-    def _put(self, message: Message) -> None:
-        """A blocking 1-byte send to the server, from the calling actor's host."""
+    def _put(self, message: Message, last: bool = False) -> None:
+        """A blocking 1-byte send to the server, from the calling actor's host (`last`: the actor's last one)."""
+        self._senders -= last
         if self._waiting:
             self._waiting = False
         else:
@@ -189,6 +192,7 @@ class BatsimActors:
     def _spawn(self, body: Callable[..., None], *args: Any) -> None:
         """Start one of Batsim's actors on the master host; it is forgotten when its body returns."""
         self._serial += 1
+        self._senders += 1
         serial = self._serial
 
         def run() -> None:
@@ -209,20 +213,26 @@ class BatsimActors:
                 current = self._clock()
             self._put(("submit", sim._take_instant(time)))
             if sim._lookahead is not None and sim._lookahead.submit_time < time:
-                self._put(("disorder", sim._lookahead, time))  # the server stops the run with an input error
+                self._put(("disorder", sim._lookahead, time), last=True)  # the server stops the run: input error
                 return
-        self._put(("bye",))
+        self._put(("bye",), last=True)
 
-    def _request_reply(self, messages: list[Message]) -> None:
+    def _request_reply(self, messages: list[Message], timestamp: float = 0.0) -> None:
+        """Sends a reply's decisions, then the ready signal, each at its `timestamp` at the earliest (protocol.cpp,
+        `send_message_at_time`): the `now` of the message they answer, later than SimGrid's clock when that was
+        rounded up to the microsecond (from t=560 in `ties_029_fcfs`)."""
+        wait = timestamp - self._clock()
+        if wait > 0:
+            self.model.simgrid.this_actor.sleep_for(wait)
         for message in messages:
             self._put(message)
-        self._put(("ready",))
+        self._put(("ready",), last=True)
 
     def _waiter(self, time: float) -> None:
         wait = time - self._clock()
         if wait > 0:
             self.model.simgrid.this_actor.sleep_for(max(wait, SHORTEST_WAIT))
-        self._put(("call", time))
+        self._put(("call", time), last=True)
 
     def _job_ended(self, key: str, end: float, walltime_reached: bool) -> None:
         """Called in a job's executor when its profile is over: it sends JOB_COMPLETED from the job's host."""

@@ -10,6 +10,7 @@ and build caches: the first build compiles Kubernetes (minutes), later ones only
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -112,6 +113,19 @@ class KubeScheduler:
             return 0.0
         fields = Path(f"/proc/{self._process.pid}/stat").read_text().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def schedstat(self) -> tuple[float, float]:
+        """CPU time and run-queue wait (runnable, waiting for a core) of the process's threads so far, summed, in
+        seconds (Linux /proc/PID/task/*/schedstat), for benchmarks: on a loaded machine the second says how much
+        of the wall time the scheduler spent waiting for a core rather than for the facade."""
+        if self._process is None:
+            return 0.0, 0.0
+        cpu = waited = 0
+        for task in Path(f"/proc/{self._process.pid}/task").glob("*"):
+            with contextlib.suppress(OSError, ValueError):  # a thread may end while read
+                ran, queued, _ = (task / "schedstat").read_text().split()
+                cpu, waited = cpu + int(ran), waited + int(queued)
+        return cpu / 1e9, waited / 1e9
 
     def __enter__(self) -> KubeScheduler:
         return self.start()

@@ -181,7 +181,7 @@ def distances(dev: Deviation) -> tuple[float, float, float, float]:
 class ScenarioVerdict:
     """The issue's target on one scenario: per distance, the model's distance to a real run (the mean over the
     scenario's real runs of the distance from each run's simulation to that run) no larger than the distance
-    between its two real runs (the mean of both directions: the flips may differ where one run has ties).
+    between two of its real runs (the mean over every ordered pair: the flips may differ where one run has ties).
 
     The mean over runs is the reading that does not depend on how many runs were recorded: requiring every run
     (or any run) to pass grows stricter (or looser) with each run added."""
@@ -189,6 +189,8 @@ class ScenarioVerdict:
     name: str
     model: tuple[float, float, float, float]
     spread: tuple[float, float, float, float]
+    runs: int = 2
+    """The real runs it was judged on."""
 
     @property
     def farther(self) -> list[str]:
@@ -210,7 +212,7 @@ def scenario_verdict(name: str, simulated: list[Deviation], spread: list[Deviati
         a, b, c, d = (statistics.fmean(column) for column in zip(*map(distances, deviations), strict=True))
         return a, b, c, d
 
-    return ScenarioVerdict(name, mean(simulated), mean(spread))
+    return ScenarioVerdict(name, mean(simulated), mean(spread), len(simulated))
 
 
 def judge_all_runs(directory: Path, output: Path, name: str = "") -> ScenarioVerdict:

@@ -298,6 +298,7 @@ class Slurm(Policy):
             offset += node.cpus
         self._free = [node.cpus for node in conf.nodes]
         """Idle CPUs per node; only this policy starts jobs, so it keeps the count itself."""
+        self._node_cpus = tuple(node.cpus for node in conf.nodes)
         self._free_ids = [list(range(node.cpus)) for node in conf.nodes]
         self._bf_memory = BackfillMemory()
         """What backfill cycles reuse while no job starts or ends."""
@@ -372,6 +373,10 @@ class Slurm(Policy):
         self._bf_work_at: float | None = start
         """When something first changed since the last backfill cycle (Slurm's `_more_work`); None: nothing."""
         self._last_update = start
+        self._planned_idle = False
+        """Whether the last backfill cycle left planned nodes that hold no job (Slurm's PLANNED nodes)."""
+        self._idle_planned = (-1, False)
+        """`_plans_idle_node` as of a count of `_changes`."""
         self._last_calc = start
         self._next_calc = start + self._timing.calc_period
         self._skip_idle_backfill(0.0)
@@ -817,9 +822,32 @@ class Slurm(Policy):
             self._stuck = True
 
     def _cycle_done(self, now: float, started: bool) -> None:
-        """The work left for the next cycle: none unless it started a job or a change came in its second."""
+        """The work left for the next cycle (Slurm's `_more_work`): none unless the cycle started a job, a
+        change came in its second, or it marks or clears planned nodes.
+
+        A cycle's last step (`_handle_planned`) marks the nodes it planned for a pending job that hold no job
+        (PLANNED) and sets last_node_update; the next cycle first clears them, again setting it. Both fall in the
+        cycle's own second, so while a job waits for nodes one of which holds no job, and once more after, the
+        thread cycles every bf_interval instead of waiting for a change."""
         same_second = self._second(self._last_update) >= self._second(now)
-        self._bf_work_at = now if started or same_second else None
+        cleared, self._planned_idle = self._planned_idle, self._plans_idle_node()
+        self._bf_work_at = now if started or same_second or self._planned_idle or cleared else None
+
+    def _plans_idle_node(self) -> bool:
+        """Whether a runnable pending job is planned on a node that holds no job: a job waits while a node of
+        its partitions holds none (backfill plans whole nodes, and that one is usable over the whole plan).
+        Known until the next change (a start, an end's CPUs back, a submission, a dependency met)."""
+        if self._idle_planned[0] != self._changes:
+            cpus = self._node_cpus
+            idle = 0
+            for node, free in enumerate(self._free):
+                if free == cpus[node]:
+                    idle |= 1 << node
+            idle &= self._up
+            planned = bool(idle) and any(part.nodes & idle for info in self._pending.values() if info.runnable
+                                         for part in info.partitions if part.index not in info.too_long)
+            self._idle_planned = (self._changes, planned)
+        return self._idle_planned[1]
 
     # -- periodic activities -------------------------------------------------------------------------
 
@@ -843,11 +871,13 @@ class Slurm(Policy):
         return base if late <= _EPS else base + math.ceil(late - _EPS)
 
     def _skip_idle_backfill(self, now: float) -> None:
-        """Cycles due before now while nothing was pending ran on an empty queue: they only set the phase."""
+        """Cycles due before now while nothing was pending ran on an empty queue: they only set the phase (the
+        first clears the nodes the last cycle planned, work for one more)."""
         due = self._bf_due()
         while due is not None and due < now - _EPS and not self._pending:
             self._last_bf = due
-            self._bf_work_at = None
+            cleared, self._planned_idle = self._planned_idle, False
+            self._bf_work_at = due if cleared else None
             due = self._bf_due()
 
     def _full_due(self, now: float) -> bool:

@@ -170,9 +170,16 @@ class ExternalScheduler:
         outgoing = self._outgoing
         for event in events:
             outgoing.get(type(event), self._unexpected)(event, now)
-        later = self._later
+        later, applied = self._later, False
         while later and later[0].timestamp <= now:
+            applied = True
             yield from self._handle(later.popleft(), now)
+        if applied and self._held and now >= self._busy_until and now != self._flush_at:
+            # Batsim's request-reply actor sends held-back decisions at their time and only then its ready signal,
+            # so what they cause now (a kill's JOB_COMPLETED) goes out with the held events: one more wake-up
+            self._flush_at = now
+            yield self._wake_up(now, last=True)
+            return
         while self._held:
             if now < self._busy_until or now == self._flush_at:
                 return  # the scheduler is not ready yet: its wake-up, last of that instant, sends
