@@ -11,6 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from clustersim.errors import InputError, UnknownNameError
+from clustersim.workload import swf
+from clustersim.workload.job import Job
 from clustersim.workload.profiles import Delay
 from clustersim.workload.swf import (
     NOTE_ALLOCATED_MISSING,
@@ -114,6 +116,25 @@ def test_fractional_run_times_keep_their_value_and_name(tmp_path: Path) -> None:
     (job,) = read_swf(write(tmp_path, record(1, 0, 552.21, 1, 1, 600))).jobs
     assert job.profile == Delay(552.21)
     assert job.profile_name == "delay552.21"
+
+
+def test_jobs_of_one_run_or_requested_time_share_their_objects(tmp_path: Path) -> None:
+    # A queued job is held until it starts: jobs alike hold one profile, name, walltime and submit time.
+    first, second, other = read_swf(
+        write(tmp_path, record(1, 5, 100, 1, 1, 200), record(2, 5, 100, 2, 2, 200), record(3, 6, 50, 1, 1, 200))
+    ).jobs
+    assert first.profile is second.profile and first.profile_name is second.profile_name
+    if not swf.__file__.endswith(".py"):  # compiled: the reader's floats are unboxed, and boxed again per job
+        return
+    assert first.walltime is second.walltime is other.walltime
+    assert first.submit_time is second.submit_time
+
+
+def test_sharing_starts_afresh_beyond_its_limit_with_the_same_values(tmp_path: Path) -> None:
+    records = [record(i, i, 1 + i % (swf._SHARED + 10), 1, 1, 10 + i % (swf._SHARED + 7)) for i in range(10_000)]
+    for i, job in enumerate(read_swf(write(tmp_path, *records)).jobs):
+        run = 1 + i % (swf._SHARED + 10)
+        assert (job.profile, job.profile_name, job.walltime) == (Delay(run), f"delay{run}", 10 + i % (swf._SHARED + 7))
 
 
 def test_records_without_run_time_or_processors_are_skipped_and_counted(tmp_path: Path) -> None:
@@ -320,3 +341,33 @@ def test_random_numeric_records_are_read_or_refused_with_an_input_error(
         return
     assert all(job.nb_res > 0 and job.profile.seconds > 0 for job in jobs)  # type: ignore[union-attr]
     assert len(jobs) + workload.skips.total_skipped == len(rows)
+
+
+@FUZZ
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["0", "-0", "0.0", "3", "3.0"]), st.sampled_from(["10", "10.0", "2.5", "1e1"]),
+                  st.sampled_from(["-1", "0", "10", "10.0", "1e1", "20"]), st.booleans()),
+        max_size=12,
+    )
+)
+def test_each_job_reads_as_its_record_alone(tmp_path: Path, rows: list[tuple[str, str, str, bool]]) -> None:
+    # The objects jobs share (profile, name, walltime, submit time) are what each record alone would give, bit
+    # for bit (-0.0 and 0.0, 10 and 1e1 are told apart by their text).
+    lines, submit = [], 0.0
+    for number, (submit_text, run, requested, later) in enumerate(rows, 1):
+        if later:
+            submit += 1.5
+            submit_text = str(submit)
+        elif float(submit_text) < submit:
+            submit_text = str(submit)
+        submit = float(submit_text)
+        lines.append(f"{number} {submit_text} 5 {run} 1 -1 -1 1 {requested} -1 1 3 2 -1 1 -1 -1 -1\n")
+
+    def fields(job: Job) -> tuple[object, ...]:
+        return job.id, repr(job.submit_time), repr(job.profile), job.profile_name, repr(job.walltime)
+
+    together = [fields(job) for job in read_swf(write(tmp_path, *lines, name="all.swf")).jobs]
+    alone = [fields(job) for i, line in enumerate(lines)
+             for job in read_swf(write(tmp_path, line, name=f"{i}.swf")).jobs]
+    assert together == alone

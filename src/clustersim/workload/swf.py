@@ -38,6 +38,8 @@ Walltime = Literal["requested", "exact"]
 
 NB_FIELDS = 18
 _NO_EXTRA: MappingProxyType[str, object] = MappingProxyType({})
+_SHARED = 4096
+"""Distinct run times (and requested times) whose objects the reader shares before it starts afresh."""
 # Characters a line of numeric fields may hold; anything else left after deleting them is malformed.
 _NUMERIC_CHARS = str.maketrans("", "", "0123456789.+-eE \t\r\n\f\v")
 _FIELD_NAMES = (
@@ -146,6 +148,12 @@ def _parse(
 ) -> Iterator[Job]:
     numeric_chars = _NUMERIC_CHARS
     owners: dict[tuple[str, str, str], tuple[str, str, str]] = {}  # (user, group, queue): few distinct values
+    # A queued job is held until it starts (RICC queues 50,000): jobs of one run time share their profile and its
+    # name, jobs of one requested time their walltime, jobs submitted together their submit time (see
+    # docs/benchmarks.md, "What a queued job costs"). Keyed by the field's text, so each value is the one it was.
+    delays: dict[str, tuple[str, Delay]] = {}
+    walltimes: dict[str, float | None] = {}  # (boxed as they are stored: compiled, a float would be unboxed)
+    submit_text = ""
     previous_submit = -math.inf
     previous_line = 0
     lineno = 0
@@ -180,6 +188,10 @@ def _parse(
             raise InputError(
                 source, f"submit time {fields[1]} is negative (expected seconds >= 0)", line=lineno
             )
+        if fields[1] == submit_text:
+            submit = previous_submit
+        else:
+            submit_text = fields[1]
         previous_submit = submit
         previous_line = lineno
 
@@ -200,10 +212,23 @@ def _parse(
             skips.skip(SKIP_PROCESSORS)
             continue
 
+        run_text = fields[3]
+        delay = delays.get(run_text)
+        if delay is None:
+            if len(delays) >= _SHARED:
+                delays.clear()
+            name = "delay" + run_text if run_text.isdigit() and run_text[0] != "0" else delay_name(run)
+            delay = delays[run_text] = (name, Delay(run))
+        profile_name, profile = delay
         if exact:
-            wall: float | None = run
+            wall: float | None = profile.seconds
         elif requested_time > 0:
-            wall = requested_time
+            wall = walltimes.get(fields[8])
+            if wall is None:
+                if len(walltimes) >= _SHARED:
+                    walltimes.clear()
+                wall = requested_time
+                walltimes[fields[8]] = wall
             if run > requested_time:
                 skips.note(NOTE_OVERRUN)
         else:
@@ -213,8 +238,6 @@ def _parse(
         job_id = fields[0]
         if not (job_id.isascii() and job_id.isdigit()) or (job_id[0] == "0" and len(job_id) > 1):
             job_id = _whole(fields[0], "job number", source, lineno)
-        run_text = fields[3]
-        profile_name = "delay" + run_text if run_text.isdigit() and run_text[0] != "0" else delay_name(run)
         owner_key = (fields[11], fields[12], fields[14])
         owner = owners.get(owner_key)
         if owner is None:
@@ -232,7 +255,7 @@ def _parse(
                 "think_time": think_time,
             })
         yield Job(
-            job_id, submit, nb_res, Delay(run), wall, workload, profile_name, user, group, queue, extra
+            job_id, submit, nb_res, profile, wall, workload, profile_name, user, group, queue, extra
         )
 
 
