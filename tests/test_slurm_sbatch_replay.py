@@ -21,8 +21,8 @@ job submitted with exactly the options its CSV row or job script gives (tests/da
   GPUs, a node range, a dependency, a GRES no node has (rejected).
 
 For each: the jobs Slurm rejects at submission are those the model rejects, the same jobs never start, and
-every job starts within 5 s of Slurm's start (measured: under 1 s, docs/slurm.md) on the
-same nodes, with the same CPU ids unless it holds whole nodes (the model then reports only the CPUs asked).
+every job starts within one of slurmctld's loop periods of Slurm's start (`SLACK`; usually under 1 s, docs/slurm.md)
+on the same nodes, with the same CPU ids unless it holds whole nodes (the model then reports only the CPUs asked).
 Slurm is installed with apt-get when missing; the test is skipped only when that is impossible.
 """
 
@@ -99,12 +99,19 @@ def model_states(conf: SlurmConf, workload: Path) -> dict[str, FinalState | None
     return {job.id: (collector.outcomes[job.id].state if job.id in collector.outcomes else None) for job in jobs}
 
 
+SPEEDUP = 10
+SLACK = 1.1 * SPEEDUP
+"""How far a start may be from Slurm's: one pass of slurmctld's loop (a wall second, 0.97-1.08 s measured) at the
+replay's speed. Which pass starts a job is a race in Slurm itself: job 8 of `memory` starts 10.0 s later in about
+one real run of four, the model's start being the other run's."""
+
+
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
 def test_sbatch_requests_as_real_slurm_treats_them(slurm_installed: None, tmp_path: Path, name: str) -> None:
     scenario = SCENARIOS[name]
     conf_path, workload = REQUEST_SCENARIOS[name]
     conf = read_slurm_conf(conf_path)
-    result = replay(list(load_workload(workload).jobs), conf, tmp_path / "cluster", speedup=10)
+    result = replay(list(load_workload(workload).jobs), conf, tmp_path / "cluster", speedup=SPEEDUP)
     write_replay(result, tmp_path / "real")
     real_rejected = {o.job.id for o in result.outcomes if o.state is FinalState.REJECTED}
     assert (real_rejected, set(result.unfinished)) == (scenario.rejected, scenario.never)
@@ -117,7 +124,7 @@ def test_sbatch_requests_as_real_slurm_treats_them(slurm_installed: None, tmp_pa
     simulated = read_schedule(tmp_path / "simulated" / "jobs.csv")
     assert set(real) == set(simulated)
     for job_id in real:
-        assert abs(real[job_id].start - simulated[job_id].start) <= 5.0, job_id
+        assert abs(real[job_id].start - simulated[job_id].start) <= SLACK, job_id
         assert nodes_of(conf, real[job_id]) == nodes_of(conf, simulated[job_id]), job_id
         if job_id in scenario.whole_nodes | scenario.more_cpus:
             assert simulated[job_id].resources.issubset(real[job_id].resources), job_id
