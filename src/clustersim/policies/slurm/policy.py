@@ -310,8 +310,9 @@ class Slurm(Policy):
         self._order: list[_QueueKey] = []
         """The sort key of each entry of `_entries`."""
         self._throttling = False
-        self._queued_jobs = 0
         """Whether an array is throttled (`%`): then one job's change moves others in or out of the queue."""
+        self._queued_jobs = 0
+        """How many jobs were ever queued (each job's `queued` rank)."""
         self._candidates: list[Candidate] = []
         self._running_records: list[Running] | None = None
         """What the will-run test sees of the running jobs (kept until a job starts or ends)."""
