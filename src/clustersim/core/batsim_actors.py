@@ -58,10 +58,8 @@ class BatsimActors:
         self.sim = simulation
         self.model = model
         self._mailbox: Any = model.simgrid.Mailbox.by_name(MAILBOX)
-        self._posted: list[float] = []
-        """When each message not yet received was posted: SimGrid's queue of the server's mailbox."""
-        self._waiting = False
-        """The server waits in its receive: the next message posted goes to it at once."""
+        self._unreceived = 0
+        """Messages SimGrid has posted to the server's mailbox and the server has not yet received."""
         self._helpers: dict[int, Any] = {}
         """The submitter, request-reply actors and waiters still running (killed when the run stops early)."""
         self._senders = 0
@@ -91,13 +89,10 @@ class BatsimActors:
         sim = self.sim
         ready, told = False, list[Event]()
         while True:
-            if self._posted:
-                self._posted.pop(0)
-            elif not self._senders and not self._launched:
+            if not self._unreceived and not self._senders and not self._launched:
                 return  # nobody left to send a message
-            else:
-                self._waiting = True
             message = self._mailbox.get()
+            self._unreceived -= 1
             self.model.check_interrupt()
             now = self._clock()
             sim._queue.now = sim.state.now = now
@@ -118,7 +113,7 @@ class BatsimActors:
                 job, previous = message[1], message[2]
                 raise InputError(sim.workload.source, f"job '{job.key}' is submitted at t={job.submit_time!r}, "
                                  f"before the previous job (t={previous!r}): workloads must be in submit order")
-            if ready and told and not any(posted < now for posted in self._posted):
+            if ready and told and not self._unreceived:  # Batsim's `mailbox_empty("server")`
                 sent = sim._queue.now = protocol_time(now)  # the `now` of Batsim's message: what the scheduler knows
                 self._spawn(self._request_reply, self._decide(sim._call(told)), sent)
                 ready, told = False, []
@@ -181,13 +176,17 @@ class BatsimActors:
         return float(self.model.engine.clock)
 
     def _put(self, message: Message, last: bool = False) -> None:
-        """A blocking 1-byte send to the server, from the calling actor's host (`last`: the actor's last one)."""
+        """A blocking 1-byte send to the server, from the calling actor's host (`last`: the actor's last one).
+
+        SimGrid's `put` is `put_async` then `wait`; split, the message is counted when `put_async` returns, that is
+        once SimGrid's maestro has posted it in the mailbox, at the end of the scheduling round in which the actor
+        called it. So the server's check sees exactly what Batsim's `mailbox_empty` sees: not a message put in the
+        round in which the server woke, but one put in an earlier round, even at the same clock value (a solver
+        step can be shorter than the clock's resolution: `ties_030_conservative_bf`, docs/batsim-protocol.md)."""
+        comm = self._mailbox.put_async(message, 1)
+        self._unreceived += 1
         self._senders -= last
-        if self._waiting:
-            self._waiting = False
-        else:
-            self._posted.append(self._clock())
-        self._mailbox.put(message, 1)
+        comm.wait()
 
     def _spawn(self, body: Callable[..., None], *args: Any) -> None:
         """Start one of Batsim's actors on the master host; it is forgotten when its body returns."""
