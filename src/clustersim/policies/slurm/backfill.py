@@ -232,7 +232,7 @@ fits. Valid while no job starts or ends: the caller clears it then."""
 def will_run(
     cpus: int,
     nodes: int,
-    free: Sequence[int],
+    free: list[int],
     running: Sequence[Running],
     now: float,
     epoch: float = 0.0,
@@ -279,7 +279,7 @@ def will_run(
 
 
 def _will_run(
-    cpus: int, nodes: int, free: Sequence[int], running: Sequence[Running], epoch: float,
+    cpus: int, nodes: int, free: list[int], running: Sequence[Running], epoch: float,
     weights: Sequence[int] | None,
 ) -> tuple[Running | None, Allocation] | None:
     """`_will_run_test`: None when the job fits now, else the end of the last job removed; and its CPUs.
@@ -288,7 +288,7 @@ def _will_run(
     once the running total of CPUs freed by the removed batches reaches the request.
     """
     members = bits(nodes)
-    total = sum(map(free.__getitem__, members))
+    total = idle_total(free, members)
     if total >= cpus:
         return None, _select(cpus, nodes, members, free, weights)
     nodes_low, nodes_high = nodes & LOW, nodes >> WORD
@@ -339,15 +339,24 @@ def _will_run(
     return None
 
 
+def idle_total(free: list[int], members: list[int]) -> int:
+    """The idle CPUs of the nodes `members` in all: a plain loop, which the compiled path runs on the list itself
+    (`sum(map(free.__getitem__, ...))` calls a Python method per node)."""
+    total = 0
+    for node in members:
+        total += free[node]
+    return total
+
+
 _SELECTIONS: dict[tuple[int, int, tuple[int, ...], tuple[int, ...] | None], Allocation] = {}
 """select_cpus results by (CPUs, nodes, their idle CPUs, weights): it reads nothing else, and the same states
 recur from cycle to cycle. The allocations are shared: nobody changes one."""
 
 
-def _select(cpus: int, nodes: int, members: list[int], free: Sequence[int],
+def _select(cpus: int, nodes: int, members: list[int], free: list[int],
             weights: Sequence[int] | None) -> Allocation:
     """select_cpus on nodes whose idle CPUs suffice in all (so it cannot fail), remembered."""
-    key = (cpus, nodes, tuple(map(free.__getitem__, members)), None if weights is None else tuple(weights))
+    key = (cpus, nodes, tuple([free[node] for node in members]), None if weights is None else tuple(weights))
     allocation = _SELECTIONS.get(key)
     if allocation is None:
         allocation = select_cpus(cpus, nodes, free, weights=weights)
@@ -478,15 +487,15 @@ class BackfillMemory:
         """Whether a cycle at now repeats the last idle cycle: it starts nothing either."""
         return self.queue == queue and self.valid_from <= now < self.valid_until
 
-    def idle_cpus(self, nodes: int, free: Sequence[int]) -> int:
+    def idle_cpus(self, nodes: int, free: list[int]) -> int:
         """The idle CPUs of `nodes` in all (`free` must be the CPUs free since the last `clear`)."""
         total = self.idle.get(nodes)
         if total is None:
-            total = self.idle[nodes] = sum(map(free.__getitem__, bits(nodes)))
+            total = self.idle[nodes] = idle_total(free, bits(nodes))
         return total
 
 
-def _last_fit(queue: Sequence[Candidate], free: Sequence[int], up_nodes: int, memory: BackfillMemory) -> int:
+def _last_fit(queue: Sequence[Candidate], free: list[int], up_nodes: int, memory: BackfillMemory) -> int:
     """The last position of the queue whose job fits the idle CPUs of its nodes, reservations ignored (-1:
     none)."""
     for position in range(len(queue) - 1, -1, -1):
@@ -497,7 +506,7 @@ def _last_fit(queue: Sequence[Candidate], free: Sequence[int], up_nodes: int, me
 
 
 def idle_until(
-    now: float, queue: Sequence[Candidate], free: Sequence[int], up_nodes: int, memory: BackfillMemory
+    now: float, queue: Sequence[Candidate], free: list[int], up_nodes: int, memory: BackfillMemory
 ) -> float:
     """Until when (exclusive; cycles at now or later) a cycle is known to start nothing without running it while
     no job is submitted, starts or ends (`backfill_cycle`'s two shortcuts): for ever when no job fits the idle
