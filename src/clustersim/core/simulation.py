@@ -395,22 +395,38 @@ class Simulation:
         meter = self.meter
         early = meter is not None  # the energy files' rows follow the actors (docs/energy.md)
 
-        def finish(now: int, start: bool = False) -> None:
-            """The actors that posted before the server handles message `now` did what Batsim's do before they
-            post (pstate.cpp, jobs_execution.cpp): a switching actor moves its machine to its new state, an executor
-            frees its machines, with their rows in the energy files. A job's start (`start`) is recorded by its
-            new executor, after every actor that posts at that message."""
+        def finish(now: int) -> None:
+            """The actors that post by message `now` did what Batsim's do before they post (pstate.cpp,
+            jobs_execution.cpp): a switching actor moves its machine to its new state, an executor frees its
+            machines, with their rows in the energy files. Those that post at `now` itself woke at the SimGrid time
+            at which the server receives message `now`: they run in the same scheduling round, before the server
+            handles it, and their `put`s (simcalls, handled after the round) come too late for its check
+            (docs/energy.md)."""
             assert meter is not None
-            bound = (now, _SENT if start else _WAITED)
+            bound = (now, _SENT)
             for key, message in posted:
                 if key >= bound:
                     break
                 if type(message) is _Switched and not message.transition.finished:
+                    meter.at_moment(key[0])
                     self._power.finish(message.transition)
                 elif type(message) is _Execution and id(message) not in ended:
-                    meter.moment = key[0]
+                    meter.at_moment(key[0])
                     ended[id(message)] = self._end(message)
-            meter.moment = now
+            meter.at_moment(now)
+
+        def arrivals(received: int) -> Iterator[int]:
+            """The messages at which the replies to a call made at message `received` reach the server: each
+            reply is posted when the previous one arrives, after what the other actors posted before it."""
+            free = sent = received
+            waiting = iter(key for key, _ in posted)
+            ahead = next(waiting, None)
+            while True:
+                while ahead is not None and ahead < (sent, _SENT, sequence + 1):
+                    free = max(free, ahead[0]) + 1
+                    ahead = next(waiting, None)
+                free = sent = max(free, sent) + 1
+                yield free
 
         for kind, payload in pending:
             if kind is EventClass.JOB_END:
@@ -474,11 +490,11 @@ class Simulation:
                         self._born += len(transition.nodes)
                 post(received, replies.pop(0) if replies else _READY)
             if ready and told and not (posted and posted[0][0] < (received, _WAITED)):
-                self._decide_into(told, replies, finish if early else None, received)
+                self._decide_into(told, replies, finish if early else None, arrivals(received))
                 told, ready = [], False
                 post(received, replies.pop(0) if replies else _READY)
         if meter is not None:
-            meter.moment = None
+            meter.at_moment(None)
         if queue.next_time() == queue.now:  # decisions added events at this instant (a kill's end, a registration)
             self._deliver_rounds(queue.pop_instant(), woken=False)
 
@@ -499,14 +515,13 @@ class Simulation:
         return received + 1
 
     def _decide_into(self, events: list[Event], replies: list[object],
-                     finish: Callable[[int, bool], None] | None = None, received: int = 0) -> None:
-        """Ask the decision process about `events` (heard at message `received`) and apply its decisions; each also
-        waits in `replies` (a start as its job's execution) to reach the server one message after the other. What
-        Batsim's actors do before a decision reaches the server (`finish`) is done before it applies."""
+                     finish: Callable[[int], None] | None = None, arrivals: Iterator[int] | None = None) -> None:
+        """Ask the decision process about `events` and apply its decisions; each also waits in `replies` (a start as
+        its job's execution) to reach the server one message after the other, at the message `arrivals` gives.
+        What Batsim's actors do before a decision reaches the server (`finish`) is done before it applies."""
         for decision in self._call(events):
-            if finish is not None:
-                received += 1
-                finish(received, type(decision) is StartJob)
+            if finish is not None and arrivals is not None:
+                finish(next(arrivals))
             self._apply(decision)
             started = self._executions.get(decision.job_key) if type(decision) is StartJob else None
             if started is not None:
