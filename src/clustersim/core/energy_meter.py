@@ -111,6 +111,9 @@ class EnergyMeter:
         them (Batsim's delivery): Batsim writes NA as the mean power of a row written at the same SimGrid time as
         the previous one."""
         self._last_moment: int | None = None
+        self.ahead = 0.0
+        """Watts that switching actors set before their machines change state (Batsim's pstate.cpp sets the power
+        state one scheduling turn before the state): counted in `wattmin` meanwhile."""
         self._reached: int | None = None
         self._last_reached = 0
         self._moment_joules = 0.0
@@ -262,11 +265,14 @@ class EnergyMeter:
     def switches_done(self, now: float, nodes: Sequence[int], on: bool, moved: bool = False) -> None:
         """`nodes` end their transition together; called before they move, or once they `moved` (Batsim's row has
         the power before and, since it sets the new power state first, the minimum power after)."""
-        old, new = (NodeState.SWITCHING_ON, NodeState.IDLE) if on else (NodeState.SWITCHING_OFF, NodeState.SLEEPING)
-        after = self._static + (0.0 if moved else sum((self._base_watts(n, new) - self._base_watts(n, old)
-                                                         for n in nodes), 0.0))
+        after = self._static + (0.0 if moved else self.switch_watts(nodes, on))
         self._entry(now, "p", after)
         self._pstate_rows(now, nodes, self._compute_pstate if on else self._sleep_pstate)
+
+    def switch_watts(self, nodes: Sequence[int], on: bool) -> float:
+        """How the platform's power changes when `nodes` end their transition (on: idle, else asleep)."""
+        old, new = (NodeState.SWITCHING_ON, NodeState.IDLE) if on else (NodeState.SWITCHING_OFF, NodeState.SLEEPING)
+        return sum((self._base_watts(n, new) - self._base_watts(n, old) for n in nodes), 0.0)
 
     def _compute_pstate(self, node: int) -> int:
         return self._pstate[node]
@@ -309,7 +315,7 @@ class EnergyMeter:
             epower = (self._moment_joules - self._last_moment_joules) / (reached - self._last_reached)
         else:
             epower = self._static + self._dynamic_power
-        wattmin = self._static if wattmin is None else wattmin
+        wattmin = self._static + self.ahead if wattmin is None else wattmin
         formats, values = self._energy_formats, self._energy_values
         if moment is not None and now == last_time and moment == self._last_moment:
             formats.append(CONSUMED_ENERGY_ROW_NA)

@@ -31,6 +31,7 @@ How the events of one instant reach the decision process is the `Delivery` rule:
 
 from __future__ import annotations
 
+import itertools
 from bisect import insort
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -400,19 +401,30 @@ class Simulation:
             jobs_execution.cpp): a switching actor moves its machine to its new state, an executor frees its
             machines, with their rows in the energy files. Those that post at `now` itself woke at the SimGrid time
             at which the server receives message `now`: they run in the same scheduling round, before the server
-            handles it, and their `put`s (simcalls, handled after the round) come too late for its check
-            (docs/energy.md)."""
+            handles it, and their `put`s (simcalls, handled after the round) come too late for its check.
+
+            Actors woken at one time run turn by turn, a simcall ending an actor's turn: a switching actor sets its
+            machine's power state (a simcall) in its first turn and its state in the next; an executor writes its
+            machine_states.csv row in its first turn, its consumed_energy.csv row after reading the energy
+            (simcalls). So an executor's rows count the machines of the switches that end with it in their old
+            state, and its wattmin has their new power (docs/energy.md)."""
             assert meter is not None
             bound = (now, _SENT)
-            for key, message in posted:
-                if key >= bound:
-                    break
-                if type(message) is _Switched and not message.transition.finished:
-                    meter.at_moment(key[0])
-                    self._power.finish(message.transition)
-                elif type(message) is _Execution and id(message) not in ended:
-                    meter.at_moment(key[0])
-                    ended[id(message)] = self._end(message)
+            due = [entry for entry in itertools.takewhile(lambda entry: entry[0] < bound, posted)
+                   if (type(entry[1]) is _Switched and not entry[1].transition.finished)
+                   or (type(entry[1]) is _Execution and id(entry[1]) not in ended)]
+            for (moment, _), woken in itertools.groupby(due, key=lambda entry: entry[0][:2]):
+                meter.at_moment(moment)
+                actors = [message for _, message in woken]
+                switching = list(dict.fromkeys(m.transition for m in actors if type(m) is _Switched))
+                if len(switching) < len(actors):  # executors too: they act between the two turns of the switches
+                    meter.ahead = sum((meter.switch_watts(t.nodes, t.on) for t in switching), 0.0)
+                    for message in actors:
+                        if type(message) is _Execution:
+                            ended[id(message)] = self._end(message)
+                    meter.ahead = 0.0
+                for transition in switching:
+                    self._power.finish(transition)
             meter.at_moment(now)
 
         def arrivals(received: int) -> Iterator[int]:
