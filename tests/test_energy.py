@@ -9,8 +9,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 from clustersim.core import energy_meter
 from clustersim.core.decisions import SwitchOff, SwitchOn
@@ -359,12 +357,3 @@ def test_trace_rows_written_in_batches_are_the_rows_written_one_batch_at_the_end
         text = (tmp_path / "one" / name).read_text()
         assert text.count("\n") > 100, name
         assert (tmp_path / "batches" / name).read_text() == text, name
-
-
-@given(st.lists(st.floats(allow_nan=True, allow_infinity=True) | st.sampled_from([0.0, -0.0, 1e6, 999999.5]),
-                max_size=30))
-def test_a_columns_last_text_is_the_g_text_of_every_value_in_turn(values: list[float]) -> None:
-    # The trace files write each number column through the text of its last value, written anew only when the
-    # value changes: any sequence (repeats, zeros of both signs, NaN, infinities) gives `%g` of each value.
-    column = energy_meter.LastText()
-    assert [column.of(value) for value in values] == ["%g" % value for value in values]  # noqa: UP031 (the oracle)

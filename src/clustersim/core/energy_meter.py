@@ -13,11 +13,10 @@ as Batsim does (SimGrid sees no computation on its hosts).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from clustersim.core.nodes import NodeState, NodeTracker
 from clustersim.errors import InputError
@@ -31,9 +30,12 @@ PSTATE_CHANGES_COLUMNS = "time,machine_id,new_pstate"
 SWITCHING_ON_PSTATE, SWITCHING_OFF_PSTATE = -1, -2
 """What Batsim's pstate_changes.csv writes for machines in transition to a computing or a sleep power state."""
 MACHINE_STATES_ROW = "%g,%d,%d,%d,%d,%d\n"
-"""A row of Batsim's machine_states.csv (`%g`: 6 significant digits, as Batsim writes its numbers)."""
+CONSUMED_ENERGY_ROW = "%g,%g,%s,%g,%g\n"
+CONSUMED_ENERGY_ROW_NA = "%g,%g,%s,%g,NA\n"
+"""The rows of Batsim's trace files (`%g`: 6 significant digits, as Batsim writes them)."""
 ROWS_PER_WRITE = 4096
-"""Rows are kept as text and written together, this many at a time (a few per job)."""
+"""Rows are kept as flat lists of values and formatted together, with one `%` at C speed, this many at a time (a
+few per job)."""
 
 
 def power_models(platform: Platform) -> list[PowerModel]:
@@ -97,14 +99,11 @@ class EnergyMeter:
         self._states_file: TextIO | None = None
         self._energy_file: TextIO | None = None
         self._pstates_file: TextIO | None = None
-        self._state_rows: list[str] = []
-        self._energy_rows: list[str] = []
-        """machine_states.csv and consumed_energy.csv rows not yet written."""
-        self._time_text = LastText()
-        self._energy_text = LastText()
-        self._wattmin_text = LastText()
-        self._epower_text = LastText()
-        """Each number column's last `%g` text (the time's is shared by both files)."""
+        self._state_values: list[float] = []
+        """machine_states.csv rows not yet written, one after the other (MACHINE_STATES_ROW's values)."""
+        self._energy_formats: list[str] = []
+        self._energy_values: list[float | str] = []
+        """consumed_energy.csv rows not yet written: their formats, and their values one after the other."""
         self._last_row_time = 0.0
         self._last_row_energy = 0.0
         self.moment: int | None = None
@@ -280,10 +279,10 @@ class EnergyMeter:
     def _state_row(self, now: float) -> None:
         assert self._states_file is not None
         computing, idle, sleeping, switching_on, switching_off = self.tracker.nodes_in  # NodeState's order
-        rows = self._state_rows
-        rows.append(f"{self._time_text.of(now)},{sleeping},{switching_on},{switching_off},{idle},{computing}\n")
-        if len(rows) == ROWS_PER_WRITE:
-            _write_rows(self._states_file, rows)
+        values = self._state_values
+        values += (now, sleeping, switching_on, switching_off, idle, computing)
+        if len(values) == 6 * ROWS_PER_WRITE:
+            _write_rows(self._states_file, MACHINE_STATES_ROW * ROWS_PER_WRITE, values)
 
     # -- outputs -------------------------------------------------------------------------------------------
 
@@ -302,13 +301,16 @@ class EnergyMeter:
             epower = self._static + self._dynamic_power
         wattmin = self._static if wattmin is None else wattmin
         moment = self.moment
-        mean = "NA" if moment is not None and now == last_time and moment == self._last_moment else \
-            self._epower_text.of(epower)
-        rows = self._energy_rows
-        rows.append(f"{self._time_text.of(now)},{self._energy_text.of(energy)},{kind},"
-                    f"{self._wattmin_text.of(wattmin)},{mean}\n")
-        if len(rows) == ROWS_PER_WRITE:
-            _write_rows(self._energy_file, rows)
+        formats, values = self._energy_formats, self._energy_values
+        if moment is not None and now == last_time and moment == self._last_moment:
+            formats.append(CONSUMED_ENERGY_ROW_NA)
+            values += (now, energy, kind, wattmin)
+        else:
+            formats.append(CONSUMED_ENERGY_ROW)
+            values += (now, energy, kind, wattmin, epower)
+        if len(formats) == ROWS_PER_WRITE:
+            _write_rows(self._energy_file, "".join(formats), values)
+            formats.clear()
         self._last_row_time = now
         self._last_row_energy = energy
         self._last_moment = moment
@@ -341,33 +343,19 @@ class EnergyMeter:
         """Integrate up to the end of the run and close the files."""
         self.advance(now)
         if self._states_file is not None:
-            _write_rows(self._states_file, self._state_rows)
+            values = self._state_values
+            _write_rows(self._states_file, MACHINE_STATES_ROW * (len(values) // 6), values)
         if self._energy_file is not None:
-            _write_rows(self._energy_file, self._energy_rows)
+            _write_rows(self._energy_file, "".join(self._energy_formats), self._energy_values)
+            self._energy_formats.clear()
         for f in (self._states_file, self._energy_file, self._pstates_file):
             if f is not None:
                 f.close()
         self._states_file = self._energy_file = self._pstates_file = None
 
 
-class LastText:
-    """The `%g` text of a number column's last value: consecutive rows of the trace files mostly repeat it (the
-    instant's time, the energy so far, the platform's power), and comparing a float costs far less than writing
-    it."""
-
-    def __init__(self) -> None:
-        self._value = math.nan
-        self._text = "nan"
-
-    def of(self, value: float) -> str:
-        """`f"{value:g}"`, written anew only when the value changed (and for zero, whose sign `==` ignores)."""
-        if value != self._value or value == 0.0:  # (NaN differs from itself: written anew too)
-            self._value = value
-            self._text = f"{value:g}"
-        return self._text
-
-
-def _write_rows(file: TextIO, rows: list[str]) -> None:
-    """Write the rows kept, then forget them."""
-    file.write("".join(rows))
-    rows.clear()
+def _write_rows(file: TextIO, formats: str, values: list[Any]) -> None:
+    """Write rows kept as their `values` one after the other, formatted by their `formats` (concatenated) at C speed
+    in one `%`, then forget the values."""
+    file.write(formats % tuple(values))
+    values.clear()
