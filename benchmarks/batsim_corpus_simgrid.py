@@ -7,6 +7,10 @@ over the protocol), and is compared as that test compares (tests/batsim_referenc
 
     python benchmarks/batsim_corpus_simgrid.py                    # ties, profiles, dynamic
     python benchmarks/batsim_corpus_simgrid.py --families ties --model fast
+    python benchmarks/batsim_corpus_simgrid.py --families energy    # batsched's energy variants in Python, -E
+
+An energy case is identical when its jobs, schedule.csv and energy files are Batsim's row by row (as
+tests/test_batsim_energy_reference.py compares them); the count of its jobs and schedule.csv alone follows.
 """
 
 from __future__ import annotations
@@ -28,6 +32,12 @@ import batsched_variants
 from batsim_reference import BUILT_IN, case_info, compare, run_case
 case, out, extra = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2]), json.loads(sys.argv[3])
 variant = str(case_info(case)["variant"])
+if case.parent.name == "energy":
+    from batsched_energy.cases import compare_energy_files, run_energy_case
+    protocol = run_energy_case(case, out, extra=extra)
+    files = [f"energy files: {difference}" for difference in compare_energy_files(case, out)]
+    print(json.dumps(protocol + compare(case, out) + files))
+    sys.exit()
 if variant in BUILT_IN:
     run_case(case, out, extra=extra)
 else:
@@ -72,7 +82,9 @@ def main() -> None:
                 print(f"  {case.name}: {len(differences)} difference(s), first: {differences[0]}")
         identical = sum(not differences for differences in results)
         variants = ", ".join(f"{name} {ok}/{total}" for name, (ok, total) in by_variant.items())
-        print(f"{family}: {identical}/{len(family_cases)} identical ({variants})", flush=True)
+        jobs = sum(not [d for d in differences if not d.startswith("energy files:")] for differences in results)
+        also = f"; jobs and schedule.csv {jobs}/{len(family_cases)}" if family == "energy" else ""
+        print(f"{family}: {identical}/{len(family_cases)} identical ({variants}){also}", flush=True)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -54,10 +54,10 @@ ENERGY_COLUMNS = {
 }
 
 
-def run_energy_case(case: Path, out: Path, replay: bool = False) -> list[str]:
+def run_energy_case(case: Path, out: Path, replay: bool = False, extra: Sequence[str] = ()) -> list[str]:
     """clustersim on `case` the way the corpus ran it (-E), driven over the protocol by its batsched variant
     re-written in Python (deciding from the messages it receives), or with `replay` (or for a variant not
-    re-written) by batsched's recorded replies.
+    re-written) by batsched's recorded replies; `extra`: more `clustersim run` options (`--platform-model simgrid`).
     Returns the protocol's differences (a replay that diverged), empty when the run went as Batsim's."""
     info = json.loads((case / "case.json").read_text())
     options_file = case / "options.json"
@@ -70,7 +70,7 @@ def run_energy_case(case: Path, out: Path, replay: bool = False) -> list[str]:
         assert answer is not None
         scheduler = ScriptedScheduler(answer)
     try:
-        run_case(case, out, external=scheduler.endpoint, extra=["--timeout", "10"])
+        run_case(case, out, external=scheduler.endpoint, extra=["--timeout", "10", *extra])
     except AssertionError:
         if answer is None or answer.divergence is None:
             raise
