@@ -135,8 +135,8 @@ class EasyBackfilling:
     A scan that ends with nothing more to start is remembered (`_settled`): at the next call, if the free units
     and the reservation are the very same objects (no job started or ended, no machine changed, the head is the
     same), every job it turned down is turned down again (the units free and outside the reservation are the
-    same, and a later `now` only ends a job later), so only the jobs queued since are looked at. On an
-    overloaded cluster most calls are such submissions, and the queue's shapes are not walked at each.
+    same, and a later `now` only ends a job later), so only the jobs queued since are looked at (on RICC, a
+    fifth of the scans: submissions while the cluster is full).
     """
 
     def __init__(self) -> None:
