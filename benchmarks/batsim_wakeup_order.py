@@ -12,17 +12,18 @@ server sees a second end before calling the scheduler depends on those nanosecon
 
 This script replays a case with those actors on the case's own platform, in SimGrid's ptask_L07 model (as Batsim
 runs it), feeding the request-reply actor the scheduler's recorded replies, and compares each message the skeleton
-builds with the one Batsim sent. `mailbox_empty` reads the kernel's queue directly, so a put issued in the same
-scheduling round as the server's check is not seen: a put is counted when it was posted at an earlier simulated
-time. With `--slots`, times are compared in whole messages (8 ns) instead of SimGrid's floating-point values:
-the rule a simulator without SimGrid can apply.
+builds with the one Batsim sent. `mailbox_empty` reads the kernel's queue directly, and SimGrid posts a put after
+the scheduling round in which the actor called it: a put is counted once `put_async` has returned, so one issued
+in the round in which the server wakes is not seen, and one posted in an earlier solver step is, even at the same
+clock value (a step can be shorter than the clock's resolution). With `--slots`, a put is counted when it was
+posted at an earlier time in whole messages (8 ns): the rule a simulator without SimGrid can apply.
 
     python benchmarks/batsim_wakeup_order.py              # every ties case of ../shared/reference/batsim
     python benchmarks/batsim_wakeup_order.py --slots CASE_DIR...
 
 At a first difference where Batsim's message has job ends that the skeleton's lacks, it prints SimGrid's clock
-(bit for bit) when the skeleton's server received its last end and when each missing job's sleep ended: equal
-values mean one step of SimGrid's solver (docs/batsim-protocol.md, "Why no rule reproduces them").
+(bit for bit) when the skeleton's server received its last end and when each missing job's sleep ended
+(docs/batsim-protocol.md, "How Batsim groups the events of one instant").
 
 Covers delay profiles and EXECUTE_JOB / REJECT_JOB decisions (the ties family without `killer`); other cases
 are reported as not covered. Each case runs in its own process (SimGrid has one engine per process).
@@ -88,7 +89,7 @@ def replay(case: Path, slots: bool) -> dict[str, Any]:
     compute = [hosts[name] for name in sorted((n for n in hosts if hosts[n] is not master), key=_natural)]
     mailbox = sg.Mailbox.by_name("server")
     state: dict[str, Any] = {
-        "waiting": False, "queue": [], "ready": False, "buffer": [], "round": 0, "diff": None, "done": False,
+        "queue": [], "ready": False, "buffer": [], "round": 0, "diff": None, "done": False,
         "submitters_done": False, "running": 0, "submitted": 0, "completed": 0, "end_sent": False,
         "ended": {}, "received": {},
     }
@@ -100,25 +101,23 @@ def replay(case: Path, slots: bool) -> dict[str, Any]:
         return (round(time, 4), round((time - round(time, 4)) / SLOT)) if slots else time
 
     def put(kind: str, data: Any) -> None:
-        """A blocking 1-byte put to the server; the queue mirrors the mailbox's unmatched puts."""
-        if state["waiting"]:
-            state["waiting"] = False
-        else:
-            state["queue"].append(clock())
-        mailbox.put((kind, data), 1)
+        """A blocking 1-byte put to the server (`put_async`, then `wait`); the queue holds the puts that SimGrid
+        has posted (`put_async` returned) and the server has not received, with the time they were posted."""
+        comm = mailbox.put_async((kind, data), 1)
+        state["queue"].append(clock())
+        comm.wait()
 
     def mailbox_empty() -> bool:
+        if not slots:
+            return not state["queue"]
         now = stamp(clock())
         return not any(stamp(posted) < now for posted in state["queue"])
 
     def server() -> None:
         call_scheduler()
         while not state["done"]:
-            if state["queue"]:
-                state["queue"].pop(0)
-            else:
-                state["waiting"] = True
             kind, data = mailbox.get()
+            state["queue"].pop(0)
             if kind == "SUBMITTED":
                 state["buffer"] += [("JOB_SUBMITTED", job_id) for job_id in data]
                 state["submitted"] += len(data)

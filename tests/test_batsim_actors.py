@@ -20,9 +20,11 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import os
 import subprocess
 import sys
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -89,3 +91,75 @@ def test_batsims_messages_give_the_hand_computed_times(tmp_path: Path) -> None:
 ])
 def test_messages_carry_times_rounded_to_the_microsecond(simgrid: float, message: float) -> None:
     assert protocol_time(simgrid) == message
+
+
+SOLVER_STEP_PLATFORM = """<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <zone id="z" routing="Full">
+    <host id="master" speed="1Gf"/><host id="sender" speed="1Gf"/><host id="sleeper" speed="1Gf"/>
+    <link id="l0" bandwidth="125MBps" latency="0"/><link id="l1" bandwidth="125MBps" latency="0"/>
+    <route src="sender" dst="master"><link_ctn id="l0"/></route>
+    <route src="sleeper" dst="master"><link_ctn id="l1"/></route>
+  </zone>
+</platform>
+"""
+SOLVER_STEP_RUN = """
+import json, sys
+from clustersim.core.batsim_actors import ServerMailbox
+from clustersim.core.simgrid_execution import load_simgrid
+sg = load_simgrid()
+platform, start, sleep = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+engine = sg.Engine(["solver-step", "--cfg=host/model:ptask_L07", "--log=root.thres:critical"])
+engine.load_platform(platform)
+mailbox, seen = ServerMailbox(sg, "server"), {}
+def server():
+    assert mailbox.get() == ("message",)
+    seen.update(received=sg.Engine.clock, end_seen=not mailbox.empty())
+    assert mailbox.get() == ("end",)
+def sender():
+    sg.this_actor.sleep_for(start)
+    mailbox.post(("message",)).wait()
+def sleeper():
+    sg.this_actor.sleep_for(sleep)
+    seen.update(slept=sg.Engine.clock)
+    mailbox.post(("end",)).wait()
+for name, body in (("server", server), ("sender", sender), ("sleeper", sleeper)):
+    sg.Actor.create(name, engine.host_by_name(name if name != "server" else "master"), body)
+engine.run()
+print(json.dumps(seen))
+"""
+MESSAGE = 1 / 125e6
+"""1 byte over a 125 MBps link without latency (the corpus's `ties` platforms): 8 ns."""
+
+
+@pytest.mark.parametrize(("start", "end_seen"), [(1.0, True), (42.0, False)])
+def test_the_server_sees_what_simgrid_posted_in_an_earlier_solver_step_at_the_same_clock(
+        start: float, end_seen: bool, tmp_path: Path) -> None:
+    """A message leaves at `start` and takes MESSAGE; a sleep of `start` + MESSAGE (as a float) ends at the same
+    clock value. Which one SimGrid 3.32 ends first is decided by hand: after the step to `start`, the sleep's rest
+    is `sleep - start` (exact), and the solver's next step is the shorter of that rest and the message.
+
+    - start 1.0: the rest (7.99999999579e-9 s) is shorter: the sleep ends in a step of its own, at the clock value
+      `sleep`; the message's step that follows (4.2e-18 s) is below half the clock's unit at 1.0 (1.1e-16 s), so
+      the clock keeps that value. The sleeper's message is posted before the server wakes: Batsim's server sees it
+      (as at t=42 of the corpus's ties_030_conservative_bf, where the late step is 2.4e-16 s).
+    - start 42.0: the rest (8.00000066e-9 s) is longer: the message ends first, and the sleep's rest (6.6e-16 s)
+      is below SimGrid's timing precision (1e-9 s), so it ends in the same step: the server wakes in the same
+      scheduling round as the sleeper and does not see its message.
+    """
+    simgrid_model.ensure_simgrid()
+    sleep = start + MESSAGE
+    rest = Fraction(sleep) - Fraction(start)
+    assert (rest < Fraction(MESSAGE)) is end_seen  # the sleep's own step comes first
+    if end_seen:
+        assert (Fraction(MESSAGE) - rest) * 2 < Fraction(math.ulp(sleep))  # the message's step keeps the clock
+    else:
+        assert rest - Fraction(MESSAGE) < Fraction(1, 10**9)  # the sleep ends in the message's step
+    (tmp_path / "platform.xml").write_text(SOLVER_STEP_PLATFORM)
+    done = subprocess.run([sys.executable, "-c", SOLVER_STEP_RUN, str(tmp_path / "platform.xml"), repr(start),
+                           repr(sleep)], capture_output=True, text=True, timeout=120, check=False,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT / "src")))
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen == {"slept": sleep, "received": sleep, "end_seen": end_seen}

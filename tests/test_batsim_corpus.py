@@ -24,17 +24,6 @@ def _ends(jobs: str) -> str:
     return ", ".join(f"w0!{job}" for job in jobs.split())
 
 
-def tie(instant: float, batsim: str, first: str, clock: str) -> str:
-    """An exact tie that SimGrid's clock decided in Batsim's run: the jobs whose ends Batsim sent in one message,
-    the ones clustersim sent first (the others in its next message), and SimGrid 3.32's clock where the skeleton
-    of Batsim's actors (benchmarks/batsim_wakeup_order.py) ends the late job's sleep."""
-    return (
-        f"exact tie decided by SimGrid's clock (a peer's floating-point artifact): at t={instant:g} Batsim sent the "
-        f"ends of {_ends(batsim)} in one message, clustersim {_ends(first)} alone first, the rest with the next "
-        f"message; {clock}; the schedules diverge from then (docs/batsim-protocol.md, the per-case table)"
-    )
-
-
 def counted(instant: float, batsim: str, first: str, later: str = "") -> str:
     """A tie the fast model's whole-message count misses and SimGrid's clock decides as Batsim did; `later`: an
     exact tie that SimGrid's clock then decides otherwise than Batsim's run."""
@@ -46,8 +35,16 @@ def counted(instant: float, batsim: str, first: str, later: str = "") -> str:
     )
 
 
-def skeleton(where: str) -> str:
-    return f"SimGrid 3.32 ends {where}"
+def solver_step(instant: float, batsim: str, first: str, where: str) -> str:
+    """A tie that SimGrid's solver decides: a sleep ends in a step of its own, shorter than the clock's resolution,
+    just before the server receives a message, so at the same clock value; Batsim's server sees its end."""
+    return (
+        f"the fast model counts whole messages: at t={instant:g} Batsim sent the ends of {_ends(batsim)} in one "
+        f"message, clustersim {_ends(first)} first; SimGrid 3.32 ends {where}, in a solver step of its own just "
+        "before (shorter than the clock's resolution), so Batsim's server saw it; the count puts both at one "
+        "message and holds the sleep's end; identical with --platform-model simgrid "
+        "(test_batsim_network_corpus.py)"
+    )
 
 
 DIFFERENT: dict[str, str] = {
@@ -55,37 +52,35 @@ DIFFERENT: dict[str, str] = {
     "ties_011_filler": counted(28, "61 74", "61"),
     "ties_035_filler": counted(12, "1 34 36", "1 34"),
     "profiles_010_ph_conservative_bf": counted(183, "10 31", "10"),
-    "ties_026_conservative_bf": counted(5, "2 25 26", "2", "at t=28 SimGrid 3.32 ends w0!21's sleep at "
-                                        "28.00000004800001, when the server receives w0!15's end (Batsim: together)"),
-    "ties_051_filler": counted(6, "44 32 56", "44", "at t=27 SimGrid 3.32 ends w0!26's sleep at 27.000000120000028, "
-                               "when the server receives w0!52's end (Batsim: together)"),
-    "ties_001_fcfs": tie(1, "1 10 11", "1", skeleton("w0!10's sleep at 1.000000048, when the server receives w0!1's "
-                                                     "end")),
-    "ties_006_conservative_bf": tie(45, "17 19", "17", skeleton("w0!19's sleep at 45.000000096, when the server "
-                                                                "receives w0!17's end")),
-    "ties_024_easy_bf": tie(380, "58 21", "58", skeleton("w0!21's sleep at 380.00000019999857, when the server "
-                                                         "receives w0!58's end")),
-    "ties_030_conservative_bf": tie(42, "31 61", "31", skeleton("w0!61's sleep at 42.00000009600001, one message "
-                                                                "after the server receives w0!31's end "
-                                                                "(42.00000008800001), as the ready signal arrives")),
-    "ties_031_filler": tie(105, "34 45", "34", skeleton("w0!45's sleep at 105.00000008800001, when the server "
-                                                        "receives w0!34's end")),
-    "ties_033_fcfs": tie(2, "10 11", "10", skeleton("w0!11's sleep at 2.0000000480000004, when the server receives "
-                                                    "w0!10's end")),
-    "ties_034_conservative_bf": tie(5, "1 11 12", "1", skeleton("w0!11's sleep at 5.000000048, when the server "
-                                                                "receives w0!1's end")),
-    "ties_037_fcfs": tie(6, "22 3", "22", skeleton("w0!3's sleep at 6.000000064, when the server receives w0!22's "
-                                                   "end")),
-    "ties_039_filler": tie(60, "32 3", "32", skeleton("w0!3's sleep at 60.000000056000005, when the server receives "
-                                                      "w0!32's end")),
-    "ties_041_fcfs": tie(58, "21 20 22", "21", skeleton("w0!20's and w0!22's sleeps at 58.000000160000006, when the "
-                                                        "server receives w0!21's end")),
-    "ties_044_easy_bf": tie(4, "18 19", "18", skeleton("w0!19's sleep at 4.0000000720000015, when the server "
-                                                       "receives w0!18's end")),
-    "ties_047_filler": tie(190, "17 46", "17", skeleton("w0!46's sleep at 190.00000015200007, when the server "
-                                                        "receives w0!17's end")),
-    "ties_048_easy_bf": tie(27, "36 3", "36", skeleton("w0!3's sleep at 27.00000011200002, when the server "
-                                                       "receives w0!36's end")),
+    "ties_026_conservative_bf": counted(5, "2 25 26", "2"),
+    "ties_051_filler": counted(6, "44 32 56", "44"),
+    "ties_001_fcfs": solver_step(1, "1 10 11", "1", "w0!10's sleep at 1.000000048, when the server receives w0!1's "
+                                                    "end"),
+    "ties_006_conservative_bf": solver_step(45, "17 19", "17", "w0!19's sleep at 45.000000096, when the server "
+                                                               "receives w0!17's end"),
+    "ties_024_easy_bf": solver_step(380, "58 21", "58", "w0!21's sleep at 380.00000019999857, when the server "
+                                                        "receives w0!58's end"),
+    "ties_030_conservative_bf": solver_step(42, "31 61", "31", "w0!61's sleep at 42.00000009600001, one message "
+                                                               "after the server receives w0!31's end "
+                                                               "(42.00000008800001), as the ready signal arrives"),
+    "ties_031_filler": solver_step(105, "34 45", "34", "w0!45's sleep at 105.00000008800001, when the server "
+                                                       "receives w0!34's end"),
+    "ties_033_fcfs": solver_step(2, "10 11", "10", "w0!11's sleep at 2.0000000480000004, when the server receives "
+                                                   "w0!10's end"),
+    "ties_034_conservative_bf": solver_step(5, "1 11 12", "1", "w0!11's sleep at 5.000000048, when the server "
+                                                               "receives w0!1's end"),
+    "ties_037_fcfs": solver_step(6, "22 3", "22", "w0!3's sleep at 6.000000064, when the server receives w0!22's "
+                                                  "end"),
+    "ties_039_filler": solver_step(60, "32 3", "32", "w0!3's sleep at 60.000000056000005, when the server receives "
+                                                     "w0!32's end"),
+    "ties_041_fcfs": solver_step(58, "21 20 22", "21", "w0!20's and w0!22's sleeps at 58.000000160000006, when the "
+                                                       "server receives w0!21's end"),
+    "ties_044_easy_bf": solver_step(4, "18 19", "18", "w0!19's sleep at 4.0000000720000015, when the server "
+                                                      "receives w0!18's end"),
+    "ties_047_filler": solver_step(190, "17 46", "17", "w0!46's sleep at 190.00000015200007, when the server "
+                                                       "receives w0!17's end"),
+    "ties_048_easy_bf": solver_step(27, "36 3", "36", "w0!3's sleep at 27.00000011200002, when the server "
+                                                      "receives w0!36's end"),
     "ties_029_fcfs": (
         "the fast model does not shift times: from t=560 batsched answers with Batsim's `now` rounded up to the "
         "microsecond (SimGrid's 560.0000005039984 sent as 560.000001) and Batsim's request-reply actor waits until "

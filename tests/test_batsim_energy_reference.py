@@ -40,41 +40,28 @@ when it comes from the end of a computation (a computing job, a node's switch), 
 ROW_ORDER: dict[str, str] = {}
 """Cases whose energy files differ even per instant (the rest differ at most in the order of an instant's rows)."""
 
-SAME_COUNT = (
-    "order of Batsim's actors at one message count: at {at}, {what}; clustersim's count of messages puts these "
-    "rows at one count and orders them by it, Batsim's actors ran them at the same SimGrid time in another order "
-    "(SimGrid runs the actors woken at one time one after the other, and an actor's simcall ends its turn: "
-    "pstate.cpp sets a switched machine's power state, a simcall, before it updates the machine's state)"
-)
-"""The order of an instant's rows when Batsim's actors act at the same SimGrid time (pstate.cpp,
-jobs_execution.cpp: the executor writes a job's rows before it sends JOB_COMPLETED)."""
-
 ROWS_WITHIN_AN_INSTANT = {
-    "energy_008_energy_bf_idle_sleeper": SAME_COUNT.format(
-        at="t=5895", what="two switch-on requests end; Batsim's first row of the instant counts the machines of "
-                          "both as idle (5,5,0,6,0), clustersim's those of the first only (5,8,0,3,0)"),
-    "energy_009_energy_bf_monitoring_inertial": SAME_COUNT.format(
-        at="t=1344", what="two switch-on requests end; Batsim's first row counts 7 machines switching on and "
-                          "its wattmin has both requests' new power states (988.476), clustersim's 6 and 657.488"),
-    "energy_010_energy_bf": SAME_COUNT.format(
-        at="t=436", what="w0!21's end (consumed_energy.csv e) then w0!23's start (s): Batsim's s row is "
-                         "nanoseconds later (epower 2592), clustersim's at the same count (epower NA, as Batsim "
-                         "writes for two rows at one SimGrid time)"),
-    "energy_013_energy_bf": SAME_COUNT.format(
-        at="t=1089", what="w0!31's end then w0!48's start: Batsim's s row is nanoseconds later (epower "
-                          "2688.85), clustersim's at the same count (NA)"),
-    "energy_017_energy_bf_dicho": SAME_COUNT.format(
-        at="t=536", what="w0!5's executor writes its e row after the 9 machines switched on took their power "
-                         "state (wattmin 1140) but before they are counted idle (0,9,0,2,1); clustersim's row has "
-                         "them still switching (wattmin 4118.89)"),
-    "energy_018_energy_bf_idle_sleeper": SAME_COUNT.format(
-        at="t=703", what="a job end (e) and machines done switching (p): Batsim writes e then p, clustersim p "
-                         "then e"),
-    "energy_019_energy_bf_monitoring_inertial": SAME_COUNT.format(
-        at="t=1340", what="a switch request (p) then a job start (s): Batsim's s row is nanoseconds later, its "
-                          "epower 820.004 the power before the switch, clustersim's 600, the power after"),
+    "energy_009_energy_bf_monitoring_inertial": (
+        "at t=1344 the request for 2-6 reaches the server at message 3, machine 0's switch ends at 3 and machine "
+        "1's at 4 (the two SET_RESOURCE_STATE of one reply at t=1334 reached the server one message apart). "
+        "Batsim's row of the request has both machines' new power states (wattmin 988.476) and both still "
+        "switching on (9,7,0,0,0): machine 1's actor woke before the server handled a message that, counted in "
+        "messages of one length, arrived earlier. clustersim's row has machine 0 on (9,6,0,1,0) and machine 1 "
+        "switching (657.488). Batsim's messages (1 byte, ipp.cpp) take 0.1 ns between the server and the "
+        "request-reply actor (both on the master host) and 8 ns from a switching actor on its compute host; "
+        "clustersim counts messages of one length"),
+    "energy_010_energy_bf": (
+        "at t=436 w0!21 (a delay job) ends at message 3, at which the server receives w0!23's EXECUTE_JOB; "
+        "Batsim's start row (s) has epower 2592, so SimGrid's clock moved between w0!21's end row and the start "
+        "row: its sleep ended before the server received the decision. clustersim counts both at message 3 (NA, "
+        "as Batsim writes at t=703 of energy_018, where a walltime's sleep ends at the very time the server "
+        "receives a switching actor's message). The count does not separate them: Batsim's messages take 0.1 ns "
+        "between actors of the master host and 8 ns from a compute host"),
+    "energy_013_energy_bf": (
+        "at t=1089 w0!31's end then w0!48's start, as energy_010's at t=436: Batsim's s row is nanoseconds later "
+        "(epower 2688.85), clustersim's at the same message (NA)"),
 }
-"""Python-scheduled cases whose energy files hold each instant's rows in another order."""
+"""Python-scheduled cases whose energy files hold an instant's rows in another order or with other values."""
 
 WALLTIME_RACE = (
     "job w0!22 (parallel_homogeneous, 50 s of computation, walltime 50 s) ends COMPLETED_WALLTIME_REACHED in Batsim: "
@@ -87,8 +74,9 @@ ENERGY_019 = "energy_019_energy_bf_monitoring_inertial"
 
 IDENTICAL = {"energy_000_energy_bf", "energy_001_energy_bf_idle_sleeper", "energy_002_sleeper",
              "energy_003_energy_bf", "energy_004_energy_bf_idle_sleeper", "energy_005_sleeper",
-             "energy_007_energy_bf_dicho", "energy_012_sleeper", "energy_014_energy_bf_idle_sleeper",
-             "energy_015_sleeper", "energy_016_energy_bf_subpart_sleeper"}
+             "energy_007_energy_bf_dicho", "energy_008_energy_bf_idle_sleeper", "energy_012_sleeper",
+             "energy_014_energy_bf_idle_sleeper", "energy_015_sleeper", "energy_016_energy_bf_subpart_sleeper",
+             "energy_017_energy_bf_dicho", "energy_018_energy_bf_idle_sleeper"}
 """Cases whose every output (jobs, schedule.csv, the three energy files row by row) is Batsim's."""
 
 DECISIONS_DIFFER = {

@@ -171,6 +171,35 @@ def test_a_job_past_its_limit_is_guessed_from_kill_wait_and_over_time_limit() ->
     assert start(BackfillParameters(over_time_limit=None)) == 120.0  # UNLIMITED: its whole limit from now
 
 
+@given(
+    st.lists(st.tuples(st.integers(0, 4), st.booleans(), st.integers(1, 2), st.integers(1, 40)), max_size=10),
+    st.integers(1, 20), st.integers(1, 31), st.sampled_from([59, 60, 62, 120, 124]),
+)
+@settings(max_examples=300, deadline=None)
+def test_the_will_run_test_is_the_same_wherever_its_nodes_sit_in_the_bitmap(
+    jobs: list[tuple[int, bool, int, int]], cpus: int, mask: int, offset: int
+) -> None:
+    """Five nodes moved up by `offset`, across the two words the will-run walk splits node sets in (nodes 0-61
+    and the others; beyond 124 the second is a long): the same start, the same CPUs moved up too."""
+    free = [4] * 6
+    placed = []
+    for i, (node, pair, take, end) in enumerate(jobs):
+        nodes = [node, node + 1] if pair else [node]  # a job on two nodes may lie half outside the mask
+        if all(free[n] >= take for n in nodes):
+            for n in nodes:
+                free[n] -= take
+            placed.append((f"r{i}", end * 30.0 + i % 2 * 7, nodes, take))
+    placed.sort(key=lambda job: job[1])
+
+    def test(shift: int) -> tuple[float, dict[int, int]] | None:
+        running = [Running(key, end, {n + shift: take for n in nodes}, sum(1 << n + shift for n in nodes), 60.0)
+                   for key, end, nodes, take in placed]
+        return will_run(cpus, mask << shift, [0] * shift + free, running, 0.0)
+
+    found, moved = test(0), test(offset)
+    assert moved == (None if found is None else (found[0], {n + offset: c for n, c in found[1].items()}))
+
+
 @st.composite
 def _cycle_inputs(draw: st.DrawFn) -> tuple[list[Candidate], list[int], list[Running]]:
     """Busy nodes, a whole-cluster job first (it reserves), then small jobs that may fit the idle CPUs."""

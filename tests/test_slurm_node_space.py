@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -89,15 +90,27 @@ ACTION = st.tuples(
 )
 
 
+LAYOUTS = [(0, 1, 2, 3, 4), (0, 61, 62, 63, 123), (5, 61, 62, 124, 190)]
+"""Where the NODES nodes sit in the bitmap: side by side; across the map's two words (nodes 0-61 and 62-123);
+beyond 124 nodes, where the second word is a long integer."""
+
+
+def spread(mask: int, layout: tuple[int, ...]) -> int:
+    return sum(1 << bit for i, bit in enumerate(layout) if mask >> i & 1)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
 @given(st.integers(min_value=0, max_value=3), st.sampled_from([1.0, 60.0]), st.lists(ACTION, max_size=25))
 @settings(max_examples=500, deadline=None)
 def test_the_bisected_map_answers_as_the_walked_map(
-    first: int, resolution: float, actions: list[tuple[str, int, int, int, int, bool]]
+    layout: tuple[int, ...], first: int, resolution: float, actions: list[tuple[str, int, int, int, int, bool]]
 ) -> None:
     begin = first * resolution
-    fast = NodeSpace(begin, begin + 20 * resolution, 2**NODES - 1, resolution)
-    walked = WalkedNodeSpace(begin, begin + 20 * resolution, 2**NODES - 1, resolution)
-    for kind, slot, length, nodes, limit, half in actions:
+    everything = spread(2**NODES - 1, layout)
+    fast = NodeSpace(begin, begin + 20 * resolution, everything, resolution)
+    walked = WalkedNodeSpace(begin, begin + 20 * resolution, everything, resolution)
+    for kind, slot, length, mask, limit, half in actions:
+        nodes = spread(mask, layout)
         start = slot * resolution * (0.5 if half else 1.0)  # off the slots too: `now` is any second
         end = start + length * resolution
         if kind == "reserve":

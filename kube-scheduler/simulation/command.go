@@ -12,6 +12,10 @@
 //     from math/rand seeded at each scheduling cycle from the pod's name and attempt (idle.go, and main.go's
 //     //go:debug lines), and the pod event handlers run between scheduling cycles (idle.go): the same feasible
 //     list and the same draws on every run;
+//   - a pod's FailedScheduling event repeated at the same pod version reaches the event recorder at most once a
+//     minute after the first two (events.go): the API sees the same events, their series counted less often;
+//   - a failed pod's nomination is cleared without listing the pod as nominated to no node (nominator.go): the
+//     same nominated pods for every node, without two scans of every waiting pod at each failure;
 //   - Go's garbage collector runs at GOGC=400 unless GOGC is set (main.go): it changes no decision.
 package simulation
 
@@ -45,7 +49,7 @@ import (
 // the out-of-tree plugins given (app.WithPlugin), with the per-pod backoff off.
 func NewCommand(registryOptions ...app.Option) *cobra.Command {
 	opts := options.NewOptions()
-	keepFailures, noVictims := true, true
+	var cuts shortcuts
 	var widen time.Duration
 	cmd := &cobra.Command{
 		Use:  "kube-scheduler-sim",
@@ -54,17 +58,24 @@ func NewCommand(registryOptions ...app.Option) *cobra.Command {
 			return opts.ComponentGlobalsRegistry.Set()
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return run(cmd, opts, keepFailures, noVictims, widen, registryOptions...)
+			return run(cmd, opts, cuts, widen, registryOptions...)
 		},
 		Args: cobra.NoArgs,
 	}
 	nfs := opts.Flags
-	nfs.FlagSet("simulation").BoolVar(&keepFailures, "keep-failures", true, "Answer a scheduling attempt that "+
+	nfs.FlagSet("simulation").BoolVar(&cuts.keepFailures, "keep-failures", true, "Answer a scheduling attempt that "+
 		"failed before (same pod content, same cluster state) with the same answer, without running the "+
 		"filters and the preemption dry run again (failures.go). Off: every attempt runs every plugin.")
-	nfs.FlagSet("simulation").BoolVar(&noVictims, "preemption-without-victims", true, "Answer DefaultPreemption's "+
+	nfs.FlagSet("simulation").BoolVar(&cuts.noVictims, "preemption-without-victims", true, "Answer DefaultPreemption's "+
 		"PostFilter without its dry run when no node it would visit holds a pod of lower priority than the pod "+
 		"(preemption.go): upstream's answer, without a copy of every node. Off: upstream's dry run every time.")
+	nfs.FlagSet("simulation").BoolVar(&cuts.unlisted, "clear-nominations-unlisted", true, "Clear a failed pod's "+
+		"nomination without listing the pod as nominated to no node, a list nothing reads and the nominator scans "+
+		"at every failure (nominator.go). Off: upstream's nominator.")
+	nfs.FlagSet("simulation").DurationVar(&cuts.repeats, "failure-event-repeats", time.Minute, "Hand a pod's "+
+		"FailedScheduling event repeated at the same pod version to the event recorder at most once this often "+
+		"(wall time) after the first two, which are all the API sees of the series until the recorder's own "+
+		"timers (events.go). 0: every one, as upstream.")
 	nfs.FlagSet("simulation").DurationVar(&widen, "widen-races", 0, "Testing only: where the build follows the "+
 		"scheduler's own goroutines (after each pod event handler, after the queue's Done), wake the scheduling "+
 		"goroutine and the idle reporter and wait this long, so that the orders those goroutines can take are "+
@@ -78,7 +89,13 @@ func NewCommand(registryOptions ...app.Option) *cobra.Command {
 	return cmd
 }
 
-func run(cmd *cobra.Command, opts *options.Options, keepFailures, noVictims bool, widen time.Duration,
+// shortcuts: the flags that turn the build's exact shortcuts on or off.
+type shortcuts struct {
+	keepFailures, noVictims, unlisted bool
+	repeats                           time.Duration
+}
+
+func run(cmd *cobra.Command, opts *options.Options, cuts shortcuts, widen time.Duration,
 	registryOptions ...app.Option) error {
 	verflag.PrintAndExitIfRequested()
 	fg := opts.ComponentGlobalsRegistry.FeatureGateFor(basecompatibility.DefaultKubeComponent)
@@ -93,7 +110,7 @@ func run(cmd *cobra.Command, opts *options.Options, keepFailures, noVictims bool
 		<-server.SetupSignalHandler()
 		cancel()
 	}()
-	cc, sched, err := setup(ctx, opts, keepFailures, noVictims, widen, registryOptions...)
+	cc, sched, err := setup(ctx, opts, cuts, widen, registryOptions...)
 	if err != nil {
 		return err
 	}
@@ -102,7 +119,7 @@ func run(cmd *cobra.Command, opts *options.Options, keepFailures, noVictims bool
 
 // setup is app.Setup with the backoff off: the same defaults, validation, configuration file, profiles and
 // scheduler options, except scheduler.WithPodInitialBackoffSeconds(0) and WithPodMaxBackoffSeconds(0).
-func setup(ctx context.Context, opts *options.Options, keepFailures, noVictims bool, widen time.Duration,
+func setup(ctx context.Context, opts *options.Options, cuts shortcuts, widen time.Duration,
 	registryOptions ...app.Option) (
 	*schedulerserverconfig.CompletedConfig, *scheduler.Scheduler, error) {
 	cfg, err := latest.Default()
@@ -124,7 +141,9 @@ func setup(ctx context.Context, opts *options.Options, keepFailures, noVictims b
 			return nil, nil, err
 		}
 	}
-	recorderFactory := func(name string) events.EventRecorder { return cc.EventBroadcaster.NewRecorder(name) }
+	recorderFactory := func(name string) events.EventRecorder {
+		return newRepeatedFailures(cc.EventBroadcaster.NewRecorder(name), cuts.repeats)
+	}
 	idle := newIdleReporter(cc.Client, widen)
 	var completedProfiles []kubeschedulerconfig.KubeSchedulerProfile
 	sched, err := scheduler.New(ctx,
@@ -151,10 +170,13 @@ func setup(ctx context.Context, opts *options.Options, keepFailures, noVictims b
 	}
 	idle.attach(sched)
 	go idle.run(ctx)
-	if noVictims { // before attachFailures, which wraps the profiles
+	if cuts.unlisted {
+		attachNominator(sched)
+	}
+	if cuts.noVictims { // before attachFailures, which wraps the profiles
 		attachPreemption(ctx, sched)
 	}
-	if keepFailures {
+	if cuts.keepFailures {
 		attachFailures(sched, completedProfiles, cc.InformerFactory.Core().V1().Namespaces().Lister(),
 			len(cc.ComponentConfig.Extenders))
 	}

@@ -10,8 +10,10 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"runtime/debug"
+	"runtime/pprof"
 
 	"k8s.io/component-base/cli"
 	_ "k8s.io/component-base/logs/json/register" // for JSON log format registration
@@ -32,5 +34,30 @@ func main() {
 	command := simulation.NewCommand(
 		app.WithPlugin(podpacking.Name, podpacking.New), // out-of-tree plugins: one app.WithPlugin each
 	)
-	os.Exit(cli.Run(command))
+	stop := cpuProfile(os.Getenv("CLUSTERSIM_CPUPROFILE"))
+	code := cli.Run(command)
+	stop()
+	os.Exit(code)
+}
+
+// cpuProfile writes a CPU profile of the whole run (runtime/pprof, for `go tool pprof`) to path, if not "": where a
+// scheduling attempt's time goes, with no port to open. The returned function ends it (at exit, SIGTERM included).
+func cpuProfile(path string) func() {
+	if path == "" {
+		return func() {}
+	}
+	out, err := os.Create(path)
+	if err == nil {
+		err = pprof.StartCPUProfile(out)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "CLUSTERSIM_CPUPROFILE=%s: %v\n", path, err)
+		os.Exit(1)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := out.Close(); err != nil {
+			fmt.Fprintf(os.Stderr, "CLUSTERSIM_CPUPROFILE=%s: %v\n", path, err)
+		}
+	}
 }

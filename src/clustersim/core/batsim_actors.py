@@ -3,8 +3,8 @@
 With the simgrid platform model and Batsim's delivery, the core does what Batsim's server does (server.cpp,
 docs/batsim-protocol.md): every event reaches it as a blocking 1-byte SimGrid communication from the actor
 that made it, over the platform's route from that actor's host to the master host, and it takes one message
-at a time. It calls the decision process when the previous reply is over (the ready signal arrived) and
-nothing was posted before the message it just received. The actors that talk to it:
+at a time. It calls the decision process when the previous reply is over (the ready signal arrived) and its
+mailbox is empty as SimGrid's maestro sees it (`ServerMailbox`). The actors that talk to it:
 
 - the job submitter (job_submitter.cpp), on the master: says hello, then for each submission instant sleeps
   until that instant measured from its previous wake-up (so the time its sends take accumulates as drift) and
@@ -45,6 +45,36 @@ SHORTEST_WAIT = 1e-5
 Message = tuple[Any, ...]
 
 
+class ServerMailbox:
+    """Batsim's server mailbox, with its `mailbox_empty` (ipp.cpp) as SimGrid 3.32 answers it.
+
+    SimGrid's `put` is `put_async` then `wait`, and `put_async` returns once SimGrid's maestro has posted the message,
+    at the end of the scheduling round in which the sender called it. A message is counted from then until the
+    server receives it, so the server, checking when it wakes, does not see a message put in that same round, and
+    sees one put in an earlier solver step even at the same clock value: a step can be shorter than the clock's
+    resolution (at t=42 of the corpus's `ties_030_conservative_bf`, a sleep ends 2.4e-16 s before a message, below
+    half the clock's 7.1e-15 s unit: docs/batsim-protocol.md, "Exact ties decided by SimGrid's solver steps")."""
+
+    def __init__(self, simgrid: Any, name: str):
+        self._mailbox: Any = simgrid.Mailbox.by_name(name)
+        self.unreceived = 0
+        """Messages posted and not yet received."""
+
+    def post(self, message: Message) -> Any:
+        """A 1-byte send from the calling actor's host, posted; the caller waits for the returned communication."""
+        comm = self._mailbox.put_async(message, 1)
+        self.unreceived += 1
+        return comm
+
+    def get(self) -> Message:
+        message: Message = self._mailbox.get()
+        self.unreceived -= 1
+        return message
+
+    def empty(self) -> bool:
+        return not self.unreceived
+
+
 def protocol_time(time: float) -> float:
     """A time as Batsim's messages carry it, rounded to the microsecond: in the corpus's `ties_029_fcfs`, SimGrid's
     560.0000005039984 reaches the scheduler as 560.000001 and 595.0000004959985 as 595.0."""
@@ -57,11 +87,7 @@ class BatsimActors:
     def __init__(self, simulation: Simulation, model: SimgridExecution):
         self.sim = simulation
         self.model = model
-        self._mailbox: Any = model.simgrid.Mailbox.by_name(MAILBOX)
-        self._posted: list[float] = []
-        """When each message not yet received was posted: SimGrid's queue of the server's mailbox."""
-        self._waiting = False
-        """The server waits in its receive: the next message posted goes to it at once."""
+        self._mailbox = ServerMailbox(model.simgrid, MAILBOX)
         self._helpers: dict[int, Any] = {}
         """The submitter, request-reply actors and waiters still running (killed when the run stops early)."""
         self._senders = 0
@@ -91,12 +117,8 @@ class BatsimActors:
         sim = self.sim
         ready, told = False, list[Event]()
         while True:
-            if self._posted:
-                self._posted.pop(0)
-            elif not self._senders and not self._launched:
+            if self._mailbox.empty() and not self._senders and not self._launched:
                 return  # nobody left to send a message
-            else:
-                self._waiting = True
             message = self._mailbox.get()
             self.model.check_interrupt()
             now = self._clock()
@@ -118,7 +140,7 @@ class BatsimActors:
                 job, previous = message[1], message[2]
                 raise InputError(sim.workload.source, f"job '{job.key}' is submitted at t={job.submit_time!r}, "
                                  f"before the previous job (t={previous!r}): workloads must be in submit order")
-            if ready and told and not any(posted < now for posted in self._posted):
+            if ready and told and self._mailbox.empty():
                 sent = sim._queue.now = protocol_time(now)  # the `now` of Batsim's message: what the scheduler knows
                 self._spawn(self._request_reply, self._decide(sim._call(told)), sent)
                 ready, told = False, []
@@ -182,12 +204,9 @@ class BatsimActors:
 
     def _put(self, message: Message, last: bool = False) -> None:
         """A blocking 1-byte send to the server, from the calling actor's host (`last`: the actor's last one)."""
-        self._senders -= last
-        if self._waiting:
-            self._waiting = False
-        else:
-            self._posted.append(self._clock())
-        self._mailbox.put(message, 1)
+        comm = self._mailbox.post(message)
+        self._senders -= last  # once posted: the server waits for it
+        comm.wait()
 
     def _spawn(self, body: Callable[..., None], *args: Any) -> None:
         """Start one of Batsim's actors on the master host; it is forgotten when its body returns."""

@@ -111,6 +111,15 @@ class EnergyMeter:
         them (Batsim's delivery): Batsim writes NA as the mean power of a row written at the same SimGrid time as
         the previous one."""
         self._last_moment: int | None = None
+        self.ahead = 0.0
+        """Watts that switching actors set before their machines change state (Batsim's pstate.cpp sets the power
+        state one scheduling turn before the state): counted in `wattmin` meanwhile."""
+        self._reached: int | None = None
+        self._last_reached = 0
+        self._moment_joules = 0.0
+        self._last_moment_joules = 0.0
+        """The furthest message of the instant the core counted, the power integrated over the instant's messages
+        up to it (watts times messages), and both at the last row."""
         if output_dir is not None:
             def trace(name: str, columns: str) -> TextIO:
                 f = open(output_dir / f"{prefix}{name}", "w", encoding="utf-8")  # noqa: SIM115
@@ -256,11 +265,14 @@ class EnergyMeter:
     def switches_done(self, now: float, nodes: Sequence[int], on: bool, moved: bool = False) -> None:
         """`nodes` end their transition together; called before they move, or once they `moved` (Batsim's row has
         the power before and, since it sets the new power state first, the minimum power after)."""
-        old, new = (NodeState.SWITCHING_ON, NodeState.IDLE) if on else (NodeState.SWITCHING_OFF, NodeState.SLEEPING)
-        after = self._static + (0.0 if moved else sum((self._base_watts(n, new) - self._base_watts(n, old)
-                                                         for n in nodes), 0.0))
+        after = self._static + (0.0 if moved else self.switch_watts(nodes, on))
         self._entry(now, "p", after)
         self._pstate_rows(now, nodes, self._compute_pstate if on else self._sleep_pstate)
+
+    def switch_watts(self, nodes: Sequence[int], on: bool) -> float:
+        """How the platform's power changes when `nodes` end their transition (on: idle, else asleep)."""
+        old, new = (NodeState.SWITCHING_ON, NodeState.IDLE) if on else (NodeState.SWITCHING_OFF, NodeState.SLEEPING)
+        return sum((self._base_watts(n, new) - self._base_watts(n, old) for n in nodes), 0.0)
 
     def _compute_pstate(self, node: int) -> int:
         return self._pstate[node]
@@ -295,12 +307,15 @@ class EnergyMeter:
             return
         last_time = self._last_row_time
         energy = self.energy
+        moment = self.moment
+        reached = self._reached
         if now > last_time:
             epower = (energy - self._last_row_energy) / (now - last_time)
+        elif reached is not None and reached > self._last_reached and moment != self._last_moment:
+            epower = (self._moment_joules - self._last_moment_joules) / (reached - self._last_reached)
         else:
             epower = self._static + self._dynamic_power
-        wattmin = self._static if wattmin is None else wattmin
-        moment = self.moment
+        wattmin = self._static + self.ahead if wattmin is None else wattmin
         formats, values = self._energy_formats, self._energy_values
         if moment is not None and now == last_time and moment == self._last_moment:
             formats.append(CONSUMED_ENERGY_ROW_NA)
@@ -314,6 +329,22 @@ class EnergyMeter:
         self._last_row_time = now
         self._last_row_energy = energy
         self._last_moment = moment
+        self._last_moment_joules = self._moment_joules
+        self._last_reached = reached or 0
+
+    def at_moment(self, moment: int | None) -> None:
+        """The core's count of messages moves on to `moment` (None: it stops counting, the instant is over). The
+        power until now held during the messages since the furthest count reached: what Batsim's `epower`
+        averages between two rows of one instant, over the nanoseconds those messages take."""
+        reached = self._reached
+        if moment is None:
+            self._reached = None
+        elif reached is None:
+            self._reached, self._moment_joules = moment, 0.0
+        elif moment > reached:
+            self._moment_joules += (self._static + self._dynamic_power) * (moment - reached)
+            self._reached = moment
+        self.moment = moment
 
     def _pstate_rows(self, now: float, nodes: Iterable[int], pstate: Callable[[int], int]) -> None:
         """pstate_changes.csv: one row per new power state, naming its machines as an interval set."""

@@ -11,7 +11,11 @@ from clustersim.core.state import ClusterView
 
 
 class DecisionProcess(Protocol):
-    """Called by the core once per instant at which something happened; returns decisions for that instant."""
+    """Called by the core once per instant at which something happened; returns decisions for that instant.
+
+    A process may say `decides_from_messages = True` (an external scheduler): it decides from the events it is told,
+    not from the cluster's state, so the core may let Batsim's actors change that state before its decisions apply.
+    """
 
     def begin(self, view: ClusterView) -> Iterable[Decision] | None:
         """The simulation starts: the platform is known, no job is submitted yet.

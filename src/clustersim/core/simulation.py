@@ -31,6 +31,7 @@ How the events of one instant reach the decision process is the `Delivery` rule:
 
 from __future__ import annotations
 
+import itertools
 from bisect import insort
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -208,6 +209,11 @@ class Simulation:
         self._unavailable_since: dict[int, float] = {}
         self.workload = workload
         self.process = decision_process
+        self._from_messages = bool(getattr(decision_process, "decides_from_messages", False))
+        """The process decides from the events it is told only (an external scheduler): the energy files' rows
+        may then follow Batsim's actors turn by turn (`_deliver_messages`), which moves what they do before the
+        decisions apply. A built-in policy reads the cluster's state while it decides, so for it they keep the
+        order in which the actors posted."""
         self.sinks = list(sinks)
         self._interrupts = DeferredInterrupt()
         self.meter = meter
@@ -395,22 +401,60 @@ class Simulation:
         meter = self.meter
         early = meter is not None  # the energy files' rows follow the actors (docs/energy.md)
 
-        def finish(now: int, start: bool = False) -> None:
-            """The actors that posted before the server handles message `now` did what Batsim's do before they
-            post (pstate.cpp, jobs_execution.cpp): a switching actor moves its machine to its new state, an executor
-            frees its machines, with their rows in the energy files. A job's start (`start`) is recorded by its
-            new executor, after every actor that posts at that message."""
+        def finish(now: int, ahead: bool) -> None:
+            """The actors that post before the server handles message `now` did what Batsim's do before they post
+            (pstate.cpp, jobs_execution.cpp): a switching actor moves its machine to its new state, an executor
+            frees its machines, with their rows in the energy files. With `ahead`, so did those that post at `now`
+            itself: they woke at the SimGrid time at which the server receives message `now`, run in the same
+            scheduling round before it handles that message, and their `put`s (simcalls, handled after the round)
+            come too late for its check (a job's new executor too runs after them).
+
+            For a process that decides from messages, actors woken at one time run turn by turn, a simcall ending an
+            actor's turn: a switching actor sets its machine's power state (a simcall) in its first turn and its
+            state in the next; an executor writes its machine_states.csv row in its first turn, its
+            consumed_energy.csv row after reading the energy (simcalls). So an executor's rows count the machines of
+            the switches that end with it in their old state, and its wattmin has their new power (docs/energy.md)."""
             assert meter is not None
-            bound = (now, _SENT if start else _WAITED)
-            for key, message in posted:
-                if key >= bound:
-                    break
-                if type(message) is _Switched and not message.transition.finished:
-                    self._power.finish(message.transition)
-                elif type(message) is _Execution and id(message) not in ended:
-                    meter.moment = key[0]
-                    ended[id(message)] = self._end(message)
-            meter.moment = now
+            bound = (now, _SENT if ahead else _WAITED)
+            due = [entry for entry in itertools.takewhile(lambda entry: entry[0] < bound, posted)
+                   if (type(entry[1]) is _Switched and not entry[1].transition.finished)
+                   or (type(entry[1]) is _Execution and id(entry[1]) not in ended)]
+            if not self._from_messages:  # in the order the actors posted
+                for key, message in due:
+                    if type(message) is _Switched:
+                        if not message.transition.finished:  # (one entry per machine of the transition)
+                            self._power.finish(message.transition)
+                    elif type(message) is _Execution and id(message) not in ended:
+                        meter.moment = key[0]
+                        ended[id(message)] = self._end(message)
+                meter.moment = now
+                return
+            for (moment, _), woken in itertools.groupby(due, key=lambda entry: entry[0][:2]):
+                meter.at_moment(moment)
+                actors = [message for _, message in woken]
+                switching = list(dict.fromkeys(m.transition for m in actors if type(m) is _Switched))
+                if len(switching) < len(actors):  # executors too: they act between the two turns of the switches
+                    meter.ahead = sum((meter.switch_watts(t.nodes, t.on) for t in switching), 0.0)
+                    for message in actors:
+                        if type(message) is _Execution:
+                            ended[id(message)] = self._end(message)
+                    meter.ahead = 0.0
+                for transition in switching:
+                    self._power.finish(transition)
+            meter.at_moment(now)
+
+        def arrivals(received: int) -> Iterator[int]:
+            """The messages at which the replies to a call made at message `received` reach the server: each
+            reply is posted when the previous one arrives, after what the other actors posted before it."""
+            free = sent = received
+            waiting = iter(key for key, _ in posted)
+            ahead = next(waiting, None)
+            while True:
+                while ahead is not None and ahead < (sent, _SENT, sequence + 1):
+                    free = max(free, ahead[0]) + 1
+                    ahead = next(waiting, None)
+                free = sent = max(free, sent) + 1
+                yield free
 
         for kind, payload in pending:
             if kind is EventClass.JOB_END:
@@ -441,7 +485,7 @@ class Simulation:
             received = max(free, sent_at) + 1
             free = received
             if early:
-                finish(received)
+                finish(received, self._from_messages)
             del posted[0]
             self.state.now = queue.now
             if message is None:  # the instant's submissions
@@ -474,11 +518,12 @@ class Simulation:
                         self._born += len(transition.nodes)
                 post(received, replies.pop(0) if replies else _READY)
             if ready and told and not (posted and posted[0][0] < (received, _WAITED)):
-                self._decide_into(told, replies, finish if early else None, received)
+                self._decide_into(told, replies, finish if early else None,
+                                  arrivals(received) if self._from_messages else itertools.count(received + 1))
                 told, ready = [], False
                 post(received, replies.pop(0) if replies else _READY)
         if meter is not None:
-            meter.moment = None
+            meter.at_moment(None)  # (a no-op on the counts but the last, for a process that reads the state)
         if queue.next_time() == queue.now:  # decisions added events at this instant (a kill's end, a registration)
             self._deliver_rounds(queue.pop_instant(), woken=False)
 
@@ -499,14 +544,13 @@ class Simulation:
         return received + 1
 
     def _decide_into(self, events: list[Event], replies: list[object],
-                     finish: Callable[[int, bool], None] | None = None, received: int = 0) -> None:
-        """Ask the decision process about `events` (heard at message `received`) and apply its decisions; each also
-        waits in `replies` (a start as its job's execution) to reach the server one message after the other. What
-        Batsim's actors do before a decision reaches the server (`finish`) is done before it applies."""
+                     finish: Callable[[int, bool], None] | None = None, arrivals: Iterator[int] | None = None) -> None:
+        """Ask the decision process about `events` and apply its decisions; each also waits in `replies` (a start as
+        its job's execution) to reach the server one message after the other, at the message `arrivals` gives.
+        What Batsim's actors do before a decision reaches the server (`finish`) is done before it applies."""
         for decision in self._call(events):
-            if finish is not None:
-                received += 1
-                finish(received, type(decision) is StartJob)
+            if finish is not None and arrivals is not None:
+                finish(next(arrivals), self._from_messages or type(decision) is StartJob)
             self._apply(decision)
             started = self._executions.get(decision.job_key) if type(decision) is StartJob else None
             if started is not None:

@@ -17,7 +17,8 @@ What makes Slurm's backfill differ from textbook EASY or conservative backfillin
 - **TRY_LATER**: when the nodes free of reservations do not suffice, or the planned nodes overlap a reservation,
   the job is tried again from the end of the map record where more nodes become available.
 
-Node sets are ints used as bitmaps (bit i is node i).
+Node sets are ints used as bitmaps (bit i is node i). The map and the will-run test's walk hold them in two
+words (`WORD`) so that the compiled path's set operations stay on machine integers.
 """
 
 from __future__ import annotations
@@ -32,6 +33,12 @@ from clustersim.policies.slurm.select import Allocation, Consumables, GresHeld, 
 WILL_RUN_WINDOW = 30
 """cons_common's `time_window`: the first batch of running jobs removed ends within 30 s."""
 YEAR = 365 * 86400.0
+WORD = 62
+"""Nodes per word: the map's records and the running jobs keep their node sets as two words, nodes 0 to 61 and
+the others, because mypyc's fast integers are 63-bit tagged: a wider bitmap is a Python long, and every `&` or
+`~` on it allocates. Up to 124 nodes every operation of the map and of the will-run walk stays on machine words
+(beyond, the second word is a long again: the same results, as before)."""
+LOW = (1 << WORD) - 1
 
 
 @dataclass(slots=True)
@@ -51,8 +58,12 @@ class Running:
     """Its CPUs in all (the will-run test adds them up at once when all its nodes are tested)."""
     per_node: int = field(init=False)
     """The CPUs it holds on each of its nodes when that is the same on all (0 otherwise)."""
+    low: int = field(init=False)
+    high: int = field(init=False)
+    """`nodes` in two words (`WORD`), for the will-run walk."""
 
     def __post_init__(self) -> None:
+        self.low, self.high = self.nodes & LOW, self.nodes >> WORD
         self.cpus = sum(self.allocation.values())
         counts = set(self.allocation.values())
         self.per_node = counts.pop() if len(counts) == 1 else 0
@@ -99,22 +110,24 @@ class Validity:
 class NodeSpace:
     """Slurm's `node_space_map_t`: contiguous time records, each with the nodes free of reservations.
 
-    Record j is [bounds[j], bounds[j + 1]) with the nodes `frees[j]`; no two neighbours have the same nodes (a
-    reservation merges them). The records are found by bisection and a reservation only rewrites its own span.
+    Record j is [bounds[j], bounds[j + 1]) with the nodes `low[j] | high[j] << WORD` (two words: `WORD`); no
+    two neighbours have the same nodes (a reservation merges them). The records are found by bisection and a
+    reservation only rewrites its own span.
     """
 
-    __slots__ = ("bounds", "frees", "resolution")
+    __slots__ = ("bounds", "high", "low", "resolution")
 
     def __init__(self, begin: float, end: float, nodes: int, resolution: float):
         self.bounds: list[float] = [begin, end]
-        self.frees: list[int] = [nodes]
+        self.low: list[int] = [nodes & LOW]
+        self.high: list[int] = [nodes >> WORD]
         self.resolution = resolution
 
     @property
     def records(self) -> list[list[float | int]]:
         """The records as [begin, end, nodes] (Slurm's map entries)."""
-        bounds = self.bounds
-        return [[bounds[j], bounds[j + 1], free] for j, free in enumerate(self.frees)]
+        bounds, high = self.bounds, self.high
+        return [[bounds[j], bounds[j + 1], low | high[j] << WORD] for j, low in enumerate(self.low)]
 
     def restrict(
         self, nodes: int, start: float, end: float, validity: Validity | None = None, limit: float = 0.0
@@ -125,29 +138,35 @@ class NodeSpace:
         the end of the first record after which more of `nodes` are free. With `validity`, `start` is the
         cycle's now and `end` now + `limit`: what the comparisons with now found is recorded there.
         """
-        bounds, frees = self.bounds, self.frees
-        count = len(frees)
+        bounds, low, high = self.bounds, self.low, self.high
+        count = len(low)
         first = bisect.bisect_right(bounds, start, 1, count + 1) - 1  # the first record ending after start
         if first >= count:
             if validity is not None:
                 validity.at_least(bounds[count])
             return nodes, 0.0
         last = bisect.bisect_right(bounds, end, first, count) - 1  # the last record beginning by end
-        avail = nodes
+        nodes_low, nodes_high = nodes & LOW, nodes >> WORD
+        avail_low, avail_high = nodes_low, nodes_high
         later = 0.0
         # The records looked at: those intersected, and the one that ends the walk (when there is one).
         stop = min(max(last + 1, first), count - 1)
         for j in range(first, stop):
-            avail &= frees[j]
-            if frees[j + 1] & nodes & ~avail and bounds[j + 1]:
+            avail_low &= low[j]
+            avail_high &= high[j]
+            if (low[j + 1] & nodes_low & ~avail_low or high[j + 1] & nodes_high & ~avail_high) and bounds[j + 1]:
                 later = bounds[j + 1]
                 for k in range(j + 1, last + 1):
-                    avail &= frees[k]
+                    avail_low &= low[k]
+                    avail_high &= high[k]
                 break
         else:
             if last >= stop:  # the last record begins by end
-                avail &= frees[stop]
-            elif stop + 1 < count and frees[stop + 1] & nodes & ~(avail & frees[stop]) and bounds[stop + 1]:
+                avail_low &= low[stop]
+                avail_high &= high[stop]
+            elif stop + 1 < count and (low[stop + 1] & nodes_low & ~(avail_low & low[stop])
+                                       or high[stop + 1] & nodes_high & ~(avail_high & high[stop])) \
+                    and bounds[stop + 1]:
                 later = bounds[stop + 1]  # noted at the record that ends the walk
         if validity is not None:
             if first:
@@ -157,20 +176,21 @@ class NodeSpace:
                 validity.at_least(bounds[last] - limit)
             if last + 1 < count:
                 validity.below(bounds[max(last + 1, first)] - limit)
-        return avail, later
+        return avail_low | avail_high << WORD, later
 
     def overlaps(self, nodes: int, start: float, end: float) -> bool:
         """Whether planned nodes are reserved for another job somewhere in [start, end) (`_test_resv_overlap`)."""
-        bounds, frees = self.bounds, self.frees
-        count = len(frees)
+        bounds, low, high = self.bounds, self.low, self.high
+        count = len(low)
         first = bisect.bisect_right(bounds, start, 1, count + 1) - 1
         stop = bisect.bisect_left(bounds, end, 0, count)
-        return any(nodes & ~frees[j] for j in range(first, stop))
+        nodes_low, nodes_high = nodes & LOW, nodes >> WORD
+        return any(nodes_low & ~low[j] or nodes_high & ~high[j] for j in range(first, stop))
 
     def reserve(self, start: float, end: float, nodes: int) -> bool:
         """Take whole `nodes` out of the map on [start, end) (`_add_reservation`); whether it reaches the map's end
         (where the map's extent, bf_window from now, shapes it)."""
-        bounds, frees = self.bounds, self.frees
+        bounds, low, high = self.bounds, self.low, self.high
         start = max(start, bounds[0])
         end = max(end, start + self.resolution)
         map_end = bounds[-1]
@@ -181,21 +201,25 @@ class NodeSpace:
         if bounds[first] < start:  # split the record holding start
             first += 1
             bounds.insert(first, start)
-            frees.insert(first, frees[first - 1])
+            low.insert(first, low[first - 1])
+            high.insert(first, high[first - 1])
         if end < map_end:
             stop = bisect.bisect_left(bounds, end)
             if bounds[stop] != end:  # split the record holding end
                 bounds.insert(stop, end)
-                frees.insert(stop, frees[stop - 1])
+                low.insert(stop, low[stop - 1])
+                high.insert(stop, high[stop - 1])
         else:
-            stop = len(frees)
+            stop = len(low)
+        taken_low, taken_high = ~(nodes & LOW), ~(nodes >> WORD)
         for j in range(first, stop):
-            frees[j] &= ~nodes
+            low[j] &= taken_low
+            high[j] &= taken_high
         # Merge neighbours made equal (only around and inside the rewritten span).
-        j = min(stop, len(frees) - 1)
+        j = min(stop, len(low) - 1)
         while j > max(first - 1, 0):
-            if frees[j] == frees[j - 1]:
-                del frees[j], bounds[j]
+            if low[j] == low[j - 1] and high[j] == high[j - 1]:
+                del low[j], high[j], bounds[j]
             j -= 1
         return reached
 
@@ -208,7 +232,7 @@ fits. Valid while no job starts or ends: the caller clears it then."""
 def will_run(
     cpus: int,
     nodes: int,
-    free: Sequence[int],
+    free: list[int],
     running: Sequence[Running],
     now: float,
     epoch: float = 0.0,
@@ -255,7 +279,7 @@ def will_run(
 
 
 def _will_run(
-    cpus: int, nodes: int, free: Sequence[int], running: Sequence[Running], epoch: float,
+    cpus: int, nodes: int, free: list[int], running: Sequence[Running], epoch: float,
     weights: Sequence[int] | None,
 ) -> tuple[Running | None, Allocation] | None:
     """`_will_run_test`: None when the job fits now, else the end of the last job removed; and its CPUs.
@@ -264,9 +288,10 @@ def _will_run(
     once the running total of CPUs freed by the removed batches reaches the request.
     """
     members = bits(nodes)
-    total = sum(map(free.__getitem__, members))
+    total = idle_total(free, members)
     if total >= cpus:
         return None, _select(cpus, nodes, members, free, weights)
+    nodes_low, nodes_high = nodes & LOW, nodes >> WORD
     removed: list[Running] = []
     ordered = running
     window = WILL_RUN_WINDOW
@@ -282,13 +307,13 @@ def _will_run(
                 break
             job = ordered[i]
             i += 1
-            if not job.nodes & nodes:
+            if not (job.low & nodes_low or job.high & nodes_high):
                 continue
             if batch_end == 0.0:
                 batch_end = job.end + (WILL_RUN_WINDOW - math.fmod(job.end + epoch, WILL_RUN_WINDOW))
             last = job
             removed.append(job)
-            if not job.nodes & ~nodes:
+            if not (job.low & ~nodes_low or job.high & ~nodes_high):
                 total += job.cpus
             elif job.per_node:
                 total += job.per_node * (job.nodes & nodes).bit_count()
@@ -314,15 +339,24 @@ def _will_run(
     return None
 
 
+def idle_total(free: list[int], members: list[int]) -> int:
+    """The idle CPUs of the nodes `members` in all: a plain loop, which the compiled path runs on the list itself
+    (`sum(map(free.__getitem__, ...))` calls a Python method per node)."""
+    total = 0
+    for node in members:
+        total += free[node]
+    return total
+
+
 _SELECTIONS: dict[tuple[int, int, tuple[int, ...], tuple[int, ...] | None], Allocation] = {}
 """select_cpus results by (CPUs, nodes, their idle CPUs, weights): it reads nothing else, and the same states
 recur from cycle to cycle. The allocations are shared: nobody changes one."""
 
 
-def _select(cpus: int, nodes: int, members: list[int], free: Sequence[int],
+def _select(cpus: int, nodes: int, members: list[int], free: list[int],
             weights: Sequence[int] | None) -> Allocation:
     """select_cpus on nodes whose idle CPUs suffice in all (so it cannot fail), remembered."""
-    key = (cpus, nodes, tuple(map(free.__getitem__, members)), None if weights is None else tuple(weights))
+    key = (cpus, nodes, tuple([free[node] for node in members]), None if weights is None else tuple(weights))
     allocation = _SELECTIONS.get(key)
     if allocation is None:
         allocation = select_cpus(cpus, nodes, free, weights=weights)
@@ -453,15 +487,15 @@ class BackfillMemory:
         """Whether a cycle at now repeats the last idle cycle: it starts nothing either."""
         return self.queue == queue and self.valid_from <= now < self.valid_until
 
-    def idle_cpus(self, nodes: int, free: Sequence[int]) -> int:
+    def idle_cpus(self, nodes: int, free: list[int]) -> int:
         """The idle CPUs of `nodes` in all (`free` must be the CPUs free since the last `clear`)."""
         total = self.idle.get(nodes)
         if total is None:
-            total = self.idle[nodes] = sum(map(free.__getitem__, bits(nodes)))
+            total = self.idle[nodes] = idle_total(free, bits(nodes))
         return total
 
 
-def _last_fit(queue: Sequence[Candidate], free: Sequence[int], up_nodes: int, memory: BackfillMemory) -> int:
+def _last_fit(queue: Sequence[Candidate], free: list[int], up_nodes: int, memory: BackfillMemory) -> int:
     """The last position of the queue whose job fits the idle CPUs of its nodes, reservations ignored (-1:
     none)."""
     for position in range(len(queue) - 1, -1, -1):
@@ -472,7 +506,7 @@ def _last_fit(queue: Sequence[Candidate], free: Sequence[int], up_nodes: int, me
 
 
 def idle_until(
-    now: float, queue: Sequence[Candidate], free: Sequence[int], up_nodes: int, memory: BackfillMemory
+    now: float, queue: Sequence[Candidate], free: list[int], up_nodes: int, memory: BackfillMemory
 ) -> float:
     """Until when (exclusive; cycles at now or later) a cycle is known to start nothing without running it while
     no job is submitted, starts or ends (`backfill_cycle`'s two shortcuts): for ever when no job fits the idle

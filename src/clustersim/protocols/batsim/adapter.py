@@ -95,6 +95,10 @@ class ExternalScheduler:
     opened by `begin` and closed by `end`, which also sends SIMULATION_ENDS.
     """
 
+    decides_from_messages = True
+    """The program knows only what the messages tell it (the core's `Simulation` then lets Batsim's actors act
+    before the decisions apply, as Batsim's server does)."""
+
     def __init__(
         self,
         endpoint: str = DEFAULT_ENDPOINT,
