@@ -14,7 +14,7 @@ import math
 import os
 import tempfile
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
@@ -33,7 +33,7 @@ from clustersim.intervals import IntervalSet
 from clustersim.platform.model import Node, Platform, Unit
 from clustersim.policies.base import Policy
 from clustersim.policies.batch.conservative import Conservative
-from clustersim.policies.batch.easy import Easy, EasyBackfilling, reserve
+from clustersim.policies.batch.easy import Easy, EasyBackfilling, Reservation, reserve
 from clustersim.policies.batch.parts import QueueOrder
 from clustersim.policies.registry import create_policy
 from clustersim.runner import simulate
@@ -509,6 +509,75 @@ def test_easy_keeps_its_reservation_when_a_job_ends_early_before_it() -> None:
     }
     assert isinstance(policy.backfilling, CheckedKeep)
     assert policy.backfilling.kept >= 1
+
+
+class FullScanBackfilling(EasyBackfilling):
+    """EASY's backfilling that scans the queue's shapes at every call: it forgets each settled scan, and counts
+    the scans by shape, of which the policy keeping them (`CountedSkips`) makes fewer."""
+
+    def __init__(self, keep_settled: bool = False) -> None:
+        super().__init__()
+        self.keep_settled = keep_settled
+        self.scans = 0
+
+    def schedule(self, now: float, events: Sequence[Event], view: ClusterView, order: QueueOrder,
+                 hosts: Callable[[IntervalSet, int], IntervalSet]) -> Iterator[Decision]:
+        if not self.keep_settled:
+            self._settled = None
+        return super().schedule(now, events, view, order, hosts)
+
+    def _backfill_by_shape(self, now: float, view: ClusterView, reservation: Reservation,
+                           hosts: Callable[[IntervalSet, int], IntervalSet]) -> Iterator[Decision]:
+        self.scans += 1
+        return super()._backfill_by_shape(now, view, reservation, hosts)
+
+
+class ScannedEasy(Easy):
+    """EASY with `FullScanBackfilling`, keeping its settled scans or not."""
+
+    def __init__(self, keep_settled: bool) -> None:
+        super().__init__()
+        self.backfilling = self.scanned = FullScanBackfilling(keep_settled)
+
+
+@PROPERTY_SETTINGS
+@given(case=cases(), delivery=st.sampled_from(Delivery))
+def test_easy_skips_a_settled_scan_only_when_it_would_start_nothing(case: Case, delivery: Delivery) -> None:
+    """EASY looks only at the jobs queued since a scan that started nothing when nothing else changed: the
+    decisions are those of a scan of every shape at every call."""
+    schedules, scans = [], []
+    for keep in (True, False):
+        policy = ScannedEasy(keep)
+        sink = Collect()
+        Simulation(case.platform, case.workload(), policy, [sink], delivery=delivery).run()
+        schedules.append([(o.job.key, o.state, o.start, o.finish, o.resources) for o in sink.outcomes])
+        scans.append(policy.scanned.scans)
+    assert schedules[0] == schedules[1]
+    assert scans[0] <= scans[1]
+
+
+def test_easy_skips_the_scan_when_only_jobs_that_cannot_backfill_arrive() -> None:
+    """`0` holds 3 of 4 units until t=10 and head `1` needs all 4: its reservation is t=10, on 0-3. `2` (t=1)
+    and `3` (t=2) would run past t=10, so nothing backfills: after the scan at t=1, the call at t=2 looks at
+    `3` alone. `4` (t=3) ends by t=10 on the free unit: it backfills, as a full scan finds; its end at t=8
+    frees a unit, so that call scans again."""
+    jobs = (
+        Job("0", 0.0, 3, Delay(10.0), 10.0),
+        Job("1", 0.0, 4, Delay(5.0), 5.0),
+        Job("2", 1.0, 1, Delay(20.0), 20.0),
+        Job("3", 2.0, 1, Delay(20.0), 20.0),
+        Job("4", 3.0, 1, Delay(5.0), 5.0),
+    )
+    starts = []
+    for keep in (True, False):
+        policy = ScannedEasy(keep)
+        r = run(Case(hosts(4), jobs), policy)
+        starts.append({o.job.id: (o.start, str(o.resources)) for o in r.outcomes})
+        assert policy.scanned.scans == (4 if keep else 5)  # t=0, 1, (2,) 3 and 8: kept, the call at t=2 is skipped
+    assert starts[0] == starts[1]
+    assert starts[0] == {
+        "0": (0.0, "0-2"), "1": (10.0, "0-3"), "2": (15.0, "0"), "3": (15.0, "1"), "4": (3.0, "3"),
+    }
 
 
 class ObservedConservative(Conservative):

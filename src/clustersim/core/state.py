@@ -100,13 +100,14 @@ class ClusterState:
         A dict keeps a hole where each deleted entry was until it next grows, and iteration walks the holes:
         the head of a long queue (`next(iter(pending.values()))`, as policies look at it several times per job)
         would cost a walk over every job started since. The queue is compacted in place once the holes number
-        about sqrt(128 x its length): the copy and the walks then cost each job about as much as each other.
+        about sqrt(128 x its length): the copy and the walks then cost each job about as much as each other. The
+        copy is a dict (no (key, job) tuple per job), and refilling the emptied queue from it is one clone.
         """
         pending = self.pending
         job = pending.pop(key)
         self._holes += 1
         if self._holes >= 64 and self._holes * self._holes >= 128 * len(pending):
-            jobs = list(pending.items())
+            jobs = dict(pending)
             pending.clear()
             pending.update(jobs)
             self._holes = 0

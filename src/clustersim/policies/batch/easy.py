@@ -30,7 +30,7 @@ from clustersim.intervals import Interval, IntervalSet
 from clustersim.policies.batch.ends import RunningByEnd
 from clustersim.policies.batch.parts import BACKFILLING, BatchPolicy, Hosts
 from clustersim.policies.batch.queue_order import QueueOrder
-from clustersim.policies.batch.shapes import ShapeIndex
+from clustersim.policies.batch.shapes import ShapeIndex, may_backfill
 from clustersim.policies.registry import register_policy
 from clustersim.workload.job import Job
 
@@ -131,6 +131,12 @@ class EasyBackfilling:
     its units and walltime, and the free units only shrink during a scan, so a shape that cannot start a job
     cannot later in the same scan. The next job started is then the earliest queued job of the shapes that can
     start one: each start costs one look at each shape instead of a walk over the queue. Other orders walk it.
+
+    A scan that ends with nothing more to start is remembered (`_settled`): at the next call, if the free units
+    and the reservation are the very same objects (no job started or ended, no machine changed, the head is the
+    same), every job it turned down is turned down again (the units free and outside the reservation are the
+    same, and a later `now` only ends a job later), so only the jobs queued since are looked at (on RICC, a
+    fifth of the scans: submissions while the cluster is full).
     """
 
     def __init__(self) -> None:
@@ -141,6 +147,9 @@ class EasyBackfilling:
         """The queue by job shape, in submit order."""
         self._by_end = RunningByEnd()
         """The running jobs by expected end, for the reservation."""
+        self._settled: tuple[IntervalSet, Reservation, int] | None = None
+        """The free units and the reservation with which the last call's scan by shape ended starting nothing
+        more, and at least the number of free units outside the reservation then (see the class)."""
 
     def schedule(
         self, now: float, events: Sequence[Event], view: ClusterView, order: QueueOrder, hosts: Hosts
@@ -153,10 +162,12 @@ class EasyBackfilling:
                 self._recheck = True
             else:
                 self._reservation = None
+        settled, self._settled = self._settled, None
         pending = view.pending
         indexed = order.key is None
+        added: list[Job] = []
         if indexed:
-            self._shapes.sync(pending)
+            added = self._shapes.sync(pending)
         for head in order.heads(pending):
             free = view.free
             if head.nb_res > len(free):
@@ -178,6 +189,12 @@ class EasyBackfilling:
             self._reservation = (head.key, reservation)
         self._recheck = False
         if queue is None:
+            if settled is not None and settled[0] is free and settled[1] is reservation and not any(
+                may_backfill(job.nb_res, job.walltime, now, reservation.start, len(free), settled[2])
+                for job in added
+            ):
+                self._settled = settled  # nothing changed but jobs queued that cannot backfill either
+                return
             yield from self._backfill_by_shape(now, view, reservation, hosts)
         else:
             yield from _backfill(now, islice(queue, 1, None), view, reservation, hosts)
@@ -197,11 +214,13 @@ class EasyBackfilling:
         free = view.free
         start = reservation.start
         if self._shapes.first_backfill(now, start, len(free), len(free)) is None:
+            self._settled = (free, reservation, len(free))
             return
         outside = free - reservation.resources
         while True:
             job = self._shapes.first_backfill(now, start, len(free), len(outside))
             if job is None:
+                self._settled = (free, reservation, len(outside))
                 return
             if job.walltime is not None and now + job.walltime <= start:
                 resources = hosts(free, job.nb_res)

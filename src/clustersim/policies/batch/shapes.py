@@ -30,8 +30,9 @@ class ShapeIndex:
         self._where: dict[str, tuple[Shape, Job]] = {}
         self._rank = 0
 
-    def sync(self, pending: Mapping[str, Job]) -> None:
-        """Add the jobs queued since the last call; rebuild if jobs left the queue other than by `discard`."""
+    def sync(self, pending: Mapping[str, Job]) -> list[Job]:
+        """Add the jobs queued since the last call; rebuild if jobs left the queue other than by `discard`.
+        Returns the jobs added: those queued since, or the whole queue after a rebuild."""
         new = added_since(pending, self._where)
         if new is None:
             self._shapes.clear()
@@ -39,6 +40,7 @@ class ShapeIndex:
             new = list(pending.values())
         for job in new:
             self._add(job)
+        return new
 
     def _add(self, job: Job) -> None:
         shape = (job.nb_res, job.walltime)
@@ -61,9 +63,14 @@ class ShapeIndex:
         best_rank = 0
         best: Job | None = None
         for shape, jobs in self._shapes.items():
-            nb_res, walltime = shape
-            if nb_res <= nb_outside or (nb_res <= nb_free and walltime is not None and now + walltime <= start):
+            if may_backfill(shape[0], shape[1], now, start, nb_free, nb_outside):
                 rank, job = next(iter(jobs.values()))
                 if best is None or rank < best_rank:
                     best_rank, best = rank, job
         return best
+
+
+def may_backfill(nb_res: int, walltime: float | None, now: float, start: float, nb_free: int, nb_outside: int) -> bool:
+    """Whether a job of this shape may start now before a reservation at `start`: it needs at most `nb_outside`
+    units (those the reservation does not need), or at most `nb_free` and ends by `start`."""
+    return nb_res <= nb_outside or (nb_res <= nb_free and walltime is not None and now + walltime <= start)
