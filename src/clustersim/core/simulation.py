@@ -416,19 +416,20 @@ class Simulation:
             the switches that end with it in their old state, and its wattmin has their new power (docs/energy.md)."""
             assert meter is not None
             bound = (now, _SENT if ahead else _WAITED)
-            due = [entry for entry in itertools.takewhile(lambda entry: entry[0] < bound, posted)
-                   if (type(entry[1]) is _Switched and not entry[1].transition.finished)
-                   or (type(entry[1]) is _Execution and id(entry[1]) not in ended)]
             if not self._from_messages:  # in the order the actors posted
-                for key, message in due:
-                    if type(message) is _Switched:
-                        if not message.transition.finished:  # (one entry per machine of the transition)
-                            self._power.finish(message.transition)
+                for key, message in posted:
+                    if key >= bound:
+                        break
+                    if type(message) is _Switched and not message.transition.finished:
+                        self._power.finish(message.transition)
                     elif type(message) is _Execution and id(message) not in ended:
                         meter.moment = key[0]
                         ended[id(message)] = self._end(message)
                 meter.moment = now
                 return
+            due = [entry for entry in itertools.takewhile(lambda entry: entry[0] < bound, posted)
+                   if (type(entry[1]) is _Switched and not entry[1].transition.finished)
+                   or (type(entry[1]) is _Execution and id(entry[1]) not in ended)]
             for (moment, _), woken in itertools.groupby(due, key=lambda entry: entry[0][:2]):
                 meter.at_moment(moment)
                 actors = [message for _, message in woken]
