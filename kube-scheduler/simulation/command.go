@@ -89,6 +89,12 @@ func NewCommand(registryOptions ...app.Option) *cobra.Command {
 	return cmd
 }
 
+// milestone: whether a shortcut's running count is one to log (1024, 2048, 4096...): the log shows it works
+// without a line per use.
+func milestone[T int | int64](count T) bool {
+	return count >= 1024 && count&(count-1) == 0
+}
+
 // shortcuts: the flags that turn the build's exact shortcuts on or off.
 type shortcuts struct {
 	keepFailures, noVictims, unlisted bool

@@ -71,7 +71,7 @@ func (r *repeatedFailures) handOver(pod *v1.Pod) bool {
 		r.pods[pod.UID] = seen
 	}
 	if seen.handed >= 2 && now.Sub(seen.last) < r.period {
-		if r.kept++; r.kept >= 1024 && r.kept&(r.kept-1) == 0 { // at 1024, 2048, 4096...
+		if r.kept++; milestone(r.kept) {
 			klog.Background().Info("Repeated FailedScheduling events not handed over", "count", r.kept)
 		}
 		return false

@@ -229,7 +229,7 @@ func (f *failures) schedulePod(ctx context.Context, profile framework.Framework,
 	}
 	if kept, ok := f.answers[key]; ok && kept.gen == gen {
 		f.attempt = &attempt{key: key, gen: gen, answer: kept, hit: true}
-		if hits := f.hits.Add(1); hits >= 1024 && hits&(hits-1) == 0 { // at 1024, 2048, 4096...
+		if hits := f.hits.Add(1); milestone(hits) {
 			klog.FromContext(ctx).Info("Failed attempts answered again", "count", hits)
 		}
 		return scheduler.ScheduleResult{}, kept.fitError(pod)

@@ -35,7 +35,7 @@ type nominatorQueue struct {
 func (q nominatorQueue) AddNominatedPod(logger klog.Logger, pod fwk.PodInfo, nominatingInfo *framework.NominatingInfo) {
 	if nominatingInfo.Mode() == framework.ModeOverride && nominatingInfo.NominatedNodeName == "" {
 		q.SchedulingQueue.DeleteNominatedPodIfExists(pod.GetPod())
-		if cleared := q.cleared.Add(1); cleared >= 1024 && cleared&(cleared-1) == 0 { // at 1024, 2048, 4096...
+		if cleared := q.cleared.Add(1); milestone(cleared) {
 			logger.Info("Cleared nominations not listed", "count", cleared)
 		}
 		return

@@ -50,8 +50,8 @@ func TestClearedNominationsLeaveEveryNodesPodsAsUpstream(t *testing.T) {
 		upstream.UpdateNominatedPod(logger, pods[step.pod], updated)
 		unlisted.UpdateNominatedPod(logger, pods[step.pod], updated)
 		for _, node := range []string{"node-a", "node-b"} {
-			if got, want := names(unlisted.NominatedPodsForNode(node)), names(upstream.NominatedPodsForNode(node));
-				!slices.Equal(got, want) {
+			got, want := names(unlisted.NominatedPodsForNode(node)), names(upstream.NominatedPodsForNode(node))
+			if !slices.Equal(got, want) {
 				t.Fatalf("step %d, %s: nominated %v, upstream %v", i, node, got, want)
 			}
 		}

@@ -79,7 +79,7 @@ func (p noVictimsPreemption) PostFilter(ctx context.Context, state fwk.CycleStat
 	m framework.NodeToStatusReader) (*framework.PostFilterResult, *fwk.Status) {
 	if message, ok := p.withoutVictims(pod, m); ok {
 		metrics.PreemptionAttempts.Inc()
-		if *p.answered++; *p.answered >= 1024 && *p.answered&(*p.answered-1) == 0 {
+		if *p.answered++; milestone(*p.answered) {
 			klog.FromContext(ctx).Info("Preemption dry runs without victims not run", "count", *p.answered)
 		}
 		return framework.NewPostFilterResultWithNominatedNode(""), fwk.NewStatus(fwk.Unschedulable, message)
