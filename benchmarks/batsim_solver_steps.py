@@ -17,6 +17,11 @@ job) on an engine that does only what SimGrid 3.32 does for them under ptask_L07
 
     python benchmarks/batsim_solver_steps.py              # every ties case of ../shared/reference/batsim
     python benchmarks/batsim_solver_steps.py CASE_DIR...
+    python benchmarks/batsim_solver_steps.py --cost out/jobs.csv --jobs 10000   # the arithmetic's CPU cost
+
+With `--cost`, the arithmetic's price on a large schedule: the first N jobs of a jobs.csv (e.g. the fast model's
+HPC2N run under `easy`), each an executor that sleeps from its start to its finish and sends its end to the server,
+started by one actor that sleeps from start to start; it prints the CPU seconds of the engine's run alone.
 
 Covers what the skeleton covers (delay profiles, EXECUTE_JOB and REJECT_JOB) on platforms where every message
 lasts as long (the ties family: 1 byte over 125 MBps, `batsim_message_times.py`).
@@ -26,7 +31,10 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import csv
+import itertools
 import json
+import time
 from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import Any
@@ -261,10 +269,50 @@ def replay(case: Path) -> dict[str, Any]:
     return {"case": case.name, "covered": True, "diff": state["diff"], "messages": len(sent)}
 
 
+def cost(jobs_csv: Path, limit: int) -> tuple[float, int]:
+    """CPU seconds of `Engine` replaying the first `limit` jobs of `jobs_csv` as sleeps and 1-byte messages."""
+    with open(jobs_csv, newline="") as f:
+        rows = list(itertools.islice(csv.DictReader(f), limit))
+    jobs = sorted((float(row["starting_time"]), float(row["finish_time"]) - float(row["starting_time"]))
+                  for row in rows)
+    engine = Engine()
+    received = 0
+
+    def server() -> Actor:
+        nonlocal received
+        while received < len(jobs):
+            yield ("get",)
+            received += 1
+        engine.stopped = True
+
+    def executor(seconds: float) -> Actor:
+        yield ("sleep", max(seconds, 1e-5))
+        comm = yield ("put_async", "ended")
+        yield ("wait", comm)
+
+    def starter() -> Actor:
+        for start, seconds in jobs:
+            if start > engine.now:
+                yield ("sleep", start - engine.now)
+            yield ("create", executor(seconds))
+
+    engine.create(server())
+    engine.create(starter())
+    began = time.process_time()
+    engine.run()
+    return time.process_time() - began, len(jobs)
+
+
 def main(run: Callable[[Path], dict[str, Any]] = replay) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("cases", nargs="*", type=Path, help="case folders (default: the corpus's ties family)")
+    parser.add_argument("--cost", type=Path, help="a jobs.csv: time the arithmetic on its jobs instead")
+    parser.add_argument("--jobs", type=int, default=10_000, help="with --cost: how many of its first jobs")
     args = parser.parse_args()
+    if args.cost is not None:
+        seconds, count = cost(args.cost, args.jobs)
+        print(f"{count} jobs: {seconds:.2f} CPU seconds of step arithmetic")
+        return
     cases = args.cases or sorted((CORPUS / "ties").iterdir(), key=lambda path: _natural(path.name))
     identical = covered = reproduced = diverged = 0
     for case in cases:
