@@ -1,0 +1,338 @@
+"""SimGrid 3.32's solver steps without SimGrid: the skeleton of Batsim's actors of `batsim_wakeup_order.py`, run on
+a few lines of Python that do SimGrid's arithmetic, checked against the reference corpus's transcripts.
+
+Whether Batsim's server sees a job's end before it calls the scheduler is decided, at exact ties, by SimGrid's
+solver steps (docs/batsim-protocol.md, "How Batsim groups the events of one instant", point 5). This script asks
+whether that rule can be computed by a simulator that does not run SimGrid: it replays a case with the same actors
+as the skeleton (server, job submitter, request-reply actor fed with batsched's recorded replies, one executor per
+job) on an engine that does only what SimGrid 3.32 does for them under ptask_L07 (`EngineImpl::run` and `solve`,
+`HostL07Model::update_actions_state`, `Model::next_occurring_event_full`, `double_update`):
+
+- actors run in sub-rounds at one clock value, in the order they were made ready; the simcalls of a sub-round
+  (sleep, `put_async`, `wait`, `get`, actor creation) are handled after it, in that order;
+- a step lasts the shortest remaining time among the actions: a sleep's `max_duration`, a message's remains
+  (1 byte) over its rate (the route's bandwidth); the clock moves `now = now + step`; every action loses the step,
+  a sleep's rest below 1e-9 s (`precision/timing`) and a message's below 1e-14 bytes set to 0; the actions that
+  reach 0 end in that step, in the order they began, and wake their actors.
+
+    python benchmarks/batsim_solver_steps.py              # every ties case of ../shared/reference/batsim
+    python benchmarks/batsim_solver_steps.py CASE_DIR...
+    python benchmarks/batsim_solver_steps.py --cost out/jobs.csv --jobs 10000   # the arithmetic's CPU cost
+
+With `--cost`, the arithmetic's price on a large schedule: the first N jobs of a jobs.csv (e.g. the fast model's
+HPC2N run under `easy`), each an executor that sleeps from its start to its finish and sends its end to the server,
+started by one actor that sleeps from start to start; it prints the CPU seconds of the engine's run alone.
+
+Covers what the skeleton covers (delay profiles, EXECUTE_JOB and REJECT_JOB) on platforms where every message
+lasts as long (the ties family: 1 byte over 125 MBps, `batsim_message_times.py`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import csv
+import itertools
+import json
+import time
+from collections.abc import Callable, Generator
+from pathlib import Path
+from typing import Any
+
+from batsim_wakeup_order import CORPUS, _event_key, _natural, _transcript, simultaneous_ends
+
+RATE = 125e6
+"""Bytes per second of every route to the master host on the ties platforms (a 1-byte message: 8 ns)."""
+TIMING_PRECISION = 1e-9
+"""SimGrid's `precision/timing`: a sleep's rest below it is 0."""
+WORK_PRECISION = 1e-5 * 1e-9
+"""`precision/work-amount` times `precision/timing`: a message's remaining bytes below it are 0."""
+
+Call = tuple[Any, ...]
+Actor = Generator[Call, Any, None]
+
+
+class _Comm:
+    __slots__ = ("done", "payload", "remains", "waiters")
+
+    def __init__(self, payload: Any):
+        self.payload = payload
+        self.remains = -1.0  # -1: posted, not started (no receiver yet)
+        self.done = False
+        self.waiters: list[Actor] = []
+
+
+class _Sleep:
+    __slots__ = ("actor", "rest")
+
+    def __init__(self, actor: Actor, rest: float):
+        self.actor = actor
+        self.rest = rest
+
+
+class Engine:
+    """Sub-rounds of actors, their simcalls, and SimGrid's steps over sleeps and 1-byte messages."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self._ready: list[tuple[Actor, Any]] = []
+        self._actions: list[_Sleep | _Comm] = []
+        self._posted: list[_Comm] = []  # the mailbox's sends without a receiver
+        self._receiver: Actor | None = None  # a `get` without a send
+        self.stopped = False
+
+    def create(self, actor: Actor) -> None:
+        self._ready.append((actor, None))
+
+    def _start(self, comm: _Comm, receiver: Actor) -> None:
+        comm.remains = 1.0
+        comm.waiters.append(receiver)
+        self._actions.append(comm)
+
+    def _handle(self, actor: Actor, call: Call) -> None:
+        kind = call[0]
+        if kind == "sleep":
+            self._actions.append(_Sleep(actor, call[1]))
+        elif kind == "create":
+            self._ready.append((call[1], None))
+            self._ready.append((actor, None))
+        elif kind == "put_async":
+            comm = _Comm(call[1])
+            if self._receiver is not None:
+                receiver, self._receiver = self._receiver, None
+                self._start(comm, receiver)
+            else:
+                self._posted.append(comm)
+            self._ready.append((actor, comm))
+        elif kind == "wait":
+            comm = call[1]
+            if comm.done:
+                self._ready.append((actor, None))
+            else:
+                comm.waiters.append(actor)
+        elif kind == "get":
+            if self._posted:
+                self._start(self._posted.pop(0), actor)
+            else:
+                self._receiver = actor
+        else:
+            raise ValueError(kind)
+
+    def run(self) -> None:
+        while not self.stopped:
+            while self._ready and not self.stopped:
+                ran, self._ready = self._ready, []
+                calls: list[tuple[Actor, Call]] = []
+                for actor, value in ran:
+                    with contextlib.suppress(StopIteration):  # an actor that returned is gone
+                        calls.append((actor, actor.send(value)))
+                for actor, call in calls:
+                    self._handle(actor, call)
+            if not self._actions or self.stopped:
+                return
+            step = min(action.rest if isinstance(action, _Sleep) else action.remains / RATE for action in self._actions)
+            self.now = self.now + step
+            ended: list[_Sleep | _Comm] = []
+            for action in self._actions:
+                if type(action) is _Sleep:
+                    action.rest -= step
+                    if action.rest < TIMING_PRECISION:
+                        action.rest = 0.0
+                        ended.append(action)
+                else:
+                    assert isinstance(action, _Comm)
+                    action.remains -= RATE * step
+                    if action.remains < WORK_PRECISION:
+                        action.remains = 0.0
+                        ended.append(action)
+            self._actions = [action for action in self._actions if action not in ended]
+            for action in ended:
+                if type(action) is _Sleep:
+                    self._ready.append((action.actor, None))
+                else:
+                    assert isinstance(action, _Comm)
+                    action.done = True
+                    for waiter in action.waiters:
+                        self._ready.append((waiter, action.payload))
+
+
+def replay(case: Path) -> dict[str, Any]:
+    """The skeleton's actors (batsim_wakeup_order.replay) on `Engine`."""
+    lines = _transcript(case)
+    sent = [line["msg"] for line in lines if line["dir"] == "batsim->sched"]
+    replies = [line["msg"] for line in lines if line["dir"] == "sched->batsim"]
+    workload = json.loads((case / "workload.json").read_text())
+    profiles = workload["profiles"]
+    jobs = {f"w0!{job['id']}": job for job in workload["jobs"]}
+    if any(profile["type"] != "delay" for profile in profiles.values()):
+        return {"case": case.name, "covered": False}
+    if not {event["type"] for reply in replies for event in reply["events"]} <= {"EXECUTE_JOB", "REJECT_JOB"}:
+        return {"case": case.name, "covered": False}
+    engine = Engine()
+    state: dict[str, Any] = {
+        "queue": [], "ready": False, "buffer": [], "round": 0, "diff": None, "submitters_done": False,
+        "running": 0, "submitted": 0, "completed": 0, "end_sent": False, "ended": {}, "received": {},
+    }
+
+    def put(kind: str, data: Any) -> Generator[Call, Any, None]:
+        comm = yield ("put_async", (kind, data))
+        state["queue"].append(engine.now)
+        yield ("wait", comm)
+
+    def server() -> Actor:
+        yield from call_scheduler()
+        while True:
+            kind, data = yield ("get",)
+            state["queue"].pop(0)
+            if kind == "SUBMITTED":
+                state["buffer"] += [("JOB_SUBMITTED", job_id) for job_id in data]
+                state["submitted"] += len(data)
+            elif kind == "BYE":
+                state["submitters_done"] = True
+                state["buffer"].append(("NOTIFY", "no_more_static_job_to_submit"))
+            elif kind == "COMPLETED":
+                state["received"][data] = engine.now
+                state["buffer"].append(("JOB_COMPLETED", data))
+                state["running"] -= 1
+                state["completed"] += 1
+            elif kind == "EXECUTE_JOB":
+                state["running"] += 1
+                yield ("create", executor(data["job_id"]))
+            elif kind == "REJECT_JOB":
+                state["completed"] += 1
+            elif kind == "READY":
+                state["ready"] = True
+            elif kind == "END_ACK":
+                engine.stopped = True
+                return
+            if state["ready"] and not state["queue"]:
+                finished = state["submitters_done"] and not state["running"]
+                if not state["buffer"] and finished and state["completed"] == state["submitted"]:
+                    if state["end_sent"]:
+                        continue
+                    state["buffer"].append(("SIMULATION_ENDS", None))
+                    state["end_sent"] = True
+                if state["buffer"]:
+                    yield from call_scheduler()
+
+    def call_scheduler() -> Generator[Call, Any, None]:
+        events, state["buffer"], state["ready"] = state["buffer"], [], False
+        yield ("create", request_reply(events))
+
+    def request_reply(events: list[tuple[str, str | None]]) -> Actor:
+        index = state["round"]
+        state["round"] += 1
+        expected = [_event_key(event) for event in sent[index]["events"]] if index < len(sent) else None
+        mine = [("SIMULATION_BEGINS", None)] if index == 0 else events
+        if mine != expected:
+            state["diff"] = {"message": index, "now": sent[index]["now"] if expected else None,
+                             "skeleton": mine, "batsim": expected}
+            engine.stopped = True
+            return
+        reply = replies[index]
+        for event in reply["events"]:
+            if event["timestamp"] > engine.now:
+                yield ("sleep", event["timestamp"] - engine.now)
+            yield from put(event["type"], event["data"])
+        if mine[-1][0] == "SIMULATION_ENDS":
+            yield from put("END_ACK", None)
+            return
+        if reply["now"] > engine.now:
+            yield ("sleep", reply["now"] - engine.now)
+        yield from put("READY", None)
+
+    def executor(job_id: str) -> Actor:
+        job = jobs[job_id]
+        delay, walltime = profiles[job["profile"]]["delay"], job.get("walltime", -1)
+        yield ("sleep", delay if walltime < 0 or delay < walltime else walltime)
+        state["ended"][job_id] = engine.now
+        yield from put("COMPLETED", job_id)
+
+    def submitter() -> Actor:
+        yield from put("HELLO", None)
+        current, batch = engine.now, []
+        for job_id in sorted(jobs, key=lambda key: (jobs[key]["subtime"], key)):
+            if jobs[job_id]["subtime"] > current:
+                if batch:
+                    yield from put("SUBMITTED", batch)
+                    batch = []
+                yield ("sleep", jobs[job_id]["subtime"] - current)
+                current = engine.now
+            batch.append(job_id)
+        if batch:
+            yield from put("SUBMITTED", batch)
+        yield from put("BYE", None)
+
+    engine.create(server())
+    engine.create(submitter())
+    engine.run()
+    return {"case": case.name, "covered": True, "diff": state["diff"], "messages": len(sent)}
+
+
+def cost(jobs_csv: Path, limit: int) -> tuple[float, int]:
+    """CPU seconds of `Engine` replaying the first `limit` jobs of `jobs_csv` as sleeps and 1-byte messages."""
+    with open(jobs_csv, newline="") as f:
+        rows = list(itertools.islice(csv.DictReader(f), limit))
+    jobs = sorted((float(row["starting_time"]), float(row["finish_time"]) - float(row["starting_time"]))
+                  for row in rows)
+    engine = Engine()
+    received = 0
+
+    def server() -> Actor:
+        nonlocal received
+        while received < len(jobs):
+            yield ("get",)
+            received += 1
+        engine.stopped = True
+
+    def executor(seconds: float) -> Actor:
+        yield ("sleep", max(seconds, 1e-5))
+        comm = yield ("put_async", "ended")
+        yield ("wait", comm)
+
+    def starter() -> Actor:
+        for start, seconds in jobs:
+            if start > engine.now:
+                yield ("sleep", start - engine.now)
+            yield ("create", executor(seconds))
+
+    engine.create(server())
+    engine.create(starter())
+    began = time.process_time()
+    engine.run()
+    return time.process_time() - began, len(jobs)
+
+
+def main(run: Callable[[Path], dict[str, Any]] = replay) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("cases", nargs="*", type=Path, help="case folders (default: the corpus's ties family)")
+    parser.add_argument("--cost", type=Path, help="a jobs.csv: time the arithmetic on its jobs instead")
+    parser.add_argument("--jobs", type=int, default=10_000, help="with --cost: how many of its first jobs")
+    args = parser.parse_args()
+    if args.cost is not None:
+        seconds, count = cost(args.cost, args.jobs)
+        print(f"{count} jobs: {seconds:.2f} CPU seconds of step arithmetic")
+        return
+    cases = args.cases or sorted((CORPUS / "ties").iterdir(), key=lambda path: _natural(path.name))
+    identical = covered = reproduced = diverged = 0
+    for case in cases:
+        result = run(case)
+        if not result["covered"]:
+            print(f"{case.name}: not covered (profiles other than delay, or decisions other than starts/rejects)")
+            continue
+        covered += 1
+        diff = result["diff"]
+        good, bad = simultaneous_ends(case, diff)
+        reproduced, diverged = reproduced + good, diverged + bad
+        if diff is None:
+            identical += 1
+            print(f"{case.name}: every message grouped as Batsim did ({result['messages']})")
+        else:
+            print(f"{case.name}: message {diff['message']} (now={diff['now']}) differs: steps "
+                  f"{diff['skeleton']}, Batsim {diff['batsim']}")
+    print(f"{identical}/{covered} cases grouped as Batsim in every message; instants with several job ends "
+          f"reproduced before a first difference: {reproduced}/{reproduced + diverged}")
+
+
+if __name__ == "__main__":
+    main()
