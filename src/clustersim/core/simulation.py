@@ -575,8 +575,12 @@ class Simulation:
         execution = self._executions.get(key)
         if execution is None or execution.cancelled:
             return
-        if execution.state is FinalState.COMPLETED_WALLTIME_REACHED and end >= execution.end:
-            return  # ends exactly at its walltime: the walltime is reached, as in Batsim (delay == walltime)
+        if execution.state is FinalState.COMPLETED_WALLTIME_REACHED and (
+                end > execution.end or (end == execution.end and type(execution.running.job.profile) is Delay)):
+            # Batsim (jobs_execution.cpp) sleeps a delay not shorter than the walltime until the walltime, which is
+            # reached; a computation waits for its task with the walltime as timeout, and one that ends exactly
+            # then completes
+            return
         execution.cancelled = True
         done = _Execution(execution.running, max(end, self._queue.now), FinalState.COMPLETED_SUCCESSFULLY)
         self._executions[key] = done
