@@ -254,6 +254,10 @@ class SimgridExecution:
         """The host Batsim's server and the core's actor run on."""
         return self._home
 
+    def host_of(self, node: int) -> Any:
+        """The SimGrid host of a node (its first unit's: the model allocates whole hosts)."""
+        return self._hosts[node]
+
     def drive(self, loop: Callable[[], None]) -> None:
         sg = self._sg
 

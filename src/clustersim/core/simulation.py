@@ -234,7 +234,7 @@ class Simulation:
         self._submitter: tuple[int, int] | None = None  # the job submitter's offset and order at its next instant
         self._power = PowerSwitcher(self.state, self._queue, meter, self._speeds_changed)
         self._actors: BatsimActors | None = None
-        if delivery is Delivery.BATSIM and self.execution.stepped and nodes is None and not events:
+        if delivery is Delivery.BATSIM and self.execution.stepped and not events:
             from clustersim.core.batsim_actors import BatsimActors
             from clustersim.core.simgrid_execution import SimgridExecution
 
