@@ -34,13 +34,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from clustersim.core.decisions import Decision, StartJob
+from clustersim.core.decisions import Decision, StartJob, SwitchOff, SwitchOn
 from clustersim.core.engine import EventClass
 from clustersim.core.events import Event, FinalState, JobSubmitted, NoMoreJobs, RequestedCall
 from clustersim.core.power_switching import Switching
 from clustersim.core.state import RunningJob
 from clustersim.errors import ClusterSimError, InputError
 from clustersim.workload.job import Job
+from clustersim.workload.profiles import needs_speed
 
 if TYPE_CHECKING:
     from clustersim.core.simgrid_execution import SimgridExecution
@@ -51,6 +52,9 @@ SHORTEST_WAIT = 1e-5
 """Batsim's waiter sleeps at least this long (jobs_execution.cpp: shorter sleeps may not move SimGrid's clock)."""
 
 Message = tuple[Any, ...]
+SWITCHES = (SwitchOff, SwitchOn)
+"""Decisions applied when their message reaches the server, as Batsim's server moves the machines into their
+transition then (the energy files' rows at that instant follow the messages before it)."""
 
 
 class ServerMailbox:
@@ -177,10 +181,18 @@ class BatsimActors:
             execution = sim._executions[key]
             running = execution.running
             execution.running = RunningJob(running.job, now, running.resources, running.storage_mapping)
+            if sim.state.nodes is not None:  # its machines compute from now (the energy files' row)
+                sim.state.nodes.occupy(running.resources, now)
+                if sim.meter is not None:
+                    sim.meter.job_started(now, running.resources, needs_speed(running.job.profile))
             model.launch(key)
             self._launched.add(key)
         for consequence in consequences:
-            if consequence[0] == "end":
+            if consequence[0] == "apply":  # a switch request: Batsim's server starts it now
+                sim._apply(consequence[1])
+                sim._power.started.clear()  # (its actors are timed here, not by the core's count)
+                self._arrived(None, [self._consequence(*entry) for entry in sim._queue.take_all()], now, told)
+            elif consequence[0] == "end":
                 execution = consequence[1]
                 self._launched.discard(execution.running.job.key)
                 told.append(sim._end(execution))
@@ -209,8 +221,10 @@ class BatsimActors:
         sim = self.sim
         messages: list[Message] = []
         for decision in decisions:
+            if type(decision) in SWITCHES:
+                messages.append(("decision", None, [("apply", decision)]))
+                continue
             sim._apply(decision)
-            sim._power.started.clear()  # (the transitions' actors are timed here, not by the core's count)
             key = decision.job_key if type(decision) is StartJob else None
             messages.append(("decision", key, [self._consequence(*entry) for entry in sim._queue.take_all()]))
         return messages

@@ -768,7 +768,7 @@ class Simulation:
         self.state.free = remaining
         running = RunningJob(job, now, resources, d.storage_mapping)
         self.state.running[job.key] = running
-        if self.state.nodes is not None:
+        if self.state.nodes is not None and self._actors is None:  # else when EXECUTE_JOB reaches Batsim's server
             self.state.nodes.occupy(resources, now)
             if self.meter is not None:
                 self.meter.job_started(now, resources, needs_speed(job.profile))
