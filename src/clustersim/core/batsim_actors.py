@@ -143,6 +143,8 @@ class BatsimActors:
                 told.extend(event for event in sim._submit_instant(message[1]) if type(event) is not NoMoreJobs)
             elif kind == "bye":
                 told.append(NoMoreJobs())
+            elif kind == "completed":
+                told.append(message[1])
             elif kind == "ended":
                 self._ended(message[1], message[2], message[3], told)
             elif kind == "decision":
@@ -166,12 +168,16 @@ class BatsimActors:
         """A job's executor says it ended at `end`: the job's outcome is recorded, the decision process told."""
         if key not in self._launched:  # killed meanwhile: its end was told with the kill
             return
+        told.append(self._end(key, end, walltime_reached))
+
+    def _end(self, key: str, end: float, walltime_reached: bool) -> Event:
+        """A launched job ends at `end`: its machines are freed and its outcome recorded."""
         self._launched.discard(key)
         execution = self.sim._executions[key]
         execution.end = end
         if walltime_reached:
             execution.state = FinalState.COMPLETED_WALLTIME_REACHED
-        told.append(self.sim._end(execution))
+        return self.sim._end(execution)
 
     def _arrived(self, key: str | None, consequences: list[Message], now: float, told: list[Event]) -> None:
         """A decision's message reaches the server: a start launches its job's executor now (its starting
@@ -320,5 +326,12 @@ class BatsimActors:
         self._put(("switched", switching), last=True)
 
     def _job_ended(self, key: str, end: float, walltime_reached: bool) -> None:
-        """Called in a job's executor when its profile is over: it sends JOB_COMPLETED from the job's host."""
+        """Called in a job's executor when its profile is over: it sends JOB_COMPLETED from the job's host.
+
+        With energy, the executor frees its machines first, with their rows in the energy files, as Batsim's does
+        (jobs_execution.cpp): before the messages the server receives meanwhile."""
+        if self.sim.meter is not None and key in self._launched:
+            self._now()
+            self._put(("completed", self._end(key, end, walltime_reached)))
+            return
         self._put(("ended", key, end, walltime_reached))
