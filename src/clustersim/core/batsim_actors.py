@@ -108,6 +108,8 @@ class BatsimActors:
         """Jobs whose executor runs and will send JOB_COMPLETED."""
         self._serial = 0
         self._switching: dict[int, int] = {}
+        self._awake_pstate: dict[int, int] = {}
+        """Node -> the SimGrid power state its host computed in before it switched off."""
         """id of a switch request -> its machines whose switching actor has not yet sent SWITCHED_ON/OFF."""
 
     def serve(self) -> None:
@@ -319,8 +321,22 @@ class BatsimActors:
 
     def _switcher(self, switching: Switching, node: int, seconds: float) -> None:
         """Batsim's switching actor of one machine: the transition, then the machine in its new state, then
-        SWITCHED_ON/OFF to the server."""
-        self.model.simgrid.this_actor.sleep_for(seconds)
+        SWITCHED_ON/OFF to the server. As Batsim's (pstate.cpp), it computes 1 flop in the transition's virtual
+        power state when the platform file declares one, and leaves its host in its sleep power state or back in
+        the one it computed in."""
+        sim = self.sim
+        sleep = sim.platform.nodes[node].power.sleep  # type: ignore[union-attr]  # (checked by the switch)
+        assert sleep is not None
+        virtual = (sleep.switch_on if switching.on else sleep.switch_off).pstate
+        if virtual is None:
+            self.model.simgrid.this_actor.sleep_for(seconds)
+        else:
+            host = self.model.host_of(node)
+            if not switching.on:
+                self._awake_pstate[node] = host.pstate
+            host.pstate = virtual
+            self.model.simgrid.this_actor.parallel_execute([host], [1.0], [])
+            host.pstate = self._awake_pstate.pop(node, 0) if switching.on else sleep.pstate
         self._now()
         self.sim._power.finish(Switching((node,), switching.on))
         self._put(("switched", switching), last=True)

@@ -20,6 +20,8 @@ class Transition:
 
     seconds: float
     joules: float
+    pstate: int | None = None
+    """The virtual power state that computes its 1 flop (a SimGrid platform's), if any."""
 
     @property
     def watts(self) -> float:
@@ -139,4 +141,4 @@ def _sleep_states(
 def _transition(pstate: int, wattages: list[tuple[float, float]], speeds: list[float]) -> Transition:
     """A virtual transition power state computes 1 flop: it lasts 1/speed seconds at its idle wattage."""
     seconds = 1.0 / speeds[pstate]
-    return Transition(seconds, seconds * wattages[pstate][0])
+    return Transition(seconds, seconds * wattages[pstate][0], pstate)
