@@ -335,7 +335,7 @@ class BatsimActors:
             if not switching.on:
                 self._awake_pstate[node] = host.pstate
             host.pstate = virtual
-            self.model.simgrid.this_actor.parallel_execute([host], [1.0], [])
+            self.model.simgrid.this_actor.execute(1.0)
             host.pstate = self._awake_pstate.pop(node, 0) if switching.on else sleep.pstate
         self._now()
         self.sim._power.finish(Switching((node,), switching.on))
