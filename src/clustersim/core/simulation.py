@@ -21,7 +21,7 @@ How the events of one instant reach the decision process is the `Delivery` rule:
   Events that a call's decisions add
   at the same instant join the rounds still to come; a job started there counts, as its message offset, its
   decision's place after the earlier calls' decisions and ready signals.
-  With the SimGrid execution model (and neither power management nor external events), Batsim's own actors run
+  With the SimGrid execution model (and no external events), Batsim's own actors run
   in SimGrid instead (core/batsim_actors.py): every event is a SimGrid communication to the core, which does
   what Batsim's server does, and messages take the time SimGrid gives them on the platform's routes.
 - `Delivery.INSTANT` (the library's default, used by the Kubernetes and Slurm layers and the experiments)
