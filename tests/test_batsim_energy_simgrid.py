@@ -48,8 +48,10 @@ SAME_CLOCK = {
 DIFFERENT = {
     **SAME_CLOCK,
     "energy_006_energy_bf_subpart_sleeper": (
-        "from t=355 batsched's subpart_sleeper chooses other hosts (w0!34 on 24-26 29, Batsim 22-25), as with the "
-        "fast model; the order of that instant's messages with the simgrid model is not yet analysed"
+        "at t=405 w0!24's sleep (a delay job) ends at the very SimGrid clock value (405.000000128) at which the "
+        "server receives w0!23's JOB_COMPLETED; Batsim's server saw w0!24's end posted and sent both ends in one "
+        "message, clustersim's sends w0!23's alone, so batsched places w0!34 on 24-26 29 (Batsim 22-25): the same "
+        "unreproduced ordering of one clock value's actors as SAME_CLOCK"
     ),
     "energy_011_energy_bf_idle_sleeper": (
         "consumed_energy.csv row 3 (t=15): epower 4096 W, Batsim 3072 W, both floating-point noise: w0!2's start "
