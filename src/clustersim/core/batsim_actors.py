@@ -14,7 +14,14 @@ mailbox is empty as SimGrid's maestro sees it (`ServerMailbox`). The actors that
 - a job's executor (jobs_execution.cpp), on the job's first host: runs the profile within the walltime,
   then sends JOB_COMPLETED; the job's finish time is its executor's, the decision process hears it later;
 - a waiter (CALL_ME_LATER), on the master: sleeps until the requested time (at least 10 µs, as Batsim) and
-  sends the call.
+  sends the call;
+- a switching actor (pstate.cpp), one per machine of a SET_RESOURCE_STATE that switches machines off or on, on
+  that machine's host: it lasts the transition from when the request reaches the server, moves its machine to
+  its new state (machine_states.csv's row then), and sends SWITCHED_ON/OFF. The server tells the decision
+  process once every machine of the request is done (one RESOURCE_STATE_CHANGED).
+
+With energy, the energy files' rows are written at SimGrid's clock when they happen: two rows at the very same
+clock value get Batsim's NA mean power.
 
 The decision process still sees its decisions applied as it yields them (a policy decides on the state its
 earlier decisions made, and on the decision instant as its jobs' start, as batsched does); other decisions
@@ -27,12 +34,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from clustersim.core.decisions import Decision, StartJob
+from clustersim.core.decisions import Decision, StartJob, SwitchOff, SwitchOn
 from clustersim.core.engine import EventClass
 from clustersim.core.events import Event, FinalState, JobSubmitted, NoMoreJobs, RequestedCall
+from clustersim.core.power_switching import Switching
 from clustersim.core.state import RunningJob
 from clustersim.errors import ClusterSimError, InputError
 from clustersim.workload.job import Job
+from clustersim.workload.profiles import needs_speed
 
 if TYPE_CHECKING:
     from clustersim.core.simgrid_execution import SimgridExecution
@@ -43,6 +52,9 @@ SHORTEST_WAIT = 1e-5
 """Batsim's waiter sleeps at least this long (jobs_execution.cpp: shorter sleeps may not move SimGrid's clock)."""
 
 Message = tuple[Any, ...]
+SWITCHES = (SwitchOff, SwitchOn)
+"""Decisions applied when their message reaches the server, as Batsim's server moves the machines into their
+transition then (the energy files' rows at that instant follow the messages before it)."""
 
 
 class ServerMailbox:
@@ -95,12 +107,18 @@ class BatsimActors:
         self._launched: set[str] = set()
         """Jobs whose executor runs and will send JOB_COMPLETED."""
         self._serial = 0
+        self._switching: dict[int, int] = {}
+        self._awake_pstate: dict[int, int] = {}
+        """Node -> the SimGrid power state its host computed in before it switched off."""
+        """id of a switch request -> its machines whose switching actor has not yet sent SWITCHED_ON/OFF."""
 
     def serve(self) -> None:
         """The server's loop, in the core's actor on the master host, until no actor can send anything."""
         sim, model = self.sim, self.model
         model.on_end = self._job_ended
         sim._lookahead = next(sim._jobs, None)
+        if sim.meter is not None:
+            sim.meter.moment = 0  # rows at one clock value are at one moment (`EnergyMeter._entry`)
         try:
             self._spawn(self._submitter)
             self._spawn(self._request_reply, self._decide(sim.process.begin(sim.view) or ()))
@@ -121,13 +139,14 @@ class BatsimActors:
                 return  # nobody left to send a message
             message = self._mailbox.get()
             self.model.check_interrupt()
-            now = self._clock()
-            sim._queue.now = sim.state.now = now
+            now = self._now()
             kind = message[0]
             if kind == "submit":
                 told.extend(event for event in sim._submit_instant(message[1]) if type(event) is not NoMoreJobs)
             elif kind == "bye":
                 told.append(NoMoreJobs())
+            elif kind == "completed":
+                told.append(message[1])
             elif kind == "ended":
                 self._ended(message[1], message[2], message[3], told)
             elif kind == "decision":
@@ -136,6 +155,8 @@ class BatsimActors:
                 told.append(RequestedCall(message[1]))  # the call asked for that time: it comes now
             elif kind == "ready":
                 ready = True
+            elif kind == "switched":
+                self._switched(message[1], told)
             elif kind == "disorder":
                 job, previous = message[1], message[2]
                 raise InputError(sim.workload.source, f"job '{job.key}' is submitted at t={job.submit_time!r}, "
@@ -149,12 +170,16 @@ class BatsimActors:
         """A job's executor says it ended at `end`: the job's outcome is recorded, the decision process told."""
         if key not in self._launched:  # killed meanwhile: its end was told with the kill
             return
+        told.append(self._end(key, end, walltime_reached))
+
+    def _end(self, key: str, end: float, walltime_reached: bool) -> Event:
+        """A launched job ends at `end`: its machines are freed and its outcome recorded."""
         self._launched.discard(key)
         execution = self.sim._executions[key]
         execution.end = end
         if walltime_reached:
             execution.state = FinalState.COMPLETED_WALLTIME_REACHED
-        told.append(self.sim._end(execution))
+        return self.sim._end(execution)
 
     def _arrived(self, key: str | None, consequences: list[Message], now: float, told: list[Event]) -> None:
         """A decision's message reaches the server: a start launches its job's executor now (its starting
@@ -164,23 +189,49 @@ class BatsimActors:
             execution = sim._executions[key]
             running = execution.running
             execution.running = RunningJob(running.job, now, running.resources, running.storage_mapping)
+            if sim.state.nodes is not None:  # its machines compute from now (the energy files' row)
+                sim.state.nodes.occupy(running.resources, now)
+                if sim.meter is not None:
+                    sim.meter.job_started(now, running.resources, needs_speed(running.job.profile))
             model.launch(key)
             self._launched.add(key)
         for consequence in consequences:
-            if consequence[0] == "end":
+            if consequence[0] == "apply":  # a switch request: Batsim's server starts it now
+                sim._apply(consequence[1])
+                sim._power.started.clear()  # (its actors are timed here, not by the core's count)
+                self._arrived(None, [self._consequence(*entry) for entry in sim._queue.take_all()], now, told)
+            elif consequence[0] == "end":
                 execution = consequence[1]
                 self._launched.discard(execution.running.job.key)
                 told.append(sim._end(execution))
             elif consequence[0] == "registered":
                 told.append(JobSubmitted(consequence[1]))
+            elif consequence[0] == "switch":
+                switching: Switching = consequence[1]
+                self._switching[id(switching)] = len(switching.nodes)
+                for node in switching.nodes:
+                    self._spawn_on(self.model.host_of(node), self._switcher, switching, node, consequence[2])
             else:
                 self._spawn(self._waiter, consequence[1])
+
+    def _switched(self, switching: Switching, told: list[Event]) -> None:
+        """A machine's switching actor says it is done; the last of its request tells the decision process."""
+        left = self._switching[id(switching)] - 1
+        if left:
+            self._switching[id(switching)] = left
+            return
+        del self._switching[id(switching)]
+        switching.finished = True
+        told.append(self.sim._power.switched(switching))
 
     def _decide(self, decisions: Iterable[Decision]) -> list[Message]:
         """Apply a reply's decisions as the decision process yields them; the messages they become, in order."""
         sim = self.sim
         messages: list[Message] = []
         for decision in decisions:
+            if type(decision) in SWITCHES:
+                messages.append(("decision", None, [("apply", decision)]))
+                continue
             sim._apply(decision)
             key = decision.job_key if type(decision) is StartJob else None
             messages.append(("decision", key, [self._consequence(*entry) for entry in sim._queue.take_all()]))
@@ -195,12 +246,23 @@ class BatsimActors:
             return ("registered", payload)
         if kind in (EventClass.CALL, EventClass.DUE, EventClass.LAST_CALL):
             return ("wait", time)
+        if kind is EventClass.NODE_SWITCHED and isinstance(payload, Switching):
+            return ("switch", payload, time - self.sim._queue.now)
         raise ClusterSimError(f"Batsim's actors cannot deliver a {kind.name} event")
 
     # -- the actors that send to the server -----------------------------------------------------------
 
     def _clock(self) -> float:
         return float(self.model.engine.clock)
+
+    def _now(self) -> float:
+        """The core's time moves to SimGrid's clock (the energy meter integrates up to it)."""
+        sim = self.sim
+        now = self._clock()
+        sim._queue.now = sim.state.now = now
+        if sim.meter is not None:
+            sim.meter.advance(now)
+        return now
 
     def _put(self, message: Message, last: bool = False) -> None:
         """A blocking 1-byte send to the server, from the calling actor's host (`last`: the actor's last one)."""
@@ -210,6 +272,10 @@ class BatsimActors:
 
     def _spawn(self, body: Callable[..., None], *args: Any) -> None:
         """Start one of Batsim's actors on the master host; it is forgotten when its body returns."""
+        self._spawn_on(self.model.master, body, *args)
+
+    def _spawn_on(self, host: Any, body: Callable[..., None], *args: Any) -> None:
+        """Start one of Batsim's actors on `host`; it is forgotten when its body returns."""
         self._serial += 1
         self._senders += 1
         serial = self._serial
@@ -218,7 +284,7 @@ class BatsimActors:
             body(*args)
             self._helpers.pop(serial, None)
 
-        self._helpers[serial] = self.model.simgrid.Actor.create(body.__name__.strip("_"), self.model.master, run)
+        self._helpers[serial] = self.model.simgrid.Actor.create(body.__name__.strip("_"), host, run)
 
     def _submitter(self) -> None:
         sim = self.sim
@@ -253,6 +319,35 @@ class BatsimActors:
             self.model.simgrid.this_actor.sleep_for(max(wait, SHORTEST_WAIT))
         self._put(("call", time), last=True)
 
+    def _switcher(self, switching: Switching, node: int, seconds: float) -> None:
+        """Batsim's switching actor of one machine: the transition, then the machine in its new state, then
+        SWITCHED_ON/OFF to the server. As Batsim's (pstate.cpp), it computes 1 flop in the transition's virtual
+        power state when the platform file declares one, and leaves its host in its sleep power state or back in
+        the one it computed in."""
+        sim = self.sim
+        sleep = sim.platform.nodes[node].power.sleep  # type: ignore[union-attr]  # (checked by the switch)
+        assert sleep is not None
+        virtual = (sleep.switch_on if switching.on else sleep.switch_off).pstate
+        if virtual is None:
+            self.model.simgrid.this_actor.sleep_for(seconds)
+        else:
+            host = self.model.host_of(node)
+            if not switching.on:
+                self._awake_pstate[node] = host.pstate
+            host.pstate = virtual
+            self.model.simgrid.this_actor.execute(1.0)
+            host.pstate = self._awake_pstate.pop(node, 0) if switching.on else sleep.pstate
+        self._now()
+        self.sim._power.finish(Switching((node,), switching.on))
+        self._put(("switched", switching), last=True)
+
     def _job_ended(self, key: str, end: float, walltime_reached: bool) -> None:
-        """Called in a job's executor when its profile is over: it sends JOB_COMPLETED from the job's host."""
+        """Called in a job's executor when its profile is over: it sends JOB_COMPLETED from the job's host.
+
+        With energy, the executor frees its machines first, with their rows in the energy files, as Batsim's does
+        (jobs_execution.cpp): before the messages the server receives meanwhile."""
+        if self.sim.meter is not None and key in self._launched:
+            self._now()
+            self._put(("completed", self._end(key, end, walltime_reached)))
+            return
         self._put(("ended", key, end, walltime_reached))

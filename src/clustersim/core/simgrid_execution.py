@@ -232,8 +232,6 @@ class SimgridExecution:
         self._wake: Any = simgrid.Semaphore(0)
         self._actors: dict[str, Any] = {}
         self._ended: list[tuple[float, str]] = []
-        self._released = 0
-        self._acquired = 0
         self._error: BaseException | None = None
         self._signals = SignalWatch()
         """Ctrl-C as the core's actor sees it: actors run in SimGrid's threads, where Python runs no handler."""
@@ -255,6 +253,10 @@ class SimgridExecution:
     def master(self) -> Any:
         """The host Batsim's server and the core's actor run on."""
         return self._home
+
+    def host_of(self, node: int) -> Any:
+        """The SimGrid host of a node (its first unit's: the model allocates whole hosts)."""
+        return self._hosts[node]
 
     def drive(self, loop: Callable[[], None]) -> None:
         sg = self._sg
@@ -372,23 +374,29 @@ class SimgridExecution:
                 this_actor.parallel_execute(*task)
         self._actors.pop(key, None)
         self._ended.append((self._engine.clock, key))
-        self._released += 1
         self._wake.release()
 
     def advance(self, until: float | None) -> Sequence[tuple[float, str]]:
+        """Wait until a job ends or the clock reaches `until` (None: until a job ends), and take the ends.
+
+        The semaphore only wakes the core; `_ended` says what ended. SimGrid 3.32 can report a timed-out
+        `acquire_timeout` whose token a release at that very instant handed over all the same (a job ending
+        exactly at `until`), so tokens are not counted: a wake with nothing ended waits again, and the tokens
+        left when the core wakes are taken without blocking."""
         self._signals.check()
-        if not self._ended:
+        wake = self._wake
+        while not self._ended:
             if until is None:
-                if self._actors:
-                    self._wake.acquire()
-                    self._acquired += 1
+                if not self._actors:
+                    break
+                wake.acquire()
             else:
                 delay = until - self._engine.clock
-                if delay > 0 and not self._wake.acquire_timeout(delay):
-                    self._acquired += 1
-        while self._acquired < self._released:  # ends already counted: taking them does not block
-            self._wake.acquire()
-            self._acquired += 1
+                if delay <= 0:
+                    break
+                wake.acquire_timeout(delay)
+        while not wake.would_block:
+            wake.acquire()
         ended, self._ended = self._ended, []
         return ended
 

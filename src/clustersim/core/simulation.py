@@ -21,7 +21,7 @@ How the events of one instant reach the decision process is the `Delivery` rule:
   Events that a call's decisions add
   at the same instant join the rounds still to come; a job started there counts, as its message offset, its
   decision's place after the earlier calls' decisions and ready signals.
-  With the SimGrid execution model (and neither power management nor external events), Batsim's own actors run
+  With the SimGrid execution model (and no external events), Batsim's own actors run
   in SimGrid instead (core/batsim_actors.py): every event is a SimGrid communication to the core, which does
   what Batsim's server does, and messages take the time SimGrid gives them on the platform's routes.
 - `Delivery.INSTANT` (the library's default, used by the Kubernetes and Slurm layers and the experiments)
@@ -234,7 +234,7 @@ class Simulation:
         self._submitter: tuple[int, int] | None = None  # the job submitter's offset and order at its next instant
         self._power = PowerSwitcher(self.state, self._queue, meter, self._speeds_changed)
         self._actors: BatsimActors | None = None
-        if delivery is Delivery.BATSIM and self.execution.stepped and nodes is None and not events:
+        if delivery is Delivery.BATSIM and self.execution.stepped and not events:
             from clustersim.core.batsim_actors import BatsimActors
             from clustersim.core.simgrid_execution import SimgridExecution
 
@@ -575,8 +575,12 @@ class Simulation:
         execution = self._executions.get(key)
         if execution is None or execution.cancelled:
             return
-        if execution.state is FinalState.COMPLETED_WALLTIME_REACHED and end >= execution.end:
-            return  # ends exactly at its walltime: the walltime is reached, as in Batsim (delay == walltime)
+        if execution.state is FinalState.COMPLETED_WALLTIME_REACHED and (
+                end > execution.end or (end == execution.end and type(execution.running.job.profile) is Delay)):
+            # Batsim (jobs_execution.cpp) sleeps a delay not shorter than the walltime until the walltime, which is
+            # reached; a computation waits for its task with the walltime as timeout, and one that ends exactly
+            # then completes
+            return
         execution.cancelled = True
         done = _Execution(execution.running, max(end, self._queue.now), FinalState.COMPLETED_SUCCESSFULLY)
         self._executions[key] = done
@@ -764,7 +768,7 @@ class Simulation:
         self.state.free = remaining
         running = RunningJob(job, now, resources, d.storage_mapping)
         self.state.running[job.key] = running
-        if self.state.nodes is not None:
+        if self.state.nodes is not None and self._actors is None:  # else when EXECUTE_JOB reaches Batsim's server
             self.state.nodes.occupy(resources, now)
             if self.meter is not None:
                 self.meter.job_started(now, resources, needs_speed(job.profile))

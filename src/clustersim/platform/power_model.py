@@ -9,7 +9,7 @@ and leaving the sleep state takes a fixed time and energy (Batsim's virtual tran
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from clustersim.errors import InputError
 
@@ -20,6 +20,9 @@ class Transition:
 
     seconds: float
     joules: float
+    pstate: int | None = field(default=None, compare=False)
+    """The virtual power state that computes its 1 flop (a SimGrid platform's), if any: where it is declared, not
+    what it costs, so two transitions of equal time and energy are equal."""
 
     @property
     def watts(self) -> float:
@@ -139,4 +142,4 @@ def _sleep_states(
 def _transition(pstate: int, wattages: list[tuple[float, float]], speeds: list[float]) -> Transition:
     """A virtual transition power state computes 1 flop: it lasts 1/speed seconds at its idle wattage."""
     seconds = 1.0 / speeds[pstate]
-    return Transition(seconds, seconds * wattages[pstate][0])
+    return Transition(seconds, seconds * wattages[pstate][0], pstate)
