@@ -48,6 +48,7 @@ from clustersim.slurm.validation import (
     judge_all_runs,
     scenario_directories,
     scenario_verdict,
+    submission_gaps,
     whole_second_gaps,
     whole_second_records,
 )
@@ -391,21 +392,29 @@ def gap_table(results: list[tuple[str, float, Verdict, float]], data: Path, outp
     that makes the two means agree)."""
     from clustersim.slurm.compare import read_schedule
 
-    lines = ["| K | gaps: real, model | mean gap (s): real / model | gaps of 0 s: real / model |", "|---|---|---|---|"]
+    lines = ["| K | gaps: real, model | mean gap (s): real / model | gaps of 0 s: real / model "
+             "| submission to start: jobs, real / model | mean (s): real / model |", "|---|---|---|---|---|---|"]
     for speedup in sorted({k for name, k, _, _ in results if not name.startswith("requests-")}):
         real: list[float] = []
         model: list[float] = []
+        real_waits: list[float] = []
+        model_waits: list[float] = []
         for name, k, verdict, _ in results:
             if k != speedup or name.startswith("requests-"):
                 continue
             run = f"x{speedup:g}"
-            real += whole_second_gaps(read_schedule(data / name / run / f"real{verdict.reference}.csv", True))
-            model += whole_second_gaps(read_schedule(
-                output / name / run / f"simulated{verdict.reference}" / "jobs.csv", True))
-        if real and model:
+            recorded = read_schedule(data / name / run / f"real{verdict.reference}.csv", True)
+            simulated = read_schedule(output / name / run / f"simulated{verdict.reference}" / "jobs.csv", True)
+            real += whole_second_gaps(recorded)
+            model += whole_second_gaps(simulated)
+            real_waits += submission_gaps(recorded)
+            model_waits += submission_gaps(simulated)
+        if real and model and real_waits and model_waits:
             lines.append(f"| {speedup:g} | {len(real)}, {len(model)} "
                          f"| {statistics.fmean(real):.2f} / {statistics.fmean(model):.2f} "
-                         f"| {real.count(0) / len(real):.0%} / {model.count(0) / len(model):.0%} |")
+                         f"| {real.count(0) / len(real):.0%} / {model.count(0) / len(model):.0%} "
+                         f"| {len(real_waits)} / {len(model_waits)} "
+                         f"| {statistics.fmean(real_waits):.2f} / {statistics.fmean(model_waits):.2f} |")
     return "\n".join(lines)
 
 

@@ -11,6 +11,7 @@ scenarios docs/slurm.md reports.
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -26,12 +27,14 @@ from clustersim.slurm.validation import (
     end_to_pass_latencies,
     epilog_share,
     evaluate,
+    fit_share,
     judge,
     judge_all_runs,
     replay_options,
     scenario_directories,
     scenario_verdict,
     simulate_run,
+    submission_gaps,
     whole_second_gaps,
 )
 from clustersim.workload.job import Job
@@ -260,6 +263,29 @@ def test_whole_second_gaps_are_from_the_last_end_to_a_waiting_jobs_start(tmp_pat
             ("6", 50, 50, 60)]
     schedule = _schedule(tmp_path / "jobs.csv", jobs)
     assert sorted(whole_second_gaps(read_schedule(schedule, whole_seconds=True))) == [0, 1]
+
+
+def test_submission_gaps_are_the_waits_of_jobs_their_submissions_pass_served(tmp_path: Path) -> None:
+    # 1 waits 1 s, nothing ended around: counted. 2 waits 1 s but 1 ended at 10, the second before its
+    # submission (11): the end's pass may have served it, not counted. 3 waits 5 s: beyond batch_sched_delay.
+    # 4 starts in its submission's second: 0 s.
+    jobs = [("1", 0, 1, 10), ("2", 11, 12, 20), ("3", 30, 35, 40), ("4", 50, 50, 60)]
+    schedule = _schedule(tmp_path / "jobs.csv", jobs)
+    assert sorted(submission_gaps(read_schedule(schedule, whole_seconds=True))) == [0, 1]
+
+
+def test_the_share_is_fitted_on_the_records_gaps(tmp_path: Path) -> None:
+    # One recorded scenario (its three runs at K=10): each share simulates every run; the fit is the share whose
+    # mean gap is nearest the records' (one K: the least square is the least difference).
+    shutil.copytree(RECORDED / "one-fifo-basic-burst" / "x10", tmp_path / "data" / "one-fifo-basic-burst" / "x10")
+    best, fits = fit_share(tmp_path / "data", tmp_path / "out", [0.0, 0.055, 0.5])
+    real = [gap for run in (1, 2, 3) for gap in whole_second_gaps(read_schedule(
+        RECORDED / "one-fifo-basic-burst" / "x10" / f"real{run}.csv", whole_seconds=True))]
+    assert [share for share, _, _ in fits] == [0.0, 0.055, 0.5]
+    assert all(means[10.0][0] == pytest.approx(sum(real) / len(real)) for _, _, means in fits)
+    assert all(squares == pytest.approx((means[10.0][0] - means[10.0][1]) ** 2) for _, squares, means in fits)
+    assert best == min(fits, key=lambda fit: fit[1])[0]
+    assert fits[2][2][10.0][1] > fits[0][2][10.0][1]  # a longer epilog, longer gaps
 
 
 def test_the_models_chain_step_is_the_records_one(tmp_path: Path) -> None:

@@ -261,6 +261,20 @@ def whole_second_gaps(schedule: dict[str, Row]) -> list[float]:
     return gaps
 
 
+def submission_gaps(schedule: dict[str, Row]) -> list[float]:
+    """The waits of a whole-second schedule's jobs served by their submission's pass: for each job, its start
+    minus its submission, when at most GAP_WINDOW and no job ended from the second before its submission to its
+    start (an end asks for a pass itself)."""
+    ends = sorted(row.finish for row in schedule.values())
+    gaps: list[float] = []
+    for row in schedule.values():
+        wait = row.start - row.submit
+        if wait > GAP_WINDOW or bisect.bisect_right(ends, row.start) > bisect.bisect_left(ends, row.submit - 1):
+            continue
+        gaps.append(wait)
+    return gaps
+
+
 ShareFit = tuple[float, float, dict[float, tuple[float, float]]]
 """A candidate epilog share, its sum of squares, and per K the real and the model's mean whole-second gap."""
 

@@ -122,8 +122,8 @@ SCHED_LATENCY = 0.63
 """Seconds from a job's CPUs coming back to the background loop's pass serving it. Measured on real Slurm
 without acceleration: a job's end to the main pass that starts the next job, 0.63 s on average over the 106 ends
 of the five logged runs at K=1 (0.57 to 0.72 s per run); the records' whole-second gap from an end to the start
-it made room for, 0.63 s at K=1, agrees. Longer than half the loop's period: a job starts at a tick and runs
-whole seconds plus its launch, so its end is not uniform in the loop's phase (docs/slurm.md)."""
+it made room for, 0.63 s at K=1, agrees. 0.12 s longer than a submission's (`SUBMIT_LATENCY`); the epilog
+(under 25 ms) does not account for it, and what does is not measured (docs/slurm.md)."""
 SUBMIT_LATENCY = 0.51
 """Seconds from a submission to the background loop's pass serving it: `_slurm_rpc_submit_batch_job` only
 queues the request, which the loop (ten 100 ms sleeps, then its work) sees at its next tick, uniform in its
