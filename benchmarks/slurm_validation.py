@@ -14,6 +14,7 @@ run's distance to it (second table).
     python benchmarks/slurm_validation.py --record-requests gpus-spread@10 job-scripts@10
     python benchmarks/slurm_validation.py --runs 3 --record four-backfill-basic-burst@10   # a third real run
     python benchmarks/slurm_validation.py --measure-share slurm-validation   # EPILOG_SHARE from the kept logs
+    python benchmarks/slurm_validation.py --fit-share          # EPILOG_SHARE from the whole-second records
 
 A scenario with a third real run (`real3.csv`) is also judged on all three runs, and gets its third run judged
 as the model is (against runs 1 and 2): how often Slurm itself meets the issue's criterion.
@@ -42,10 +43,12 @@ from clustersim.slurm.validation import (
     Verdict,
     epilog_share,
     evaluate,
+    fit_share,
     judge,
     judge_all_runs,
     scenario_directories,
     scenario_verdict,
+    submission_gaps,
     whole_second_gaps,
     whole_second_records,
 )
@@ -248,6 +251,21 @@ def measured_share(outputs: list[Path]) -> str:
     return "\n".join(lines)
 
 
+def fitted_share(data: Path, output: Path) -> str:
+    """EPILOG_SHARE fitted on the whole-second records (`fit_share`): per candidate share, the mean gap from a
+    job's end to the start it made room for, real / model, per K, and the sum of squared differences."""
+    shares = [round(0.03 + 0.005 * i, 3) for i in range(11)]
+    best, results = fit_share(data, output / "fit-share", shares)
+    speedups = sorted(results[0][2])
+    lines = ["| share | " + " | ".join(f"K={k:g}: real / model (s)" for k in speedups) + " | sum of squares |",
+             "|---|" + "---|" * (len(speedups) + 1)]
+    for share, squares, means in results:
+        lines.append(f"| {share:g} | " + " | ".join(f"{means[k][0]:.2f} / {means[k][1]:.2f}" for k in speedups)
+                     + f" | {squares:.4f} |")
+    lines.append(f"\nleast squares: epilog share {best:g}")
+    return "\n".join(lines)
+
+
 def figure(results: list[tuple[str, float, Verdict, float]], data: Path, output: Path, path: Path) -> None:
     """Real vs simulated start times of every scenario, one panel each (the docs' figure)."""
     import matplotlib
@@ -374,21 +392,29 @@ def gap_table(results: list[tuple[str, float, Verdict, float]], data: Path, outp
     that makes the two means agree)."""
     from clustersim.slurm.compare import read_schedule
 
-    lines = ["| K | gaps: real, model | mean gap (s): real / model | gaps of 0 s: real / model |", "|---|---|---|---|"]
+    lines = ["| K | gaps: real, model | mean gap (s): real / model | gaps of 0 s: real / model "
+             "| submission to start: jobs, real / model | mean (s): real / model |", "|---|---|---|---|---|---|"]
     for speedup in sorted({k for name, k, _, _ in results if not name.startswith("requests-")}):
         real: list[float] = []
         model: list[float] = []
+        real_waits: list[float] = []
+        model_waits: list[float] = []
         for name, k, verdict, _ in results:
             if k != speedup or name.startswith("requests-"):
                 continue
             run = f"x{speedup:g}"
-            real += whole_second_gaps(read_schedule(data / name / run / f"real{verdict.reference}.csv", True))
-            model += whole_second_gaps(read_schedule(
-                output / name / run / f"simulated{verdict.reference}" / "jobs.csv", True))
-        if real and model:
+            recorded = read_schedule(data / name / run / f"real{verdict.reference}.csv", True)
+            simulated = read_schedule(output / name / run / f"simulated{verdict.reference}" / "jobs.csv", True)
+            real += whole_second_gaps(recorded)
+            model += whole_second_gaps(simulated)
+            real_waits += submission_gaps(recorded)
+            model_waits += submission_gaps(simulated)
+        if real and model and real_waits and model_waits:
             lines.append(f"| {speedup:g} | {len(real)}, {len(model)} "
                          f"| {statistics.fmean(real):.2f} / {statistics.fmean(model):.2f} "
-                         f"| {real.count(0) / len(real):.0%} / {model.count(0) / len(model):.0%} |")
+                         f"| {real.count(0) / len(real):.0%} / {model.count(0) / len(model):.0%} "
+                         f"| {len(real_waits)} / {len(model_waits)} "
+                         f"| {statistics.fmean(real_waits):.2f} / {statistics.fmean(model_waits):.2f} |")
     return "\n".join(lines)
 
 
@@ -404,9 +430,14 @@ def main() -> int:
     parser.add_argument("--figure", type=Path, help="draw real vs simulated starts of every scenario (PNG)")
     parser.add_argument("--measure-share", nargs="+", type=Path, metavar="OUTPUT",
                         help="only measure the epilog share on the logs kept in these --output directories")
+    parser.add_argument("--fit-share", action="store_true",
+                        help="only fit the epilog share on the whole-second records (least squares of the gaps)")
     args = parser.parse_args()
     if args.measure_share:
         print(measured_share(args.measure_share))
+        return 0
+    if args.fit_share:
+        print(fitted_share(args.data, args.output))
         return 0
     known = {s[0]: s for s in scenarios()}
     for item in args.record or []:

@@ -2,7 +2,7 @@
 
 Unless said otherwise: slurmctld started 600 s before t=0, so its full-queue passes fall at 0, 60, 120... and
 its backfill cycles every 30 s once something changed; the background loop serves a request at once
-(sched_latency 0); bf_resolution is 60 s.
+(sched_latency and submit_latency 0); bf_resolution is 60 s.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def run(conf_text: str, jobs: list[Job], **options: object) -> Collector:
         if "SelectTypeParameters=" not in conf_text:
             conf_text = "SelectTypeParameters=CR_CPU\n" + conf_text
     conf = parse_slurm_conf(conf_text)
-    options = {"ctld_start": -600.0, "sched_latency": 0.0, "epilog_delay": 0.0, **options}
+    options = {"ctld_start": -600.0, "sched_latency": 0.0, "submit_latency": 0.0, "epilog_delay": 0.0, **options}
     collector = Collector()
     policy = create_policy("slurm", conf=conf, **options)
     simulate(platform_from_conf(conf), Workload.from_jobs(jobs), policy, extra_sinks=[collector])
@@ -55,7 +55,7 @@ def starts(collector: Collector) -> dict[str, float | None]:
 
 def test_a_submission_waits_for_the_next_tick_and_batch_sched_delay() -> None:
     jobs = [job(1, 7, 1, 10, 60), job(2, 8, 1, 10, 60)]
-    result = run(ONE_NODE, jobs, sched_latency=0.5, ctld_start=-600.25)
+    result = run(ONE_NODE, jobs, submit_latency=0.5, ctld_start=-600.25)
     # 1 is served by the tick after its submission; 2 by the first tick 3 s after that pass.
     assert starts(result) == {"1": 7.5, "2": 10.5}
 
@@ -63,14 +63,24 @@ def test_a_submission_waits_for_the_next_tick_and_batch_sched_delay() -> None:
 def test_an_idle_backfill_thread_may_start_a_job_before_the_tick() -> None:
     # With slurmctld started at -600, the backfill thread's checks fall on whole seconds: it sees the
     # submission at 7 and starts job 1 before the background loop's tick at 7.5.
-    result = run(ONE_NODE, [job(1, 7, 1, 10, 60)], sched_latency=0.5)
+    result = run(ONE_NODE, [job(1, 7, 1, 10, 60)], submit_latency=0.5)
     assert starts(result) == {"1": 7}
 
 
 def test_a_job_end_asks_for_a_pass_like_a_submission() -> None:
     jobs = [job(1, 5, 4, 20, 60), job(2, 6, 4, 20, 60)]
-    result = run(ONE_NODE, jobs, sched_latency=0.5, ctld_start=-600.25)
+    result = run(ONE_NODE, jobs, sched_latency=0.5, submit_latency=0.5, ctld_start=-600.25)
     assert starts(result) == {"1": 5.5, "2": 26.0}  # 1 ends at 25.5, the next tick comes 0.5 s later
+
+
+def test_a_submissions_pass_comes_sooner_than_a_job_ends() -> None:
+    # The loop's tick is uniform in a submission's phase: half its period later (submit_latency). A job's end,
+    # which comes whole seconds plus its launch after the tick that started it, waits longer on average
+    # (sched_latency). 1 is served 0.51 s after its submission and ends at 25.51; 2 waits for the pass 0.63 s
+    # after that end.
+    jobs = [job(1, 5, 4, 20, 60), job(2, 6, 4, 20, 60)]
+    result = run(ONE_NODE, jobs, sched_latency=0.63, submit_latency=0.51, ctld_start=-600.25)
+    assert starts(result) == pytest.approx({"1": 5.51, "2": 26.14})
 
 
 # -- priority order and the main pass ------------------------------------------------------------------
@@ -303,6 +313,7 @@ def test_without_a_conf_the_platform_is_one_partition_with_defaults() -> None:
     from conftest import hosts
 
     collector = Collector()
-    simulate(hosts(2), Workload.from_jobs([job(1, 0, 2, 10, 60)]), create_policy("slurm", sched_latency="0"),
+    simulate(hosts(2), Workload.from_jobs([job(1, 0, 2, 10, 60)]),
+             create_policy("slurm", sched_latency="0", submit_latency="0"),
              extra_sinks=[collector])
     assert collector.outcomes["1"].start == 0

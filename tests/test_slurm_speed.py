@@ -69,7 +69,7 @@ def schedule_rows(conf_text: str, jobs: list[Job]) -> str:
     conf = parse_slurm_conf(conf_text, source="slurm.conf")
     collector = Collector()
     policy = create_policy("slurm", conf=conf, clock_origin=1_700_000_000.25, epilog_delay=0.0,
-                           sched_latency=0.5)
+                           sched_latency=0.5, submit_latency=0.5)
     simulate(platform_from_conf(conf), Workload.from_jobs(jobs), policy, extra_sinks=[collector])
     lines = ["job,state,start,finish,cpus"]
     for key, outcome in sorted(collector.outcomes.items(), key=lambda item: int(item[0])):

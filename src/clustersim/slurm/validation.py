@@ -25,13 +25,15 @@ from clustersim.policies.slurm.policy import EPILOG_DELAY, SCHED_LATENCY
 from clustersim.slurm.compare import Deviation, Row, deviation, farther_than, read_schedule
 from clustersim.slurm.replay import simulate_replay
 
-EPILOG_SHARE = 0.045
+EPILOG_SHARE = 0.055
 """The epilog delay of an accelerated replay, as a share of its measured per-job overhead: the share with which
 the model's mean whole-second gap from a job's end to the next start (`whole_second_gaps`) is the real runs' one
-over every recorded run at K <= 120 (least squares over K; 0.035 to 0.05 fit about as well;
-docs/slurm.md). The share read in slurmctld's logs (`epilog_share`: 0.015 to 0.13 depending on the runs taken,
-0.07 to 0.37 per K) made each step of a chain of jobs 0.1 to 0.5 s longer than the records show, and the error
-added up along chains."""
+over every recorded run at K <= 120 (least squares over K, `fit_share`; 0.05 to 0.06 fit about as well; 0.045
+with the former `SCHED_LATENCY` of 0.7 s; docs/slurm.md). The share read in slurmctld's logs (`epilog_share`:
+0.015 to 0.13 depending on the runs taken, 0.07 to 0.37 per K) made each step of a chain of jobs 0.1 to 0.5 s
+longer than the records show, and the error added up along chains."""
+SHARE_MAX_SPEEDUP = 120.0
+"""The accelerations the share is fitted on: above, a replay's own stalls dominate its gaps (docs/slurm.md)."""
 SHARE_MIN_SPEEDUP = 10.0
 """Below this acceleration the end-to-pass latency's K-scaled part is lost in the loop's tick (0 to 1 s)."""
 _LOG_LINE = re.compile(r"^\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?)\] (.*)")
@@ -69,14 +71,14 @@ def whole_second_records(jobs_csv: Path, output: Path) -> None:
         writer.writerows(rows)
 
 
-def replay_options(replay_json: Path) -> dict[str, float]:
+def replay_options(replay_json: Path, share: float = EPILOG_SHARE) -> dict[str, float]:
     """The `slurm` policy options that place a replay's simulation on its clock: slurmctld's start, the clock
-    origin, and the epilog delay at its acceleration (a share of the per-job overhead it measured, at least
+    origin, and the epilog delay at its acceleration (`share` of the per-job overhead it measured, at least
     the unaccelerated default)."""
     info = json.loads(replay_json.read_text(encoding="utf-8"))
     try:
         return {"ctld_start": float(info["ctld_start"]), "clock_origin": float(info["origin_epoch"]),
-                "epilog_delay": round(EPILOG_DELAY + EPILOG_SHARE * float(info["overhead"]), 3)}
+                "epilog_delay": round(EPILOG_DELAY + share * float(info["overhead"]), 3)}
     except (KeyError, TypeError, ValueError) as error:
         raise InputError(str(replay_json), f"not a replay.json written by slurm-replay: {error}") from None
 
@@ -146,11 +148,12 @@ def evaluate(directory: Path, output: Path, name: str = "", reference: int = 1) 
     return judge(directory, simulate_run(directory, reference, output), name, reference)
 
 
-def simulate_run(directory: Path, run: int, output: Path) -> Path:
-    """Simulate a scenario's real run `run` from its whole-second record into output/; its jobs.csv."""
+def simulate_run(directory: Path, run: int, output: Path, share: float = EPILOG_SHARE) -> Path:
+    """Simulate a scenario's real run `run` from its whole-second record into output/ (the epilog delay `share`
+    of its overhead); its jobs.csv."""
     conf = parse_slurm_conf((directory / "slurm.conf").read_text(encoding="utf-8"),
                             source=str(directory / "slurm.conf"))
-    options = replay_options(directory / f"replay{run}.json")
+    options = replay_options(directory / f"replay{run}.json", share)
     simulate_replay(directory / f"real{run}.csv", conf, options["ctld_start"], output,
                     clock_origin=options["clock_origin"], epilog_delay=options["epilog_delay"])
     return output / "jobs.csv"
@@ -256,3 +259,47 @@ def whole_second_gaps(schedule: dict[str, Row]) -> list[float]:
             continue
         gaps.append(row.start - last_end)
     return gaps
+
+
+def submission_gaps(schedule: dict[str, Row]) -> list[float]:
+    """The waits of a whole-second schedule's jobs served by their submission's pass: for each job, its start
+    minus its submission, when at most GAP_WINDOW and no job ended from the second before its submission to its
+    start (an end asks for a pass itself)."""
+    ends = sorted(row.finish for row in schedule.values())
+    gaps: list[float] = []
+    for row in schedule.values():
+        wait = row.start - row.submit
+        if wait > GAP_WINDOW or bisect.bisect_right(ends, row.start) > bisect.bisect_left(ends, row.submit - 1):
+            continue
+        gaps.append(wait)
+    return gaps
+
+
+ShareFit = tuple[float, float, dict[float, tuple[float, float]]]
+"""A candidate epilog share, its sum of squares, and per K the real and the model's mean whole-second gap."""
+
+
+def fit_share(root: Path, output: Path, shares: Iterable[float]) -> tuple[float, list[ShareFit]]:
+    """EPILOG_SHARE from the records: for each candidate share, every recorded run of the trace scenarios at
+    K <= SHARE_MAX_SPEEDUP simulated with it, and the sum over K of the squared difference between the real and
+    the simulated mean whole-second gap (`whole_second_gaps`); the share of the least sum, and each share's fit."""
+    runs = [(directory, int(path.stem[len("real"):])) for directory in scenario_directories(root)
+            if not directory.parent.name.startswith("requests-") and float(directory.name[1:]) <= SHARE_MAX_SPEEDUP
+            for path in sorted(directory.glob("real*.csv"))]
+    real: dict[float, list[float]] = {}
+    for directory, run in runs:
+        real.setdefault(float(directory.name[1:]), []).extend(
+            whole_second_gaps(read_schedule(directory / f"real{run}.csv", whole_seconds=True)))
+    results = []
+    for share in shares:
+        model: dict[float, list[float]] = {}
+        for directory, run in runs:
+            simulated = simulate_run(directory, run, output / f"{share:g}" / directory.parent.name / directory.name
+                                     / f"simulated{run}", share)
+            model.setdefault(float(directory.name[1:]), []).extend(
+                whole_second_gaps(read_schedule(simulated, whole_seconds=True)))
+        means = {k: (statistics.fmean(real[k]), statistics.fmean(model[k])) for k in sorted(real) if model.get(k)}
+        results.append((share, sum((r - m) ** 2 for r, m in means.values()), means))
+    if not results:
+        raise InputError(str(root), "no share to try")
+    return min(results, key=lambda result: result[1])[0], results
