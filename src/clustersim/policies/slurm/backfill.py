@@ -316,7 +316,7 @@ def _will_run(
             if not (job.low & ~nodes_low or job.high & ~nodes_high):
                 total += job.cpus
             elif job.per_node:
-                total += job.per_node * (job.nodes & nodes).bit_count()
+                total += job.per_node * ((job.low & nodes_low).bit_count() + (job.high & nodes_high).bit_count())
             else:
                 total += sum(count for node, count in job.allocation.items() if nodes >> node & 1)
             if i >= len(ordered):
@@ -348,15 +348,40 @@ def idle_total(free: list[int], members: list[int]) -> int:
     return total
 
 
-_SELECTIONS: dict[tuple[int, int, tuple[int, ...], tuple[int, ...] | None], Allocation] = {}
-"""select_cpus results by (CPUs, nodes, their idle CPUs, weights): it reads nothing else, and the same states
-recur from cycle to cycle. The allocations are shared: nobody changes one."""
+_SelectionKey = tuple[int, int, int, int, int, tuple[int, ...], tuple[int, ...] | None]
+_SELECTIONS: dict[_SelectionKey, Allocation] = {}
+"""select_cpus results by (CPUs, the usable nodes and their idle CPUs, weights): it reads nothing else, and the
+same states recur from cycle to cycle. The allocations are shared: nobody changes one."""
 
 
 def _select(cpus: int, nodes: int, members: list[int], free: list[int],
             weights: Sequence[int] | None) -> Allocation:
-    """select_cpus on nodes whose idle CPUs suffice in all (so it cannot fail), remembered."""
-    key = (cpus, nodes, tuple([free[node] for node in members]), None if weights is None else tuple(weights))
+    """select_cpus on nodes whose idle CPUs suffice in all (so it cannot fail), remembered.
+
+    select_cpus only sees the nodes of `nodes` with an idle CPU (a node without one breaks a run of consecutive
+    nodes as a node outside `nodes` does), so the key is those nodes with their idle CPUs: the nodes with one
+    and those with two as two-word bitmaps (`WORD`: machine integers on the compiled path, no tuple to build
+    and hash node by node), the others as (node, idle CPUs) pairs. Node sets that differ only by nodes without
+    an idle CPU share an entry."""
+    one_low = one_high = two_low = two_high = 0
+    more: list[int] = []
+    for node in members:
+        count = free[node]
+        if count <= 0:
+            continue
+        if count > 2:
+            more.append(node)
+            more.append(count)
+        elif node < WORD:
+            if count == 1:
+                one_low |= 1 << node
+            else:
+                two_low |= 1 << node
+        elif count == 1:
+            one_high |= 1 << (node - WORD)
+        else:
+            two_high |= 1 << (node - WORD)
+    key = (cpus, one_low, one_high, two_low, two_high, tuple(more), None if weights is None else tuple(weights))
     allocation = _SELECTIONS.get(key)
     if allocation is None:
         allocation = select_cpus(cpus, nodes, free, weights=weights)
@@ -662,5 +687,11 @@ def _end(job: Running) -> float:
 
 
 def node_bitmap(allocation: Allocation) -> int:
-    """The nodes of an allocation as a bitmap."""
-    return sum(map((1).__lshift__, allocation))  # distinct keys: the sum is their union
+    """The nodes of an allocation as a bitmap (built in two words, `WORD`, joined once)."""
+    low = high = 0
+    for node in allocation:
+        if node < WORD:
+            low |= 1 << node
+        else:
+            high |= 1 << (node - WORD)
+    return low | high << WORD

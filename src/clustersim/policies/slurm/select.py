@@ -45,7 +45,7 @@ def bits(nodes: int) -> list[int]:
 def select_cpus(
     cpus: int,
     allowed: int,
-    free: Sequence[int],
+    free: list[int],
     max_nodes: int | None = None,
     weights: Sequence[int] | None = None,
 ) -> Allocation | None:
@@ -55,7 +55,10 @@ def select_cpus(
     allowed nodes have `cpus` idle CPUs in all (the backfill pass relies on it).
     """
     members = bits(allowed)
-    if sum(map(free.__getitem__, members)) < cpus:
+    total = 0
+    for node in members:  # a plain loop: the compiled path reads the list itself
+        total += free[node]
+    if total < cpus:
         return None  # too few idle CPUs in all: known without walking the nodes
     runs: list[list[int]] = []
     totals: list[int] = []
