@@ -48,6 +48,17 @@ type noVictimsPreemption struct {
 	*defaultpreemption.DefaultPreemption
 	messages map[[2]int]string // (potential nodes, all nodes): the PostFilter message; the scheduling goroutine's
 	answered *int              // dry runs not run, logged at 1024, 2048, 4096...
+	lowest   map[string]lowest // per node name: the lowest priority of its pods, at a NodeInfo generation
+}
+
+// lowest is the lowest priority of a node's pods (pods: whether it has any) when its NodeInfo had generation gen.
+// The scheduler cache gives a NodeInfo a new generation, from one counter for all nodes, at every change of its
+// node or pods (SetNode, AddPod, RemovePod; a pod's update is a removal and an add), and the snapshot's NodeInfos
+// carry their cache entry's generation: the same name and generation are the same pods.
+type lowest struct {
+	gen      int64
+	priority int32
+	pods     bool
 }
 
 // attachPreemption puts the shortcut in every profile of sched whose PostFilter plugins include the in-tree
@@ -68,7 +79,8 @@ func attachPreemption(ctx context.Context, sched *scheduler.Scheduler) {
 		plugins := *(*[]framework.PostFilterPlugin)(unsafe.Pointer(field.UnsafeAddr()))
 		for i, plugin := range plugins {
 			if preemption, ok := plugin.(*defaultpreemption.DefaultPreemption); ok && preemption.Evaluator != nil {
-				plugins[i] = noVictimsPreemption{preemption, map[[2]int]string{}, new(int)}
+				plugins[i] = noVictimsPreemption{preemption, map[[2]int]string{}, new(int),
+					map[string]lowest{}}
 			}
 		}
 	}
@@ -85,6 +97,23 @@ func (p noVictimsPreemption) PostFilter(ctx context.Context, state fwk.CycleStat
 		return framework.NewPostFilterResultWithNominatedNode(""), fwk.NewStatus(fwk.Unschedulable, message)
 	}
 	return p.DefaultPreemption.PostFilter(ctx, state, pod, m)
+}
+
+// lowestPriority is the lowest priority of the node's pods, counted again only when its NodeInfo changed (a
+// saturated cluster's misses asked it of every node, every pod, at every failure).
+func (p noVictimsPreemption) lowestPriority(node fwk.NodeInfo) lowest {
+	name := node.Node().Name
+	if kept, ok := p.lowest[name]; ok && kept.gen == node.GetGeneration() {
+		return kept
+	}
+	low := lowest{gen: node.GetGeneration()}
+	for _, pod := range node.GetPods() {
+		if priority := corev1helpers.PodPriority(pod.GetPod()); !low.pods || priority < low.priority {
+			low.priority, low.pods = priority, true
+		}
+	}
+	p.lowest[name] = low
+	return low
 }
 
 // withoutVictims follows Evaluator.Preempt up to the dry run; when no potential node holds a pod of lower
@@ -112,10 +141,8 @@ func (p noVictimsPreemption) withoutVictims(pod *v1.Pod, m framework.NodeToStatu
 	}
 	priority := corev1helpers.PodPriority(pod)
 	for _, node := range potential {
-		for _, victim := range node.GetPods() {
-			if corev1helpers.PodPriority(victim.GetPod()) < priority { // isPreemptionAllowed's first condition
-				return "", false
-			}
+		if low := p.lowestPriority(node); low.pods && low.priority < priority { // isPreemptionAllowed's first condition
+			return "", false
 		}
 	}
 	counts := [2]int{len(potential), len(allNodes)}
