@@ -172,6 +172,7 @@ def test_skipping_jobs_that_cannot_move_gives_the_full_compression(operations: l
     hosts = IntervalSet.range(0, 12)
     pruned, full, model = TimeSlices(0.0, hosts), TimeSlices(0.0, hosts), ScheduleModel(0.0, 12)
     full.prune = False
+    pruned.prune_from = 0  # skip in plans of any size (the default skips only in plans of over 64 slices)
     waiting: dict[str, tuple[int, float]] = {}
     running: list[str] = []
     now, count = 0.0, 0

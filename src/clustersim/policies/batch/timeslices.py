@@ -36,6 +36,11 @@ from typing import NamedTuple
 
 from clustersim.intervals import IntervalSet
 
+PRUNE_FROM_SLICES = 64
+"""By default, a plan of at most this many slices searches every job again (`_may_move` is not asked): a search
+there costs less than keeping the freed regions current, which its many moves make stale (HPC2N's first 60,000
+jobs: about 42 slices, half the re-placements move)."""
+
 Pick = Callable[[IntervalSet, int], IntervalSet]
 """Which `count` hosts of the candidates a job takes (batsched: the lowest)."""
 
@@ -68,6 +73,7 @@ class TimeSlices:
         "counts",
         "free",
         "prune",
+        "prune_from",
     )
 
     def __init__(self, now: float, hosts: IntervalSet):
@@ -96,6 +102,8 @@ class TimeSlices:
         self.prune = True
         """Skip re-placing a job that no region freed since its last placement can move (`_may_move`); False
         re-places every job by the full search (the straightforward computation, for the tests)."""
+        self.prune_from = PRUNE_FROM_SLICES
+        """Skip only in a plan of more slices than this (a test sets 0 to skip in small plans)."""
 
     def __contains__(self, key: str) -> bool:
         return key in self._jobs
@@ -151,6 +159,7 @@ class TimeSlices:
         begins, counts = self.begins, self.counts
         if (
             self.prune
+            and len(begins) > self.prune_from
             and start > begins[0]
             and pick is IntervalSet.lowest
             and nb_own == nb_res
