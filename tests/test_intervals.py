@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from clustersim.intervals import IntervalSet
-from clustersim.policies.batch.easy import _lowest_of
+from clustersim.policies.batch.easy import _SHIFT, _lowest_of
 
 ids = st.sets(st.integers(0, 20), max_size=15)
 one_interval = st.tuples(st.integers(0, 20), st.integers(0, 4)).map(lambda t: set(range(t[0], t[0] + t[1] + 1)))
@@ -59,6 +59,6 @@ pieces = st.lists(st.tuples(st.integers(0, 300), st.integers(0, 12)).map(lambda 
 def test_easy_lowest_of_a_union_matches_the_merged_set(intervals: list[tuple[int, int]], count: int) -> None:
     """EASY's reservation takes the lowest ids of the free and freed units without merging them all first."""
     expected = IntervalSet(intervals).lowest(count)
-    result = _lowest_of(list(intervals), count)
+    result = _lowest_of([lo << _SHIFT | hi for lo, hi in intervals], count)
     assert result == expected
     assert canonical(result)

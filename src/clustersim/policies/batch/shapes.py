@@ -7,6 +7,7 @@ jobs, so a scan asks each shape instead of each job.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Mapping
 
 from clustersim.policies.batch.additions import added_since
@@ -21,13 +22,17 @@ class ShapeIndex:
 
     The index follows the queue: `sync` adds the jobs queued since (they come last, in submit order) and
     `discard` drops a job that started. When the queue changed otherwise, `sync` builds the index again.
+
+    Each shape's jobs are a deque in rank order. The job that starts is almost always the first of its shape (the
+    head of the queue, or the earliest job of a shape that may backfill), so `discard` pops it from the front; a
+    dict per shape would keep a hole there until it next grows, and finding the first job would walk every hole.
     """
 
     __slots__ = ("_rank", "_shapes", "_where")
 
     def __init__(self) -> None:
-        self._shapes: dict[Shape, dict[str, tuple[int, Job]]] = {}
-        self._where: dict[str, tuple[Shape, Job]] = {}
+        self._shapes: dict[Shape, deque[tuple[int, Job]]] = {}
+        self._where: dict[str, tuple[Shape, int, Job]] = {}
         self._rank = 0
 
     def sync(self, pending: Mapping[str, Job]) -> list[Job]:
@@ -38,22 +43,29 @@ class ShapeIndex:
             self._shapes.clear()
             self._where.clear()
             new = list(pending.values())
+        shapes, where = self._shapes, self._where
+        rank = self._rank
         for job in new:
-            self._add(job)
+            shape = (job.nb_res, job.walltime)
+            rank += 1
+            where[job.key] = (shape, rank, job)
+            jobs = shapes.get(shape)
+            if jobs is None:
+                shapes[shape] = deque(((rank, job),))
+            else:
+                jobs.append((rank, job))
+        self._rank = rank
         return new
-
-    def _add(self, job: Job) -> None:
-        shape = (job.nb_res, job.walltime)
-        self._where[job.key] = (shape, job)
-        self._rank += 1
-        self._shapes.setdefault(shape, {})[job.key] = (self._rank, job)
 
     def discard(self, key: str) -> None:
         known = self._where.pop(key, None)
         if known is not None:
-            shape = known[0]
+            shape, rank, job = known
             jobs = self._shapes[shape]
-            del jobs[key]
+            if jobs[0][0] == rank:
+                jobs.popleft()
+            else:
+                jobs.remove((rank, job))
             if not jobs:
                 del self._shapes[shape]
 
@@ -64,7 +76,7 @@ class ShapeIndex:
         best: Job | None = None
         for shape, jobs in self._shapes.items():
             if may_backfill(shape[0], shape[1], now, start, nb_free, nb_outside):
-                rank, job = next(iter(jobs.values()))
+                rank, job = jobs[0]
                 if best is None or rank < best_rank:
                     best_rank, best = rank, job
         return best
