@@ -412,7 +412,7 @@ def _g(value: float) -> str:
         whole = int(value)
         if whole == value:
             return str(whole)
-    return "%g" % value
+    return "%g" % value  # noqa: UP031 (the conversion the rows' batched `%` makes)
 
 
 def _write_rows(file: TextIO, formats: str, values: list[Any]) -> None:
