@@ -33,6 +33,11 @@ MACHINE_STATES_ROW = "%g,%d,%d,%d,%d,%d\n"
 CONSUMED_ENERGY_ROW = "%g,%g,%s,%g,%g\n"
 CONSUMED_ENERGY_ROW_NA = "%g,%g,%s,%g,NA\n"
 """The rows of Batsim's trace files (`%g`: 6 significant digits, as Batsim writes them)."""
+_STATES_ROW = "%s,%d,%d,%d,%d,%d\n"
+_ENERGY_ROW = "%s,%g,%s,%s,%g\n"
+_ENERGY_ROW_NA = "%s,%g,%s,%s,NA\n"
+"""The same rows as the meter keeps them: the time and `wattmin` already written (`_g`), since they repeat from
+row to row (an instant's rows share its time, both files too; `wattmin` changes only when machines switch)."""
 ROWS_PER_WRITE = 4096
 """Rows are kept as flat lists of values and formatted together, with one `%` at C speed, this many at a time (a
 few per job)."""
@@ -99,13 +104,16 @@ class EnergyMeter:
         self._states_file: TextIO | None = None
         self._energy_file: TextIO | None = None
         self._pstates_file: TextIO | None = None
-        self._state_values: list[float] = []
+        self._state_values: list[float | str] = []
         """machine_states.csv rows not yet written, one after the other (MACHINE_STATES_ROW's values)."""
         self._energy_formats: list[str] = []
         self._energy_values: list[float | str] = []
         """consumed_energy.csv rows not yet written: their formats, and their values one after the other."""
         self._last_row_time = 0.0
         self._last_row_energy = 0.0
+        self._time, self._time_text = _NEVER, ""
+        self._wattmin, self._wattmin_text = _NEVER, ""
+        """The last time and `wattmin` written, and their text (`_g`)."""
         self.moment: int | None = None
         """Which inter-actor message of the current instant the next row is written at, when the core counts
         them (Batsim's delivery): Batsim writes NA as the mean power of a row written at the same SimGrid time as
@@ -292,9 +300,15 @@ class EnergyMeter:
         assert self._states_file is not None
         computing, idle, sleeping, switching_on, switching_off = self.tracker.nodes_in  # NodeState's order
         values = self._state_values
-        values += (now, sleeping, switching_on, switching_off, idle, computing)
+        values += (self._time_of(now), sleeping, switching_on, switching_off, idle, computing)
         if len(values) == 6 * ROWS_PER_WRITE:
-            _write_rows(self._states_file, MACHINE_STATES_ROW * ROWS_PER_WRITE, values)
+            _write_rows(self._states_file, _STATES_ROW * ROWS_PER_WRITE, values)
+
+    def _time_of(self, now: float) -> str:
+        """`now` as the rows write it (the text of the previous row's time when it is the same)."""
+        if now != self._time:
+            self._time, self._time_text = now, _g(now)
+        return self._time_text
 
     # -- outputs -------------------------------------------------------------------------------------------
 
@@ -316,13 +330,15 @@ class EnergyMeter:
         else:
             epower = self._static + self._dynamic_power
         wattmin = self._static + self.ahead if wattmin is None else wattmin
+        if wattmin != self._wattmin:
+            self._wattmin, self._wattmin_text = wattmin, _g(wattmin)
         formats, values = self._energy_formats, self._energy_values
         if moment is not None and now == last_time and moment == self._last_moment:
-            formats.append(CONSUMED_ENERGY_ROW_NA)
-            values += (now, energy, kind, wattmin)
+            formats.append(_ENERGY_ROW_NA)
+            values += (self._time_of(now), energy, kind, self._wattmin_text)
         else:
-            formats.append(CONSUMED_ENERGY_ROW)
-            values += (now, energy, kind, wattmin, epower)
+            formats.append(_ENERGY_ROW)
+            values += (self._time_of(now), energy, kind, self._wattmin_text, epower)
         if len(formats) == ROWS_PER_WRITE:
             _write_rows(self._energy_file, "".join(formats), values)
             formats.clear()
@@ -375,7 +391,7 @@ class EnergyMeter:
         self.advance(now)
         if self._states_file is not None:
             values = self._state_values
-            _write_rows(self._states_file, MACHINE_STATES_ROW * (len(values) // 6), values)
+            _write_rows(self._states_file, _STATES_ROW * (len(values) // 6), values)
         if self._energy_file is not None:
             _write_rows(self._energy_file, "".join(self._energy_formats), self._energy_values)
             self._energy_formats.clear()
@@ -383,6 +399,20 @@ class EnergyMeter:
             if f is not None:
                 f.close()
         self._states_file = self._energy_file = self._pstates_file = None
+
+
+_NEVER = float("nan")
+"""No value equals it: what the cached texts start from."""
+
+
+def _g(value: float) -> str:
+    """`"%g" % value`, as Batsim writes numbers; a whole number from 1 to 999,999 (most times and watts) as its int's
+    digits, which is the same text (six significant digits hold it whole) for a fraction of the cost."""
+    if 1.0 <= value < 1e6:
+        whole = int(value)
+        if whole == value:
+            return str(whole)
+    return "%g" % value  # noqa: UP031 (the conversion the rows' batched `%` makes)
 
 
 def _write_rows(file: TextIO, formats: str, values: list[Any]) -> None:
