@@ -108,9 +108,9 @@ class BatsimActors:
         """Jobs whose executor runs and will send JOB_COMPLETED."""
         self._serial = 0
         self._switching: dict[int, int] = {}
+        """id of a switch request -> its machines whose switching actor has not yet sent SWITCHED_ON/OFF."""
         self._awake_pstate: dict[int, int] = {}
         """Node -> the SimGrid power state its host computed in before it switched off."""
-        """id of a switch request -> its machines whose switching actor has not yet sent SWITCHED_ON/OFF."""
 
     def serve(self) -> None:
         """The server's loop, in the core's actor on the master host, until no actor can send anything."""
