@@ -39,7 +39,7 @@ from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import Any
 
-from batsim_wakeup_order import CORPUS, _event_key, _natural, _transcript, simultaneous_ends
+from batsim_wakeup_order import CORPUS, _event_key, _natural, _transcript, report
 
 RATE = 125e6
 """Bytes per second of every route to the master host on the ties platforms (a 1-byte message: 8 ns)."""
@@ -314,24 +314,7 @@ def main(run: Callable[[Path], dict[str, Any]] = replay) -> None:
         print(f"{count} jobs: {seconds:.2f} CPU seconds of step arithmetic")
         return
     cases = args.cases or sorted((CORPUS / "ties").iterdir(), key=lambda path: _natural(path.name))
-    identical = covered = reproduced = diverged = 0
-    for case in cases:
-        result = run(case)
-        if not result["covered"]:
-            print(f"{case.name}: not covered (profiles other than delay, or decisions other than starts/rejects)")
-            continue
-        covered += 1
-        diff = result["diff"]
-        good, bad = simultaneous_ends(case, diff)
-        reproduced, diverged = reproduced + good, diverged + bad
-        if diff is None:
-            identical += 1
-            print(f"{case.name}: every message grouped as Batsim did ({result['messages']})")
-        else:
-            print(f"{case.name}: message {diff['message']} (now={diff['now']}) differs: steps "
-                  f"{diff['skeleton']}, Batsim {diff['batsim']}")
-    print(f"{identical}/{covered} cases grouped as Batsim in every message; instants with several job ends "
-          f"reproduced before a first difference: {reproduced}/{reproduced + diverged}")
+    report(cases, run, "steps")
 
 
 if __name__ == "__main__":

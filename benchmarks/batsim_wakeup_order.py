@@ -38,6 +38,7 @@ import json
 import re
 import subprocess
 import sys
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -228,21 +229,13 @@ def simultaneous_ends(case: Path, diff: dict[str, Any] | None) -> tuple[int, int
     return sum(max(i) < cut for i in multi), sum(min(i) <= cut <= max(i) for i in multi)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("cases", nargs="*", type=Path, help="case folders (default: the corpus's ties family)")
-    parser.add_argument("--slots", action="store_true", help="compare times in whole 8 ns messages")
-    parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)  # a child process: one case, JSON
-    args = parser.parse_args()
-    if args.one:
-        print(json.dumps(replay(args.cases[0], args.slots)))
-        return
-    cases = args.cases or sorted((CORPUS / "ties").iterdir())
+
+def report(cases: Iterable[Path], result_of: Callable[[Path], dict[str, Any]], label: str) -> None:
+    """Print, per case, whether every message was grouped as Batsim did (or the first that was not, as `label`
+    grouped it), then the counts: the summary this script and batsim_solver_steps.py share."""
     identical = covered = reproduced = diverged = 0
     for case in cases:
-        command = [sys.executable, __file__, "--one", str(case)] + (["--slots"] if args.slots else [])
-        output = subprocess.run(command, capture_output=True, text=True, check=True).stdout
-        result = json.loads(output.strip().splitlines()[-1])
+        result = result_of(case)
         if not result["covered"]:
             print(f"{case.name}: not covered (profiles other than delay, or decisions other than starts/rejects)")
             continue
@@ -254,10 +247,29 @@ def main() -> None:
             identical += 1
             print(f"{case.name}: every message grouped as Batsim did ({result['messages']})")
         else:
-            print(f"{case.name}: message {diff['message']} (now={diff['now']}) differs: skeleton "
-                  f"{diff['skeleton']}, Batsim {diff['batsim']}" + (f"; {diff['clocks']}" if diff["clocks"] else ""))
+            clocks = diff.get("clocks")
+            print(f"{case.name}: message {diff['message']} (now={diff['now']}) differs: {label} "
+                  f"{diff['skeleton']}, Batsim {diff['batsim']}" + (f"; {clocks}" if clocks else ""))
     print(f"{identical}/{covered} cases grouped as Batsim in every message; instants with several job ends "
           f"reproduced before a first difference: {reproduced}/{reproduced + diverged}")
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("cases", nargs="*", type=Path, help="case folders (default: the corpus's ties family)")
+    parser.add_argument("--slots", action="store_true", help="compare times in whole 8 ns messages")
+    parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)  # a child process: one case, JSON
+    args = parser.parse_args()
+    if args.one:
+        print(json.dumps(replay(args.cases[0], args.slots)))
+        return
+    cases = args.cases or sorted((CORPUS / "ties").iterdir())
+    def result_of(case: Path) -> dict[str, Any]:
+        command = [sys.executable, __file__, "--one", str(case)] + (["--slots"] if args.slots else [])
+        output = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+        result: dict[str, Any] = json.loads(output.strip().splitlines()[-1])
+        return result
+
+    report(cases, result_of, "skeleton")
 
 
 if __name__ == "__main__":
