@@ -33,13 +33,12 @@ import argparse
 import contextlib
 import csv
 import itertools
-import json
 import time
 from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import Any
 
-from batsim_wakeup_order import CORPUS, _event_key, _natural, _transcript, report
+from batsim_wakeup_order import CORPUS, _event_key, _natural, case_inputs, report
 
 RATE = 125e6
 """Bytes per second of every route to the master host on the ties platforms (a 1-byte message: 8 ns)."""
@@ -158,16 +157,10 @@ class Engine:
 
 def replay(case: Path) -> dict[str, Any]:
     """The skeleton's actors (batsim_wakeup_order.replay) on `Engine`."""
-    lines = _transcript(case)
-    sent = [line["msg"] for line in lines if line["dir"] == "batsim->sched"]
-    replies = [line["msg"] for line in lines if line["dir"] == "sched->batsim"]
-    workload = json.loads((case / "workload.json").read_text())
-    profiles = workload["profiles"]
-    jobs = {f"w0!{job['id']}": job for job in workload["jobs"]}
-    if any(profile["type"] != "delay" for profile in profiles.values()):
+    inputs = case_inputs(case)
+    if inputs is None:
         return {"case": case.name, "covered": False}
-    if not {event["type"] for reply in replies for event in reply["events"]} <= {"EXECUTE_JOB", "REJECT_JOB"}:
-        return {"case": case.name, "covered": False}
+    sent, replies, profiles, jobs = inputs
     engine = Engine()
     state: dict[str, Any] = {
         "queue": [], "ready": False, "buffer": [], "round": 0, "diff": None, "submitters_done": False,

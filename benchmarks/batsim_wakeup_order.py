@@ -65,24 +65,31 @@ def _event_key(event: dict[str, Any]) -> tuple[str, str | None]:
     return event["type"], None
 
 
-def replay(case: Path, slots: bool) -> dict[str, Any]:
-    """Run the skeleton on one case; say where its first message differs from Batsim's, if anywhere."""
-    from clustersim.core.simgrid_execution import ensure_simgrid, load_simgrid
-
-    ensure_simgrid()
-    sg: Any = load_simgrid()
+def case_inputs(case: Path) -> tuple[list[Any], list[Any], dict[str, Any], dict[str, Any]] | None:
+    """A case's messages to batsched and its replies, its profiles and its jobs by id; None when the skeleton does
+    not cover it (a profile other than delay, a decision other than EXECUTE_JOB or REJECT_JOB)."""
     lines = _transcript(case)
     sent = [line["msg"] for line in lines if line["dir"] == "batsim->sched"]
     replies = [line["msg"] for line in lines if line["dir"] == "sched->batsim"]
     workload = json.loads((case / "workload.json").read_text())
-    profiles = workload["profiles"]
-    jobs = {f"w0!{job['id']}": job for job in workload["jobs"]}
+    profiles: dict[str, Any] = workload["profiles"]
     if any(profile["type"] != "delay" for profile in profiles.values()):
-        return {"case": case.name, "covered": False}
-    decisions = {event["type"] for reply in replies for event in reply["events"]}
-    if not decisions <= {"EXECUTE_JOB", "REJECT_JOB"}:
-        return {"case": case.name, "covered": False}
+        return None
+    if not {event["type"] for reply in replies for event in reply["events"]} <= {"EXECUTE_JOB", "REJECT_JOB"}:
+        return None
+    return sent, replies, profiles, {f"w0!{job['id']}": job for job in workload["jobs"]}
 
+
+def replay(case: Path, slots: bool) -> dict[str, Any]:
+    """Run the skeleton on one case; say where its first message differs from Batsim's, if anywhere."""
+    from clustersim.core.simgrid_execution import ensure_simgrid, load_simgrid
+
+    inputs = case_inputs(case)
+    if inputs is None:
+        return {"case": case.name, "covered": False}
+    sent, replies, profiles, jobs = inputs
+    ensure_simgrid()
+    sg: Any = load_simgrid()
     engine = sg.Engine(["skeleton", "--cfg=host/model:ptask_L07", "--log=root.thres:critical"])
     engine.load_platform(str(case / "platform.xml"))
     hosts = {host.name: host for host in engine.all_hosts}
