@@ -327,35 +327,33 @@ def test_a_third_real_run_is_judged_as_a_simulation_is(tmp_path: Path) -> None:
 
 def test_submissions_recorded_in_one_second_are_spread_over_it_in_submission_order() -> None:
     # Second 0 holds three sbatch calls: job a (Slurm id 7), the array b (tasks with ids 9 and 8: one call, its
-    # first id 8) and job c (id 10). Calls of 0.1 s from 0.05 s into the second on: a lands at 0.15, b's tasks and
-    # c after it, a third of the rest apart (0.15 + 0.85 / 3 and 0.15 + 2 x 0.85 / 3). A call of 0.5 s is longer
-    # than three fit: a at 0.05 + 1/3. Job d, alone in second 5: a call of 0.1 s lands at 5.15; one of 2 s anywhere
-    # in the second, at its middle on average.
+    # first id 8) and job c (id 10). Calls of 0.1 s from 0.05 s into the second on: a lands at 0.15, b's tasks at
+    # 0.25, c at 0.35. Calls of 0.5 s would not land three in the second: they are taken as 0.95 / 4 s each, a at
+    # 0.2875. Job d, alone in second 5: a call of 0.1 s lands at 5.15; one of 2 s anywhere in the second, at its
+    # middle on average.
     jobs = [Job(key, submit, 1, Delay(10.0)) for key, submit in
             (("a", 0.0), ("b_0", 0.0), ("b_1", 0.0), ("c", 0.0), ("d", 5.0))]
     ids = [("a", 7), ("b", 9), ("b", 8), ("c", 10), ("d", 11)]
-    third = 0.85 / 3
     assert [j.submit_time for j in spread_submissions(jobs, ids, 0.1)] == pytest.approx(
-        [0.15, 0.15 + third, 0.15 + third, 0.15 + 2 * third, 5.15])
-    first = 0.05 + 1 / 3
+        [0.15, 0.25, 0.25, 0.35, 5.15])
     assert [j.submit_time for j in spread_submissions(jobs, ids, 0.5)][:4] == pytest.approx(
-        [first, first + (1 - first) / 3, first + (1 - first) / 3, first + 2 * (1 - first) / 3])
+        [0.2875, 0.525, 0.525, 0.7625])
     assert spread_submissions(jobs, ids, 2.0)[4].submit_time == pytest.approx(5.5)
 
 
 def test_a_whole_second_record_is_simulated_with_its_submissions_spread(tmp_path: Path) -> None:
-    # Four 1-CPU jobs recorded as submitted in second 0 (ids 1-4) on 4 CPUs, with calls of no time: they came at
-    # 0.05, 0.2875, 0.525 and 0.7625. The pass 0.51 s after the first submission (0.56) starts 1, 2 and 3; 4 came
-    # after it and waits for the next pass, batch_sched_delay (3 s) after that one: 3.56. Read as all at 0 (no
-    # whole-seconds mark), all four start at 0.51.
+    # Four 1-CPU jobs recorded as submitted in second 0 (ids 1-4) on 4 CPUs, with calls of 0.2 s (0.19 s: five
+    # would not land in the second): they came at 0.24, 0.43, 0.62 and 0.81. The pass 0.51 s after the first
+    # submission (0.75) starts 1, 2 and 3; 4 came after it and waits for the next pass, batch_sched_delay (3 s)
+    # after that one: 3.75. Read as all at 0 (no whole-seconds mark), all four start at 0.51.
     rows = "".join(f"{j},w0,,0,1,180,1,COMPLETED_SUCCESSFULLY,0,100,100,0,100,1,0,-1,"
                    f"slurm_id={j};partition=main;times=whole-seconds\n" for j in range(1, 5))
     conf = parse_slurm_conf("SelectType=select/cons_tres\nSelectTypeParameters=CR_CPU\n" + ONE_NODE)
-    for name, text, expected in (("real.csv", rows, [0.56, 0.56, 0.56, 3.56]),
+    for name, text, expected in (("real.csv", rows, [0.75, 0.75, 0.75, 3.75]),
                                  ("ms.csv", rows.replace(";times=whole-seconds", ""), [0.51] * 4)):
         (tmp_path / name).write_text(CSV + text)
         collector = Collector()
-        simulate_replay(tmp_path / name, conf, -30.5, sinks=[collector], epilog_delay=0.0)
+        simulate_replay(tmp_path / name, conf, -30.5, sinks=[collector], epilog_delay=0.0, call_seconds=0.2)
         assert [collector.outcomes[key].start for key in sorted(collector.outcomes)] == pytest.approx(expected)
 
 

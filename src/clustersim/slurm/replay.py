@@ -434,11 +434,11 @@ def spread_submissions(jobs: Sequence[Job], submissions: Sequence[tuple[str, int
                        call_seconds: float = 0.0) -> list[Job]:
     """Whole-second records put every job submitted in a second at its start; the replay makes its sbatch calls one
     after another from SUBMIT_OFFSET into the trace's second on, and a call's job is submitted when the call
-    lands, so the n calls recorded in a second came one after another over it: the first when one call had
-    passed (`call_seconds`, at most 1/n: n of them fit in the second), at most half-way into the second (a call
-    longer than that lands anywhere in its second, the middle on average), the k-th (k = 0..n-1, in Slurm job
-    id order) k/n of the rest later. An array's tasks are one submission. `submissions` gives, per job, (what its
-    sbatch call submitted, its job id)."""
+    lands, so the n calls recorded in a second came one after another over it, a call's duration apart
+    (`call_seconds`, at most (1 - SUBMIT_OFFSET) / (n + 1): n of them land in the second): the first one call after
+    SUBMIT_OFFSET, at most half-way into the second (a call longer than that lands anywhere in its second, the
+    middle on average), the k-th (k = 0..n-1, in Slurm job id order) k calls after it. An array's tasks are one
+    submission. `submissions` gives, per job, (what its sbatch call submitted, its job id)."""
     first_id: dict[tuple[float, str], int] = {}
     for job, (unit, slurm_id) in zip(jobs, submissions, strict=True):
         key = (job.submit_time, unit)
@@ -448,9 +448,10 @@ def spread_submissions(jobs: Sequence[Job], submissions: Sequence[tuple[str, int
         by_second.setdefault(second, []).append((slurm_id, unit))
     offset: dict[tuple[float, str], float] = {}
     for second, units in by_second.items():
-        first = min(SUBMIT_OFFSET + min(call_seconds, 1 / len(units)), 0.5)
+        call = min(call_seconds, (1 - SUBMIT_OFFSET) / (len(units) + 1))
+        first = min(SUBMIT_OFFSET + call, 0.5)
         for k, (_, unit) in enumerate(sorted(units)):
-            offset[second, unit] = first + k * (1 - first) / len(units)
+            offset[second, unit] = first + k * call
     return [replace(job, submit_time=job.submit_time + offset[(job.submit_time, unit)])
             for job, (unit, _) in zip(jobs, submissions, strict=True)]
 

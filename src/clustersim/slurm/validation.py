@@ -36,11 +36,12 @@ the next start, `whole_second_gaps`, against the real runs' one, and of the subm
 CALL_SHARE = 0.35
 """How long one of an accelerated replay's sbatch calls takes, as a share of its measured per-job overhead (both
 are the machine's latencies stretched K times): where a whole-second record's submissions are placed in their
-second (`spread_submissions`). Fitted with EPILOG_SHARE (`fit_timing`): with it the model's mean whole-second
-wait of the jobs a submission's pass served (`submission_gaps`) is within 0.18 s of the real runs' one at every
-K <= 120 but 30 (1.40 s against 1.06 s); with every submission of a second from its start it was 0.3 to 0.9 s
-short at every K >= 10. It stands for more than the call (10 to 15 ms of wall time, about 0.1 of the overhead):
-whatever else delays a submission's pass scales with K too, and the records cannot tell them apart."""
+second (`spread_submissions`). Fitted with EPILOG_SHARE (`fit_timing`; 0.25, 0.3 and 0.4 leave a sum of squares
+of 0.25 against 0.20): the model's mean whole-second wait of the jobs a submission's pass served
+(`submission_gaps`) is then within 0.22 s of the real runs' one at every K <= 120 but 30 (1.37 s against 1.06 s),
+where with every submission of a second at its start it was 0.3 to 0.9 s short at every K >= 10. It stands for
+more than the call (10 to 15 ms of wall time, about 0.1 of the overhead): whatever else delays a submission's
+pass scales with K too, and the records cannot tell them apart."""
 SHARE_MAX_SPEEDUP = 120.0
 """The accelerations the share is fitted on: above, a replay's own stalls dominate its gaps (docs/slurm.md)."""
 SHARE_MIN_SPEEDUP = 10.0
