@@ -14,7 +14,7 @@ run's distance to it (second table).
     python benchmarks/slurm_validation.py --record-requests gpus-spread@10 job-scripts@10
     python benchmarks/slurm_validation.py --runs 3 --record four-backfill-basic-burst@10   # a third real run
     python benchmarks/slurm_validation.py --measure-share slurm-validation   # EPILOG_SHARE from the kept logs
-    python benchmarks/slurm_validation.py --fit-share          # EPILOG_SHARE from the whole-second records
+    python benchmarks/slurm_validation.py --fit-timing   # EPILOG_SHARE and CALL_SHARE from the whole-second records
 
 A scenario with a third real run (`real3.csv`) is also judged on all three runs, and gets its third run judged
 as the model is (against runs 1 and 2): how often Slurm itself meets the issue's criterion.
@@ -43,7 +43,7 @@ from clustersim.slurm.validation import (
     Verdict,
     epilog_share,
     evaluate,
-    fit_share,
+    fit_timing,
     judge,
     judge_all_runs,
     scenario_directories,
@@ -251,18 +251,24 @@ def measured_share(outputs: list[Path]) -> str:
     return "\n".join(lines)
 
 
-def fitted_share(data: Path, output: Path) -> str:
-    """EPILOG_SHARE fitted on the whole-second records (`fit_share`): per candidate share, the mean gap from a
-    job's end to the start it made room for, real / model, per K, and the sum of squared differences."""
-    shares = [round(0.03 + 0.005 * i, 3) for i in range(11)]
-    best, results = fit_share(data, output / "fit-share", shares)
-    speedups = sorted(results[0][2])
-    lines = ["| share | " + " | ".join(f"K={k:g}: real / model (s)" for k in speedups) + " | sum of squares |",
-             "|---|" + "---|" * (len(speedups) + 1)]
-    for share, squares, means in results:
-        lines.append(f"| {share:g} | " + " | ".join(f"{means[k][0]:.2f} / {means[k][1]:.2f}" for k in speedups)
-                     + f" | {squares:.4f} |")
-    lines.append(f"\nleast squares: epilog share {best:g}")
+SHARES = (0.045, 0.05, 0.055, 0.06, 0.065)
+CALL_SHARES = (0.1, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5)
+"""The candidates `--fit-timing` tries (EPILOG_SHARE, CALL_SHARE)."""
+
+
+def fitted_timing(data: Path, output: Path) -> str:
+    """EPILOG_SHARE and CALL_SHARE fitted on the whole-second records (`fit_timing`): per candidate pair, the mean
+    gap from a job's end to the start it made room for and the mean wait of the jobs a submission's pass served,
+    real / model, per K, and the sum of squared differences."""
+    best, results = fit_timing(data, output / "fit-timing", SHARES, CALL_SHARES)
+    speedups = sorted(results[0][3])
+    lines = ["| epilog share | call share | " + " | ".join(f"K={k:g}: gap, wait: real / model (s)" for k in speedups)
+             + " | sum of squares |", "|---|---|" + "---|" * (len(speedups) + 1)]
+    for share, call_share, squares, gaps, waits in results:
+        lines.append(f"| {share:g} | {call_share:g} | " + " | ".join(
+            f"{gaps[k][0]:.2f} / {gaps[k][1]:.2f}, {waits[k][0]:.2f} / {waits[k][1]:.2f}" if k in waits else
+            f"{gaps[k][0]:.2f} / {gaps[k][1]:.2f}" for k in speedups) + f" | {squares:.4f} |")
+    lines.append(f"\nleast squares: epilog share {best[0]:g}, call share {best[1]:g}")
     return "\n".join(lines)
 
 
@@ -430,14 +436,15 @@ def main() -> int:
     parser.add_argument("--figure", type=Path, help="draw real vs simulated starts of every scenario (PNG)")
     parser.add_argument("--measure-share", nargs="+", type=Path, metavar="OUTPUT",
                         help="only measure the epilog share on the logs kept in these --output directories")
-    parser.add_argument("--fit-share", action="store_true",
-                        help="only fit the epilog share on the whole-second records (least squares of the gaps)")
+    parser.add_argument("--fit-timing", action="store_true",
+                        help="only fit the epilog and call shares on the whole-second records (least squares of "
+                        "the chains' gaps and the submissions' waits)")
     args = parser.parse_args()
     if args.measure_share:
         print(measured_share(args.measure_share))
         return 0
-    if args.fit_share:
-        print(fitted_share(args.data, args.output))
+    if args.fit_timing:
+        print(fitted_timing(args.data, args.output))
         return 0
     known = {s[0]: s for s in scenarios()}
     for item in args.record or []:

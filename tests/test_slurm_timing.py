@@ -27,7 +27,7 @@ from clustersim.slurm.validation import (
     end_to_pass_latencies,
     epilog_share,
     evaluate,
-    fit_share,
+    fit_timing,
     judge,
     judge_all_runs,
     replay_options,
@@ -151,7 +151,7 @@ def test_the_model_is_as_close_to_real_slurm_as_slurm_is_to_itself(tmp_path: Pat
     runs, two or three, of each run's simulation, whole seconds in and out, against that run) no larger than the
     mean distance between two of its runs, on mean and max abs(start difference), start-order flips and makespan.
     Today it holds for 42 of the 48 scenarios (26 trace scenarios, 2 + 4 held-out ones, 6 fresh multifactor ones,
-    10 request scenarios; 48 of them with three real runs), and for 68 of the 96 (scenario, run) pairs of runs 1
+    10 request scenarios; 48 of them with three real runs), and for 65 of the 96 (scenario, run) pairs of runs 1
     and 2; the issue's 90% is not reached (docs/slurm.md: a third real run of Slurm meets it less often), so this
     holds the model to what it reaches."""
     directories = scenario_directories(RECORDED)
@@ -167,9 +167,9 @@ def test_the_model_is_as_close_to_real_slurm_as_slurm_is_to_itself(tmp_path: Pat
 
 SCENARIOS_MET = 0.87
 """The share of scenarios meeting the criterion today, on all their recorded runs: 42 of 48 (88%)."""
-PAIRS_MET = 0.70
-"""The share of (scenario, run) pairs meeting it with run 1 or 2 as the reference and the other as the spread: 68
-of 96 (71%)."""
+PAIRS_MET = 0.66
+"""The share of (scenario, run) pairs meeting it with run 1 or 2 as the reference and the other as the spread: 65
+of 96 (68%; 68 with every submission of a second from its start, before the sbatch calls were placed)."""
 
 
 def test_a_scenarios_verdict_compares_the_mean_distance_to_a_run_with_the_distance_between_runs(
@@ -248,11 +248,12 @@ def test_the_epilog_share_is_the_latency_beyond_the_unaccelerated_one_over_the_o
         epilog_share([(log, slow)])
 
 
-def test_a_replays_epilog_delay_is_the_measured_share_of_its_overhead(tmp_path: Path) -> None:
-    # overhead 2 s at K=10: 0.055 x 2 = 0.11 s.
+def test_a_replays_epilog_delay_and_sbatch_call_are_measured_shares_of_its_overhead(tmp_path: Path) -> None:
+    # overhead 2 s at K=10: an epilog of 0.06 x 2 = 0.12 s, an sbatch call of 0.35 x 2 = 0.7 s.
     replay = tmp_path / "replay.json"
     replay.write_text('{"speedup": 10, "origin_epoch": 1000.0, "ctld_start": -20.5, "overhead": 2.0}')
-    assert replay_options(replay) == {"ctld_start": -20.5, "clock_origin": 1000.0, "epilog_delay": 0.11}
+    assert replay_options(replay) == {"ctld_start": -20.5, "clock_origin": 1000.0, "epilog_delay": 0.12,
+                                      "call_seconds": 0.7}
 
 
 def test_whole_second_gaps_are_from_the_last_end_to_a_waiting_jobs_start(tmp_path: Path) -> None:
@@ -274,25 +275,30 @@ def test_submission_gaps_are_the_waits_of_jobs_their_submissions_pass_served(tmp
     assert sorted(submission_gaps(read_schedule(schedule, whole_seconds=True))) == [0, 1]
 
 
-def test_the_share_is_fitted_on_the_records_gaps(tmp_path: Path) -> None:
-    # One recorded scenario (its three runs at K=10): each share simulates every run; the fit is the share whose
-    # mean gap is nearest the records' (one K: the least square is the least difference).
+def test_the_shares_are_fitted_on_the_records_gaps_and_waits(tmp_path: Path) -> None:
+    # One recorded scenario (its three runs at K=10): each pair of shares simulates every run; the fit is the pair
+    # whose mean gap and mean wait are nearest the records' (one K: the least sum of two squares).
     shutil.copytree(RECORDED / "one-fifo-basic-burst" / "x10", tmp_path / "data" / "one-fifo-basic-burst" / "x10")
-    best, fits = fit_share(tmp_path / "data", tmp_path / "out", [0.0, 0.055, 0.5])
-    real = [gap for run in (1, 2, 3) for gap in whole_second_gaps(read_schedule(
-        RECORDED / "one-fifo-basic-burst" / "x10" / f"real{run}.csv", whole_seconds=True))]
-    assert [share for share, _, _ in fits] == [0.0, 0.055, 0.5]
-    assert all(means[10.0][0] == pytest.approx(sum(real) / len(real)) for _, _, means in fits)
-    assert all(squares == pytest.approx((means[10.0][0] - means[10.0][1]) ** 2) for _, squares, means in fits)
-    assert best == min(fits, key=lambda fit: fit[1])[0]
-    assert fits[2][2][10.0][1] > fits[0][2][10.0][1]  # a longer epilog, longer gaps
+    best, fits = fit_timing(tmp_path / "data", tmp_path / "out", [0.0, 0.5], [0.0, 0.3])
+    recorded = [read_schedule(RECORDED / "one-fifo-basic-burst" / "x10" / f"real{run}.csv", whole_seconds=True)
+                for run in (1, 2, 3)]
+    real_gaps = [gap for schedule in recorded for gap in whole_second_gaps(schedule)]
+    real_waits = [wait for schedule in recorded for wait in submission_gaps(schedule)]
+    assert [(share, call) for share, call, _, _, _ in fits] == [(0.0, 0.0), (0.0, 0.3), (0.5, 0.0), (0.5, 0.3)]
+    assert all(gaps[10.0][0] == pytest.approx(sum(real_gaps) / len(real_gaps)) for *_, gaps, _ in fits)
+    assert all(waits[10.0][0] == pytest.approx(sum(real_waits) / len(real_waits)) for *_, waits in fits)
+    assert all(squares == pytest.approx((gaps[10.0][0] - gaps[10.0][1]) ** 2 + (waits[10.0][0] - waits[10.0][1]) ** 2)
+               for _, _, squares, gaps, waits in fits)
+    assert best == min(fits, key=lambda fit: fit[2])[:2]
+    assert fits[2][3][10.0][1] > fits[0][3][10.0][1]  # a longer epilog, longer gaps
 
 
 def test_the_models_chain_step_is_the_records_one(tmp_path: Path) -> None:
     """The chain drift of issue #16: along a chain of jobs each start comes a whole-second gap after the previous
     end; the model's mean gap over every recorded trace run at K <= 120 is the real runs' one within 0.06 s
-    (0.92 s real, 0.90 s model on runs 1 and 2; 0.91 s and 0.90 s on all three; with the share read in slurmctld's
-    logs, 0.096, and sched_latency 0.7 s, it was 1.08 s: 0.16 s a step)."""
+    (0.92 s real, 0.87 s model on runs 1 and 2; 0.91 s and 0.88 s on all three; 0.90 s model with every submission
+    of a second from its start and the share 0.055; with the share read in slurmctld's logs, 0.096, and
+    sched_latency 0.7 s, it was 1.08 s: 0.16 s a step)."""
     real: list[float] = []
     model: list[float] = []
     for directory in scenario_directories(RECORDED):
@@ -321,26 +327,33 @@ def test_a_third_real_run_is_judged_as_a_simulation_is(tmp_path: Path) -> None:
 
 def test_submissions_recorded_in_one_second_are_spread_over_it_in_submission_order() -> None:
     # Second 0 holds three sbatch calls: job a (Slurm id 7), the array b (tasks with ids 9 and 8: one call, its
-    # first id 8) and job c (id 10): a at 0, b's tasks at 1/3, c at 2/3. Job d, alone in second 5, stays at 5.
+    # first id 8) and job c (id 10). Calls of 0.1 s from 0.05 s into the second on: a lands at 0.15, b's tasks at
+    # 0.25, c at 0.35. Calls of 0.5 s would not land three in the second: they are taken as 0.95 / 4 s each, a at
+    # 0.2875. Job d, alone in second 5: a call of 0.1 s lands at 5.15; one of 2 s anywhere in the second, at its
+    # middle on average.
     jobs = [Job(key, submit, 1, Delay(10.0)) for key, submit in
             (("a", 0.0), ("b_0", 0.0), ("b_1", 0.0), ("c", 0.0), ("d", 5.0))]
-    spread = spread_submissions(jobs, [("a", 7), ("b", 9), ("b", 8), ("c", 10), ("d", 11)])
-    assert [j.submit_time for j in spread] == pytest.approx([0.0, 1 / 3, 1 / 3, 2 / 3, 5.0])
+    ids = [("a", 7), ("b", 9), ("b", 8), ("c", 10), ("d", 11)]
+    assert [j.submit_time for j in spread_submissions(jobs, ids, 0.1)] == pytest.approx(
+        [0.15, 0.25, 0.25, 0.35, 5.15])
+    assert [j.submit_time for j in spread_submissions(jobs, ids, 0.5)][:4] == pytest.approx(
+        [0.2875, 0.525, 0.525, 0.7625])
+    assert spread_submissions(jobs, ids, 2.0)[4].submit_time == pytest.approx(5.5)
 
 
 def test_a_whole_second_record_is_simulated_with_its_submissions_spread(tmp_path: Path) -> None:
-    # Four 1-CPU jobs recorded as submitted in second 0 (ids 1-4) on 4 CPUs: they came at 0, 0.25, 0.5 and 0.75.
-    # The pass 0.51 s after the first submission starts 1, 2 and 3; 4 came after it and waits for the next pass,
-    # batch_sched_delay (3 s) after that one: 3.51. Read as all at 0 (no whole-seconds mark), all four start at
-    # 0.51.
+    # Four 1-CPU jobs recorded as submitted in second 0 (ids 1-4) on 4 CPUs, with calls of 0.2 s (0.19 s: five
+    # would not land in the second): they came at 0.24, 0.43, 0.62 and 0.81. The pass 0.51 s after the first
+    # submission (0.75) starts 1, 2 and 3; 4 came after it and waits for the next pass, batch_sched_delay (3 s)
+    # after that one: 3.75. Read as all at 0 (no whole-seconds mark), all four start at 0.51.
     rows = "".join(f"{j},w0,,0,1,180,1,COMPLETED_SUCCESSFULLY,0,100,100,0,100,1,0,-1,"
                    f"slurm_id={j};partition=main;times=whole-seconds\n" for j in range(1, 5))
     conf = parse_slurm_conf("SelectType=select/cons_tres\nSelectTypeParameters=CR_CPU\n" + ONE_NODE)
-    for name, text, expected in (("real.csv", rows, [0.51, 0.51, 0.51, 3.51]),
+    for name, text, expected in (("real.csv", rows, [0.75, 0.75, 0.75, 3.75]),
                                  ("ms.csv", rows.replace(";times=whole-seconds", ""), [0.51] * 4)):
         (tmp_path / name).write_text(CSV + text)
         collector = Collector()
-        simulate_replay(tmp_path / name, conf, -30.5, sinks=[collector], epilog_delay=0.0)
+        simulate_replay(tmp_path / name, conf, -30.5, sinks=[collector], epilog_delay=0.0, call_seconds=0.2)
         assert [collector.outcomes[key].start for key in sorted(collector.outcomes)] == pytest.approx(expected)
 
 
@@ -366,6 +379,8 @@ def test_a_third_real_run_meets_the_criterion_less_often_than_the_model(tmp_path
 THIRD_RUNS = 48
 """Scenarios replayed a third time (all of them)."""
 THIRD_MET = 25
-"""Pairs on which the third real run meets the criterion (of 96; the model: 65)."""
+"""Pairs on which the third real run meets the criterion (of 96; the model: 65, 68 before the sbatch calls were
+placed)."""
 THIRD_SCENARIOS_MET = 16
-"""Scenarios on which the third real run meets the criterion (of 48; the model: 33)."""
+"""Scenarios on which the third real run meets the criterion (of 48; the model: 34, 35 before the sbatch calls were
+placed)."""

@@ -394,8 +394,10 @@ def write_replay(result: ReplayResult, output: Path) -> None:
     (output / "replay.json").write_text(json.dumps(result.summary(), indent=2) + "\n", encoding="utf-8")
 
 
-def workload_from_replay(jobs_csv: Path | str, name: str = "w0") -> Workload:
-    """The jobs of a replay's jobs.csv with the submit and run times Slurm observed (rejected jobs left out)."""
+def workload_from_replay(jobs_csv: Path | str, name: str = "w0", call_seconds: float = 0.0) -> Workload:
+    """The jobs of a replay's jobs.csv with the submit and run times Slurm observed (rejected jobs left out); in a
+    whole-second record, the submissions of a second placed where the replay's sbatch calls, `call_seconds` each
+    (cluster seconds), landed in it (`spread_submissions`)."""
     source = str(jobs_csv)
     jobs = []
     submissions: list[tuple[str, int]] = []
@@ -422,17 +424,21 @@ def workload_from_replay(jobs_csv: Path | str, name: str = "w0") -> Workload:
                 raise InputError(source, f"not a jobs.csv written by slurm-replay: {error}") from None
             whole_seconds = whole_seconds and meta.get("times") == "whole-seconds"
     if whole_seconds:
-        jobs = spread_submissions(jobs, submissions)
+        jobs = spread_submissions(jobs, submissions, call_seconds)
     # A simulation starts at t=0: a first submission Slurm recorded in the second before the replay's origin (the
     # replay aims 0.05 s into the second, and a loaded machine can be that early) is simulated at 0.
     return Workload.from_jobs([replace(j, submit_time=max(0.0, j.submit_time)) for j in jobs], name=name)
 
 
-def spread_submissions(jobs: Sequence[Job], submissions: Sequence[tuple[str, int]]) -> list[Job]:
-    """Whole-second records put every job submitted in a second at its start; sbatch calls are sequential (the
-    replay makes them one after another from the trace's whole second on), so the n submissions recorded in a
-    second came one after another over it: the k-th (k = 0..n-1, in Slurm job id order) at k/n into it. An
-    array's tasks are one submission. `submissions` gives, per job, (what its sbatch call submitted, its job id)."""
+def spread_submissions(jobs: Sequence[Job], submissions: Sequence[tuple[str, int]],
+                       call_seconds: float = 0.0) -> list[Job]:
+    """Whole-second records put every job submitted in a second at its start; the replay makes its sbatch calls one
+    after another from SUBMIT_OFFSET into the trace's second on, and a call's job is submitted when the call
+    lands, so the n calls recorded in a second came one after another over it, a call's duration apart
+    (`call_seconds`, at most (1 - SUBMIT_OFFSET) / (n + 1): n of them land in the second): the first one call after
+    SUBMIT_OFFSET, at most half-way into the second (a call longer than that lands anywhere in its second, the
+    middle on average), the k-th (k = 0..n-1, in Slurm job id order) k calls after it. An array's tasks are one
+    submission. `submissions` gives, per job, (what its sbatch call submitted, its job id)."""
     first_id: dict[tuple[float, str], int] = {}
     for job, (unit, slurm_id) in zip(jobs, submissions, strict=True):
         key = (job.submit_time, unit)
@@ -440,8 +446,12 @@ def spread_submissions(jobs: Sequence[Job], submissions: Sequence[tuple[str, int
     by_second: dict[float, list[tuple[int, str]]] = {}
     for (second, unit), slurm_id in first_id.items():
         by_second.setdefault(second, []).append((slurm_id, unit))
-    offset = {(second, unit): k / len(units)
-              for second, units in by_second.items() for k, (_, unit) in enumerate(sorted(units))}
+    offset: dict[tuple[float, str], float] = {}
+    for second, units in by_second.items():
+        call = min(call_seconds, (1 - SUBMIT_OFFSET) / (len(units) + 1))
+        first = min(SUBMIT_OFFSET + call, 0.5)
+        for k, (_, unit) in enumerate(sorted(units)):
+            offset[second, unit] = first + k * call
     return [replace(job, submit_time=job.submit_time + offset[(job.submit_time, unit)])
             for job, (unit, _) in zip(jobs, submissions, strict=True)]
 
@@ -453,19 +463,21 @@ def simulate_replay(
     output_dir: Path | str | None = None,
     *,
     clock_origin: float = 0.0,
+    call_seconds: float = 0.0,
     sinks: Sequence[OutcomeSink] = (),
     **options: object,
 ) -> RunSummary:
     """Simulate a replay's jobs (as Slurm observed them) with the `slurm` policy on the slurm.conf's cluster.
 
     `ctld_start` and `clock_origin` come from the replay (replay.json): when slurmctld started, and the epoch
-    second t=0 stands for, so the model's periodic activities and roundings fall where Slurm's did.
+    second t=0 stands for, so the model's periodic activities and roundings fall where Slurm's did;
+    `call_seconds`, how long one of its sbatch calls took, places a whole-second record's submissions.
     """
     from clustersim.policies.registry import create_policy
     from clustersim.policies.slurm.conf import platform_from_conf
     from clustersim.runner import simulate
 
     policy = create_policy("slurm", conf=conf, ctld_start=ctld_start, clock_origin=clock_origin, **options)
-    result = simulate(platform_from_conf(conf), workload_from_replay(jobs_csv), policy, output_dir,
-                      extra_sinks=list(sinks))
+    result = simulate(platform_from_conf(conf), workload_from_replay(jobs_csv, call_seconds=call_seconds), policy,
+                      output_dir, extra_sinks=list(sinks))
     return result.summary

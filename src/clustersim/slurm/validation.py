@@ -25,13 +25,23 @@ from clustersim.policies.slurm.policy import EPILOG_DELAY, SCHED_LATENCY
 from clustersim.slurm.compare import Deviation, Row, deviation, farther_than, read_schedule
 from clustersim.slurm.replay import simulate_replay
 
-EPILOG_SHARE = 0.055
-"""The epilog delay of an accelerated replay, as a share of its measured per-job overhead: the share with which
-the model's mean whole-second gap from a job's end to the next start (`whole_second_gaps`) is the real runs' one
-over every recorded run at K <= 120 (least squares over K, `fit_share`; 0.05 to 0.06 fit about as well; 0.045
-with the former `SCHED_LATENCY` of 0.7 s; docs/slurm.md). The share read in slurmctld's logs (`epilog_share`:
-0.015 to 0.13 depending on the runs taken, 0.07 to 0.37 per K) made each step of a chain of jobs 0.1 to 0.5 s
-longer than the records show, and the error added up along chains."""
+EPILOG_SHARE = 0.06
+"""The epilog delay of an accelerated replay, as a share of its measured per-job overhead: fitted with CALL_SHARE
+on every recorded run at K <= 120 (least squares over K of the model's mean whole-second gap from a job's end to
+the next start, `whole_second_gaps`, against the real runs' one, and of the submissions' waits, `fit_timing`;
+0.055 to 0.065 fit about as well; 0.055 on the gaps alone with every submission of a second from its start,
+0.045 with the former `SCHED_LATENCY` of 0.7 s; docs/slurm.md). The share read in slurmctld's logs
+(`epilog_share`: 0.015 to 0.13 depending on the runs taken, 0.07 to 0.37 per K) made each step of a chain of jobs
+0.1 to 0.5 s longer than the records show, and the error added up along chains."""
+CALL_SHARE = 0.35
+"""How long one of an accelerated replay's sbatch calls takes, as a share of its measured per-job overhead (both
+are the machine's latencies stretched K times): where a whole-second record's submissions are placed in their
+second (`spread_submissions`). Fitted with EPILOG_SHARE (`fit_timing`; 0.25, 0.3 and 0.4 leave a sum of squares
+of 0.25 against 0.20): the model's mean whole-second wait of the jobs a submission's pass served
+(`submission_gaps`) is then within 0.22 s of the real runs' one at every K <= 120 but 30 (1.37 s against 1.06 s),
+where with every submission of a second at its start it was 0.3 to 0.9 s short at every K >= 10. It stands for
+more than the call (10 to 15 ms of wall time, about 0.1 of the overhead): whatever else delays a submission's
+pass scales with K too, and the records cannot tell them apart."""
 SHARE_MAX_SPEEDUP = 120.0
 """The accelerations the share is fitted on: above, a replay's own stalls dominate its gaps (docs/slurm.md)."""
 SHARE_MIN_SPEEDUP = 10.0
@@ -71,14 +81,16 @@ def whole_second_records(jobs_csv: Path, output: Path) -> None:
         writer.writerows(rows)
 
 
-def replay_options(replay_json: Path, share: float = EPILOG_SHARE) -> dict[str, float]:
-    """The `slurm` policy options that place a replay's simulation on its clock: slurmctld's start, the clock
-    origin, and the epilog delay at its acceleration (`share` of the per-job overhead it measured, at least
-    the unaccelerated default)."""
+def replay_options(replay_json: Path, share: float = EPILOG_SHARE, call_share: float = CALL_SHARE
+                   ) -> dict[str, float]:
+    """The options that place a replay's simulation on its clock: slurmctld's start, the clock origin, the epilog
+    delay at its acceleration (`share` of the per-job overhead it measured, at least the unaccelerated default)
+    and how long one of its sbatch calls took (`call_share` of that overhead)."""
     info = json.loads(replay_json.read_text(encoding="utf-8"))
     try:
         return {"ctld_start": float(info["ctld_start"]), "clock_origin": float(info["origin_epoch"]),
-                "epilog_delay": round(EPILOG_DELAY + share * float(info["overhead"]), 3)}
+                "epilog_delay": round(EPILOG_DELAY + share * float(info["overhead"]), 3),
+                "call_seconds": round(call_share * float(info["overhead"]), 3)}
     except (KeyError, TypeError, ValueError) as error:
         raise InputError(str(replay_json), f"not a replay.json written by slurm-replay: {error}") from None
 
@@ -148,14 +160,16 @@ def evaluate(directory: Path, output: Path, name: str = "", reference: int = 1) 
     return judge(directory, simulate_run(directory, reference, output), name, reference)
 
 
-def simulate_run(directory: Path, run: int, output: Path, share: float = EPILOG_SHARE) -> Path:
+def simulate_run(directory: Path, run: int, output: Path, share: float = EPILOG_SHARE,
+                 call_share: float = CALL_SHARE) -> Path:
     """Simulate a scenario's real run `run` from its whole-second record into output/ (the epilog delay `share`
-    of its overhead); its jobs.csv."""
+    of its overhead, an sbatch call `call_share` of it); its jobs.csv."""
     conf = parse_slurm_conf((directory / "slurm.conf").read_text(encoding="utf-8"),
                             source=str(directory / "slurm.conf"))
-    options = replay_options(directory / f"replay{run}.json", share)
+    options = replay_options(directory / f"replay{run}.json", share, call_share)
     simulate_replay(directory / f"real{run}.csv", conf, options["ctld_start"], output,
-                    clock_origin=options["clock_origin"], epilog_delay=options["epilog_delay"])
+                    clock_origin=options["clock_origin"], call_seconds=options["call_seconds"],
+                    epilog_delay=options["epilog_delay"])
     return output / "jobs.csv"
 
 
@@ -275,31 +289,50 @@ def submission_gaps(schedule: dict[str, Row]) -> list[float]:
     return gaps
 
 
-ShareFit = tuple[float, float, dict[float, tuple[float, float]]]
-"""A candidate epilog share, its sum of squares, and per K the real and the model's mean whole-second gap."""
+TimingFit = tuple[float, float, float, dict[float, tuple[float, float]], dict[float, tuple[float, float]]]
+"""A candidate (epilog share, call share), its sum of squares, and per K the real and the model's mean whole-second
+gap from an end to the start it made room for (`whole_second_gaps`) and mean wait of the jobs a submission's pass
+served (`submission_gaps`)."""
 
 
-def fit_share(root: Path, output: Path, shares: Iterable[float]) -> tuple[float, list[ShareFit]]:
-    """EPILOG_SHARE from the records: for each candidate share, every recorded run of the trace scenarios at
-    K <= SHARE_MAX_SPEEDUP simulated with it, and the sum over K of the squared difference between the real and
-    the simulated mean whole-second gap (`whole_second_gaps`); the share of the least sum, and each share's fit."""
+def fit_timing(root: Path, output: Path, shares: Iterable[float], call_shares: Iterable[float] = (CALL_SHARE,)
+               ) -> tuple[tuple[float, float], list[TimingFit]]:
+    """EPILOG_SHARE and CALL_SHARE from the records: for each candidate pair, every recorded run of the trace
+    scenarios at K <= SHARE_MAX_SPEEDUP simulated with it, and the sum over K of the squared differences between
+    the real and the simulated means of both whole-second statistics (the chains' gaps, the submissions' waits);
+    the pair of the least sum, and each pair's fit."""
     runs = [(directory, int(path.stem[len("real"):])) for directory in scenario_directories(root)
             if not directory.parent.name.startswith("requests-") and float(directory.name[1:]) <= SHARE_MAX_SPEEDUP
             for path in sorted(directory.glob("real*.csv"))]
-    real: dict[float, list[float]] = {}
+    real_gaps: dict[float, list[float]] = {}
+    real_waits: dict[float, list[float]] = {}
     for directory, run in runs:
-        real.setdefault(float(directory.name[1:]), []).extend(
-            whole_second_gaps(read_schedule(directory / f"real{run}.csv", whole_seconds=True)))
+        recorded = read_schedule(directory / f"real{run}.csv", whole_seconds=True)
+        real_gaps.setdefault(float(directory.name[1:]), []).extend(whole_second_gaps(recorded))
+        real_waits.setdefault(float(directory.name[1:]), []).extend(submission_gaps(recorded))
+    calls = list(call_shares)
     results = []
     for share in shares:
-        model: dict[float, list[float]] = {}
-        for directory, run in runs:
-            simulated = simulate_run(directory, run, output / f"{share:g}" / directory.parent.name / directory.name
-                                     / f"simulated{run}", share)
-            model.setdefault(float(directory.name[1:]), []).extend(
-                whole_second_gaps(read_schedule(simulated, whole_seconds=True)))
-        means = {k: (statistics.fmean(real[k]), statistics.fmean(model[k])) for k in sorted(real) if model.get(k)}
-        results.append((share, sum((r - m) ** 2 for r, m in means.values()), means))
+        for call_share in calls:
+            gaps: dict[float, list[float]] = {}
+            waits: dict[float, list[float]] = {}
+            for directory, run in runs:
+                simulated = read_schedule(simulate_run(
+                    directory, run, output / f"{share:g}-{call_share:g}" / directory.parent.name / directory.name
+                    / f"simulated{run}", share, call_share), whole_seconds=True)
+                gaps.setdefault(float(directory.name[1:]), []).extend(whole_second_gaps(simulated))
+                waits.setdefault(float(directory.name[1:]), []).extend(submission_gaps(simulated))
+            gap_means = _means(real_gaps, gaps)
+            wait_means = _means(real_waits, waits)
+            squares = sum((r - m) ** 2 for r, m in [*gap_means.values(), *wait_means.values()])
+            results.append((share, call_share, squares, gap_means, wait_means))
     if not results:
         raise InputError(str(root), "no share to try")
-    return min(results, key=lambda result: result[1])[0], results
+    best = min(results, key=lambda result: result[2])
+    return (best[0], best[1]), results
+
+
+def _means(real: dict[float, list[float]], model: dict[float, list[float]]) -> dict[float, tuple[float, float]]:
+    """Per K with values on both sides, the real and the model's mean."""
+    return {k: (statistics.fmean(real[k]), statistics.fmean(model[k]))
+            for k in sorted(real) if real[k] and model.get(k)}
