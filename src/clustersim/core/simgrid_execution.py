@@ -22,6 +22,8 @@ SimGrid has one engine per process, so a process runs one SimGrid simulation (th
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import importlib.machinery
 import importlib.util
 import os
@@ -201,7 +203,8 @@ class SimgridExecution:
 
     stepped = True
 
-    def __init__(self, platform: Platform, platform_file: str | Path):
+    def __init__(self, platform: Platform, platform_file: str | Path, energy: bool = False):
+        """`energy`: SimGrid's host energy plugin is on (`energy_plugin`), as Batsim's -E turns it on."""
         global _used
         if platform.unit is not Unit.HOST:
             raise InputError(str(platform_file), "the simgrid platform model allocates whole hosts, not cores")
@@ -211,7 +214,9 @@ class SimgridExecution:
         _used = True
         self._sg: Any = simgrid
         handler = signal.getsignal(signal.SIGINT)
-        self._engine: Any = simgrid.Engine(["clustersim", "--cfg=host/model:ptask_L07", "--log=root.thres:critical"])
+        plugin = ["--cfg=plugin:host_energy"] if energy else []
+        self._engine: Any = simgrid.Engine(["clustersim", "--cfg=host/model:ptask_L07", *plugin,
+                                            "--log=root.thres:critical"])
         if handler is not None and threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGINT, handler)  # SimGrid's own handler would exit(1), outputs unfinished
         try:
@@ -239,6 +244,11 @@ class SimgridExecution:
         """Set by Batsim's actors: a job's actor calls it when the job ends (key, time, walltime reached), and
         starts wait for `launch`."""
         self._prepared: dict[str, tuple[Any, list[Any], float]] = {}
+        self.on_launched: Callable[[str], None] | None = None
+        """Set by Batsim's actors in energy runs: a job's actor calls it first, in its first scheduling turn (Batsim's
+        executor writes the job's start rows there, jobs_execution.cpp)."""
+        nodes = [self._hosts[platform.units_of(node.id).intervals[0][0]] for node in platform.nodes]
+        self.energy_plugin = EnergyPlugin(nodes) if energy else None
 
     @property
     def engine(self) -> Any:
@@ -318,6 +328,8 @@ class SimgridExecution:
         network family of the reference corpus gives Batsim's execution times to 1e-6 only so."""
         sg = self._sg
         this_actor = sg.this_actor
+        if self.on_launched is not None:
+            self.on_launched(key)
         remaining, reached = walltime, False
         for task in tasks:
             if isinstance(task, float):
@@ -412,3 +424,59 @@ class SimgridExecution:
         for unit in speeds:
             self._hosts[unit].pstate = pstate
         return ()
+
+
+def _simgrid_library() -> ctypes.CDLL:
+    """SimGrid's C library, the one its Python bindings loaded (its C API reaches the energy plugin)."""
+    try:
+        with open("/proc/self/maps", encoding="utf-8") as maps:
+            for line in maps:
+                path = line.split()[-1]
+                if "libsimgrid" in Path(path).name:
+                    return ctypes.CDLL(path)
+    except OSError:
+        pass
+    name = ctypes.util.find_library("simgrid")
+    if name is None:
+        raise SimgridMissing("SimGrid's C library (libsimgrid) cannot be found: the energy plugin needs it")
+    return ctypes.CDLL(name)
+
+
+class EnergyPlugin:
+    """SimGrid's host energy plugin, read as Batsim 4.2 reads it for consumed_energy.csv (export.cpp,
+    machines.cpp): each machine's consumed energy (`sg_host_get_consumed_energy`, a simcall whenever the host's
+    energy was last brought up to date before the current clock value, so reading takes as many scheduling
+    turns as Batsim's), summed in C's `long double`, and the machines' minimum power in their current power states
+    (`sg_host_get_wattmin_at`). `epower` divides the energy since the previous row by the time since it, both in
+    `long double` as Batsim does; NA (None) when no time passed."""
+
+    def __init__(self, hosts: Sequence[Any]):
+        import numpy
+
+        self._long = numpy.longdouble
+        lib = _simgrid_library()
+        lib.sg_host_by_name.restype = ctypes.c_void_p
+        lib.sg_host_by_name.argtypes = [ctypes.c_char_p]
+        lib.sg_host_get_consumed_energy.restype = ctypes.c_double
+        lib.sg_host_get_consumed_energy.argtypes = [ctypes.c_void_p]
+        lib.sg_host_get_wattmin_at.restype = ctypes.c_double
+        lib.sg_host_get_wattmin_at.argtypes = [ctypes.c_void_p, ctypes.c_ulong]
+        self._consumed = lib.sg_host_get_consumed_energy
+        self._wattmin_at = lib.sg_host_get_wattmin_at
+        self._hosts = [(host, lib.sg_host_by_name(str(host.name).encode())) for host in hosts]
+        self._last_date: Any = self._long(0)
+        self._last_energy: Any = self._long(0)
+
+    def reading(self, date: float) -> tuple[float, float | None, float]:
+        """A consumed_energy.csv row's (energy, epower or None for NA, wattmin) at SimGrid's clock `date`, read from
+        the calling actor (Batsim's EnergyConsumptionTracer::add_entry)."""
+        energy = self._long(0)
+        for _, handle in self._hosts:
+            energy += self._long(self._consumed(handle))
+        wattmin = self._long(0)
+        for host, handle in self._hosts:
+            wattmin += self._long(self._wattmin_at(handle, host.pstate))
+        elapsed = self._long(date) - self._last_date
+        epower = float((energy - self._last_energy) / elapsed) if elapsed > 0 else None
+        self._last_date, self._last_energy = self._long(date), energy
+        return float(energy), epower, float(wattmin)
