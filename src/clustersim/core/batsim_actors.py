@@ -118,6 +118,7 @@ class BatsimActors:
         if plugin is not None:
             assert simulation.meter is not None
             simulation.meter.reader = plugin.reading
+            simulation.meter.set_power_states = self._set_power_states
             model.on_launched = self._job_launched
 
     def serve(self) -> None:
@@ -356,6 +357,11 @@ class BatsimActors:
         self._now()
         self.sim._power.finish(Switching((node,), switching.on))
         self._put(("switched", switching), last=True)
+
+    def _set_power_states(self, nodes: Iterable[int], pstate: int) -> None:
+        """Nodes' hosts take a computation power state (DVFS) in SimGrid, where the energy plugin sees it."""
+        for node in nodes:
+            self.model.host_of(node).pstate = pstate
 
     def _job_launched(self, key: str) -> None:
         """A job's executor, in its first turn, with energy: as Batsim's (jobs_execution.cpp), it reads the energy

@@ -129,6 +129,9 @@ class EnergyMeter:
         self.reading: tuple[float, float | None, float] | None = None
         """A reading taken just before the row it is for, when the row must follow changes made after the reading
         (a job's executor reads the energy, then moves its machines, then writes its start row)."""
+        self.set_power_states: Callable[[Sequence[int], int], None] | None = None
+        """With `reader`: gives nodes their new computation power state in SimGrid before the row after a change
+        (Batsim's server sets the hosts' power states, then writes that row)."""
         self.hold_states = False
         self.held = False
         """While `hold_states`, a change of the counts of machines per state writes no row but sets `held`: Batsim's
@@ -238,6 +241,8 @@ class EnergyMeter:
             self._dynamic_power += busy / units * (full - idle - (old_full - old_idle))
             self._dvfs.setdefault(node, []).append((now, (full - old_full) / units, (idle - old_idle) / units))
         self._prefix_sums()
+        if self.set_power_states is not None:
+            self.set_power_states(nodes, pstate)
         self._entry(now, "p")
         self._pstate_rows(now, nodes, lambda node: pstate)
         self.states_changed(now)
