@@ -26,12 +26,14 @@ import ctypes
 import ctypes.util
 import importlib.machinery
 import importlib.util
+import math
 import os
 import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from fractions import Fraction
 from pathlib import Path
 from types import ModuleType
 from typing import Any, NamedTuple
@@ -442,6 +444,52 @@ def _simgrid_library() -> ctypes.CDLL:
     return ctypes.CDLL(name)
 
 
+_SCALE = 1074
+"""Every double is a whole multiple of 2**-1074: `_LongDouble` values are kept as integers of that unit."""
+
+
+def _scaled(value: float) -> int:
+    numerator, denominator = value.as_integer_ratio()
+    return numerator * ((1 << _SCALE) // denominator)
+
+
+def _extended(units: int) -> int:
+    """A sum or difference of doubles rounded as C's `long double` on x86-64 rounds it: a 64-bit significand, to
+    nearest, ties to even."""
+    magnitude = abs(units)
+    drop = magnitude.bit_length() - 64
+    if drop <= 0:
+        return units
+    kept, rest = magnitude >> drop, magnitude & ((1 << drop) - 1)
+    half = 1 << (drop - 1)
+    if rest > half or (rest == half and kept & 1):
+        kept += 1
+    return (kept << drop) if units >= 0 else -(kept << drop)
+
+
+def _double(units: int) -> float:
+    """A `long double` (in units of 2**-1074) converted to double, as C's cast does (to nearest)."""
+    drop = max(abs(units).bit_length() - 64, 0)
+    return math.ldexp(float(units >> drop if units >= 0 else -((-units) >> drop)), drop - _SCALE)
+
+
+def _quotient(dividend: int, divisor: int) -> float:
+    """(double)(a / b) for two `long double`s: the quotient rounded to a 64-bit significand, then to a double."""
+    n, d = abs(dividend), abs(divisor)
+    if n == 0:
+        return 0.0
+    shift = 64 - (n.bit_length() - d.bit_length())
+    while True:
+        q, r = divmod(n << shift, d) if shift >= 0 else divmod(n, d << -shift)
+        if q.bit_length() == 64:
+            break
+        shift += 1 if q.bit_length() < 64 else -1
+    if 2 * r > d << max(-shift, 0) or (2 * r == d << max(-shift, 0) and q & 1):
+        q += 1
+    value = float(Fraction(q, 1 << shift) if shift >= 0 else Fraction(q << -shift))
+    return -value if (dividend < 0) != (divisor < 0) else value
+
+
 class EnergyPlugin:
     """SimGrid's host energy plugin, read as Batsim 4.2 reads it for consumed_energy.csv (export.cpp,
     machines.cpp): each machine's consumed energy (`sg_host_get_consumed_energy`, a simcall whenever the host's
@@ -451,9 +499,6 @@ class EnergyPlugin:
     `long double` as Batsim does; NA (None) when no time passed."""
 
     def __init__(self, hosts: Sequence[Any]):
-        import numpy
-
-        self._long = numpy.longdouble
         lib = _simgrid_library()
         lib.sg_host_by_name.restype = ctypes.c_void_p
         lib.sg_host_by_name.argtypes = [ctypes.c_char_p]
@@ -464,19 +509,21 @@ class EnergyPlugin:
         self._consumed = lib.sg_host_get_consumed_energy
         self._wattmin_at = lib.sg_host_get_wattmin_at
         self._hosts = [(host, lib.sg_host_by_name(str(host.name).encode())) for host in hosts]
-        self._last_date: Any = self._long(0)
-        self._last_energy: Any = self._long(0)
+        self._last_date = 0
+        self._last_energy = 0
+        """The previous row's time and energy, `long double`s in units of 2**-1074."""
 
     def reading(self, date: float) -> tuple[float, float | None, float]:
         """A consumed_energy.csv row's (energy, epower or None for NA, wattmin) at SimGrid's clock `date`, read from
         the calling actor (Batsim's EnergyConsumptionTracer::add_entry)."""
-        energy = self._long(0)
+        energy = 0
         for _, handle in self._hosts:
-            energy += self._long(self._consumed(handle))
-        wattmin = self._long(0)
+            energy = _extended(energy + _scaled(self._consumed(handle)))
+        wattmin = 0
         for host, handle in self._hosts:
-            wattmin += self._long(self._wattmin_at(handle, host.pstate))
-        elapsed = self._long(date) - self._last_date
-        epower = float((energy - self._last_energy) / elapsed) if elapsed > 0 else None
-        self._last_date, self._last_energy = self._long(date), energy
-        return float(energy), epower, float(wattmin)
+            wattmin = _extended(wattmin + _scaled(self._wattmin_at(handle, host.pstate)))
+        now = _scaled(date)
+        elapsed = _extended(now - self._last_date)
+        epower = _quotient(_extended(energy - self._last_energy), elapsed) if elapsed > 0 else None
+        self._last_date, self._last_energy = now, energy
+        return _double(energy), epower, _double(wattmin)
