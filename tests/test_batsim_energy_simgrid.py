@@ -60,3 +60,19 @@ def test_energy_case_with_the_simgrid_model_gives_batsims_values(case: Path, tmp
     assert done.returncode == 0, done.stderr[-3000:]
     differences: list[str] = json.loads(done.stdout.strip().splitlines()[-1])
     assert not differences, f"{len(differences)} difference(s) with Batsim, first: " + "; ".join(differences[:5])
+
+
+def test_energy_rows_add_and_divide_as_cs_long_double() -> None:
+    """Batsim sums the machines' energies and divides for `epower` in x86-64's `long double` (64-bit significand);
+    the simgrid model does the same in exact integers (units of 2**-1074)."""
+    one = simgrid_model._scaled(1.0)
+    assert simgrid_model._extended(one + simgrid_model._scaled(2.0**-63)) == one + simgrid_model._scaled(2.0**-63)
+    assert simgrid_model._extended(one + simgrid_model._scaled(2.0**-64)) == one  # a tie: to even
+    assert simgrid_model._extended(one + simgrid_model._scaled(3 * 2.0**-65)) == one + simgrid_model._scaled(2.0**-63)
+    assert simgrid_model._double(one + simgrid_model._scaled(2.0**-63)) == 1.0
+    assert simgrid_model._quotient(one, simgrid_model._scaled(3.0)) == 1 / 3
+    # 1 + 2**-53 + 2**-70: rounded to 64 bits it is 1 + 2**-53, a tie that the cast to double takes to even (1.0);
+    # rounded straight to a double it would be 1 + 2**-52
+    above_a_tie = one + (1 << (simgrid_model._SCALE - 53)) + (1 << (simgrid_model._SCALE - 70))
+    assert simgrid_model._quotient(above_a_tie, one) == 1.0
+    assert simgrid_model._quotient(-above_a_tie, one) == -1.0
