@@ -353,7 +353,12 @@ class BatsimActors:
                 self._awake_pstate[node] = host.pstate
             host.pstate = virtual
             self.model.simgrid.this_actor.execute(1.0)
-            host.pstate = self._awake_pstate.pop(node, 0) if switching.on else sleep.pstate
+            if switching.on:  # the power state asked for, else the one it computed in (Batsim: the one asked for)
+                awake = self._awake_pstate.pop(node, 0)
+                asked = sim._power.waking_into(node)
+                host.pstate = asked if asked is not None else awake
+            else:
+                host.pstate = sleep.pstate
         self._now()
         self.sim._power.finish(Switching((node,), switching.on))
         self._put(("switched", switching), last=True)

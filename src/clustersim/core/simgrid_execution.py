@@ -424,7 +424,9 @@ class SimgridExecution:
         self, now: float, speeds: Mapping[int, float], pstate: int, running: Mapping[str, RunningJob]
     ) -> Sequence[tuple[str, float]]:
         for unit in speeds:
-            self._hosts[unit].pstate = pstate
+            host = self._hosts[unit]
+            if host.pstate != pstate:  # (setting it is a simcall: one where Batsim makes one, not two)
+                host.pstate = pstate
         return ()
 
 
