@@ -22,6 +22,7 @@ import clustersim.core.simgrid_execution as simgrid_model
 from clustersim.core.decisions import CallMeLater, Decision, SetPState, StartJob, SwitchOff, SwitchOn
 from clustersim.core.events import Event, JobSubmitted, RequestedCall
 from clustersim.core.execution_choice import execution_model
+from clustersim.core.simulation import Delivery
 from clustersim.core.state import ClusterView
 from clustersim.errors import DecisionError
 from clustersim.intervals import IntervalSet
@@ -95,17 +96,20 @@ def write_platform(directory: Path, nb_hosts: int = 3) -> Path:
     return path
 
 
-def run(model: str, directory: Path, waking: bool = False) -> None:
+def run(model: str, directory: Path, waking: bool = False, batsim: bool = False) -> None:
     """The three jobs and three switches, with energy, into `directory` (a simgrid run needs its own process).
 
-    With `waking`: the WAKING case instead (host 0 sleeps, wakes into 500 Mf, then runs job A)."""
+    With `waking`: the WAKING case instead (host 0 sleeps, wakes into 500 Mf, then runs job A). With `batsim`:
+    Batsim's delivery, so that the simgrid model runs Batsim's actors and its energy files read SimGrid's energy
+    plugin, as `clustersim run -E` does."""
     platform_file = write_platform(directory, 1 if waking else 3)
     platform = load_platform(platform_file)
     workload = Workload.from_jobs([replace(JOBS[0], submit_time=20.0, profile=ParallelHomogeneous(50e9))]
                                   if waking else JOBS)
-    execution = execution_model(model, platform, platform_file, workload)
+    execution = execution_model(model, platform, platform_file, workload, energy=batsim)
     decisions = Switcher(WAKING if waking else SWITCHES)
-    simulate(platform, workload, decisions, directory / "out", energy=True, execution=execution)
+    simulate(platform, workload, decisions, directory / "out", energy=True, execution=execution,
+             delivery=Delivery.BATSIM if batsim else Delivery.INSTANT)
 
 
 # Host 0 goes to sleep at 1 (1 s: 1 flop at 1 f), is woken at 10 into 500 Mf (on at 11), and job A, submitted at
@@ -163,6 +167,23 @@ def test_fast_model_re_times_jobs_when_their_hosts_change_speed(tmp_path: Path) 
 def test_simgrid_model_re_times_jobs_through_simgrids_pstates(tmp_path: Path) -> None:
     run_in_process(tmp_path)
     check_outputs(tmp_path / "out", 1e-6)
+
+
+def test_simgrid_model_with_batsims_actors_writes_the_rows_after_a_change_in_its_new_power_state(
+        tmp_path: Path) -> None:
+    """With Batsim's actors the energy files read SimGrid's energy plugin: Batsim's server sets the hosts' new
+    power state before it writes the row after the change, so that row's `wattmin` is the new one."""
+    run_in_process(tmp_path, "batsim=True")
+    out = tmp_path / "out"
+    jobs = {row["job_id"]: row for row in csv_rows(out / "jobs.csv")}
+    for key, (state, finish, _) in EXPECTED.items():
+        assert jobs[key]["final_state"] == state, key
+        assert float(jobs[key]["finish_time"]) == pytest.approx(finish, abs=1e-6), key
+    assert (out / "pstate_changes.csv").read_text().split()[1:] == PSTATE_CHANGES
+    rows = [row for row in csv_rows(out / "consumed_energy.csv") if row["event_type"] == "p"]
+    assert [(row["time"], float(row["wattmin"]), row["epower"] == "NA") for row in rows] == [
+        ("5", 300, False), ("5", 260, True), ("20", 260, False), ("20", 220, True), ("40", 220, False),
+        ("40", 200, True)]
 
 
 @settings(max_examples=40, deadline=None)

@@ -296,7 +296,7 @@ def _execution_model(args: argparse.Namespace, platform: Platform, workload: Wor
 
     platform_file = args.platform if args.platform is not None and platform_format(args.platform) == "simgrid" else None
     name = resolve_model(args.platform_model, platform_file is not None, workload)
-    return execution_model(name, platform, platform_file, workload)
+    return execution_model(name, platform, platform_file, workload, energy=args.energy or args.power_off is not None)
 
 
 def _add_energy_options(parser: argparse.ArgumentParser) -> None:

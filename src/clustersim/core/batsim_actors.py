@@ -111,6 +111,15 @@ class BatsimActors:
         """id of a switch request -> its machines whose switching actor has not yet sent SWITCHED_ON/OFF."""
         self._awake_pstate: dict[int, int] = {}
         """Node -> the SimGrid power state its host computed in before it switched off."""
+        plugin = model.energy_plugin if simulation.meter is not None else None
+        self._plugin = plugin
+        """SimGrid's energy plugin, when the energy files' rows read it as Batsim's do (then a job's executor writes
+        its start rows in its first turn, as Batsim's)."""
+        if plugin is not None:
+            assert simulation.meter is not None
+            simulation.meter.reader = plugin.reading
+            simulation.meter.set_power_states = self._set_power_states
+            model.on_launched = self._job_launched
 
     def serve(self) -> None:
         """The server's loop, in the core's actor on the master host, until no actor can send anything."""
@@ -189,7 +198,7 @@ class BatsimActors:
             execution = sim._executions[key]
             running = execution.running
             execution.running = RunningJob(running.job, now, running.resources, running.storage_mapping)
-            if sim.state.nodes is not None:  # its machines compute from now (the energy files' row)
+            if sim.state.nodes is not None and self._plugin is None:  # its machines compute from now (the row)
                 sim.state.nodes.occupy(running.resources, now)
                 if sim.meter is not None:
                     sim.meter.job_started(now, running.resources, needs_speed(running.job.profile))
@@ -197,9 +206,17 @@ class BatsimActors:
             self._launched.add(key)
         for consequence in consequences:
             if consequence[0] == "apply":  # a switch request: Batsim's server starts it now
+                meter = sim.meter if self._plugin is not None else None
+                if meter is not None:  # its machine_states.csv row once every switching actor is created
+                    meter.hold_states = True
                 sim._apply(consequence[1])
                 sim._power.started.clear()  # (its actors are timed here, not by the core's count)
                 self._arrived(None, [self._consequence(*entry) for entry in sim._queue.take_all()], now, told)
+                if meter is not None:
+                    meter.hold_states = False
+                    if meter.held:
+                        meter.held = False
+                        meter.states_changed(now)
             elif consequence[0] == "end":
                 execution = consequence[1]
                 self._launched.discard(execution.running.job.key)
@@ -336,10 +353,36 @@ class BatsimActors:
                 self._awake_pstate[node] = host.pstate
             host.pstate = virtual
             self.model.simgrid.this_actor.execute(1.0)
-            host.pstate = self._awake_pstate.pop(node, 0) if switching.on else sleep.pstate
+            if switching.on:  # the power state asked for, else the one it computed in (Batsim: the one asked for)
+                awake = self._awake_pstate.pop(node, 0)
+                asked = sim._power.waking_into(node)
+                host.pstate = asked if asked is not None else awake
+            else:
+                host.pstate = sleep.pstate
         self._now()
         self.sim._power.finish(Switching((node,), switching.on))
         self._put(("switched", switching), last=True)
+
+    def _set_power_states(self, nodes: Iterable[int], pstate: int) -> None:
+        """Nodes' hosts take a computation power state (DVFS) in SimGrid, where the energy plugin sees it."""
+        for node in nodes:
+            self.model.host_of(node).pstate = pstate
+
+    def _job_launched(self, key: str) -> None:
+        """A job's executor, in its first turn, with energy: as Batsim's (jobs_execution.cpp), it reads the energy
+        (SimGrid's simcalls), writes the start's consumed_energy.csv row, then moves its machines to computing and
+        writes their machine_states.csv row."""
+        sim = self.sim
+        execution = sim._executions.get(key)
+        meter = sim.meter
+        if execution is None or meter is None or meter.reader is None:
+            return
+        running = execution.running
+        now = self._now()
+        meter.reading = meter.reader(now)
+        if sim.state.nodes is not None:
+            sim.state.nodes.occupy(running.resources, now)
+        meter.job_started(now, running.resources, needs_speed(running.job.profile))
 
     def _job_ended(self, key: str, end: float, walltime_reached: bool) -> None:
         """Called in a job's executor when its profile is over: it sends JOB_COMPLETED from the job's host.

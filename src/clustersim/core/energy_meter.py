@@ -122,6 +122,20 @@ class EnergyMeter:
         self.ahead = 0.0
         """Watts that switching actors set before their machines change state (Batsim's pstate.cpp sets the power
         state one scheduling turn before the state): counted in `wattmin` meanwhile."""
+        self.reader: Callable[[float], tuple[float, float | None, float]] | None = None
+        """With the simgrid model and Batsim's actors: reads a consumed_energy.csv row's (energy, epower or None for
+        NA, wattmin) from SimGrid's energy plugin, in the actor that writes the row, as Batsim does
+        (`EnergyPlugin.reading`); the meter's own integral still gives the jobs' energy and the totals."""
+        self.reading: tuple[float, float | None, float] | None = None
+        """A reading taken just before the row it is for, when the row must follow changes made after the reading
+        (a job's executor reads the energy, then moves its machines, then writes its start row)."""
+        self.set_power_states: Callable[[Sequence[int], int], None] | None = None
+        """With `reader`: gives nodes their new computation power state in SimGrid before the row after a change
+        (Batsim's server sets the hosts' power states, then writes that row)."""
+        self.hold_states = False
+        self.held = False
+        """While `hold_states`, a change of the counts of machines per state writes no row but sets `held`: Batsim's
+        server writes a switch request's machine_states.csv row once it started every switching actor."""
         self._reached: int | None = None
         self._last_reached = 0
         self._moment_joules = 0.0
@@ -187,13 +201,13 @@ class EnergyMeter:
     def job_ended(self, now: float, start: float, resources: IntervalSet, computes: bool = True) -> float:
         """Account for a job's end (the tracker already moved its nodes); returns the energy it consumed."""
         self._last_end_energy = self.energy
+        if self._states_file is not None:  # (Batsim frees the machines, writes their row, then reads the energy)
+            self._state_row(now)
         self._entry(now, "e")
         if computes:
             self._dynamic_power -= self._sum(self._dynamic, resources)
             if abs(self._dynamic_power) < 1e-9:
                 self._dynamic_power = 0.0  # no busy unit left: drop floating-point residue
-        if self._states_file is not None:
-            self._state_row(now)
         energy = (now - start) * self._sum(self._full if computes else self._idle, resources)
         if self._dvfs:
             energy -= self._dvfs_correction(start, resources, computes)
@@ -227,6 +241,8 @@ class EnergyMeter:
             self._dynamic_power += busy / units * (full - idle - (old_full - old_idle))
             self._dvfs.setdefault(node, []).append((now, (full - old_full) / units, (idle - old_idle) / units))
         self._prefix_sums()
+        if self.set_power_states is not None:
+            self.set_power_states(nodes, pstate)
         self._entry(now, "p")
         self._pstate_rows(now, nodes, lambda node: pstate)
         self.states_changed(now)
@@ -294,6 +310,9 @@ class EnergyMeter:
         """The counts of machines per state changed: Batsim writes a machine_states.csv row at each change, even
         several at one instant."""
         if self._states_file is not None:
+            if self.hold_states:
+                self.held = True
+                return
             self._state_row(now)
 
     def _state_row(self, now: float) -> None:
@@ -318,6 +337,9 @@ class EnergyMeter:
         SimGrid's messages take, which gives the same); `wattmin` the platform's power with every machine idle
         or in its current sleep or transition state (after the event when given)."""
         if self._energy_file is None:
+            return
+        if self.reader is not None:
+            self._read_entry(now, kind)
             return
         last_time = self._last_row_time
         energy = self.energy
@@ -347,6 +369,26 @@ class EnergyMeter:
         self._last_moment = moment
         self._last_moment_joules = self._moment_joules
         self._last_reached = reached or 0
+
+    def _read_entry(self, now: float, kind: str) -> None:
+        """A consumed_energy.csv row whose values SimGrid's energy plugin gives (`reader`)."""
+        assert self.reader is not None
+        reading = self.reading if self.reading is not None else self.reader(now)
+        self.reading = None
+        energy, epower, wattmin = reading
+        if wattmin != self._wattmin:
+            self._wattmin, self._wattmin_text = wattmin, _g(wattmin)
+        formats, values = self._energy_formats, self._energy_values
+        if epower is None:
+            formats.append(_ENERGY_ROW_NA)
+            values += (self._time_of(now), energy, kind, self._wattmin_text)
+        else:
+            formats.append(_ENERGY_ROW)
+            values += (self._time_of(now), energy, kind, self._wattmin_text, epower)
+        if len(formats) == ROWS_PER_WRITE:
+            assert self._energy_file is not None
+            _write_rows(self._energy_file, "".join(formats), values)
+            formats.clear()
 
     def at_moment(self, moment: int | None) -> None:
         """The core's count of messages moves on to `moment` (None: it stops counting, the instant is over). The

@@ -32,15 +32,16 @@ def resolve_model(requested: str | None, platform_is_simgrid: bool, workload: Wo
 
 
 def execution_model(
-    name: str, platform: Platform, platform_file: Path | None, workload: Workload
+    name: str, platform: Platform, platform_file: Path | None, workload: Workload, energy: bool = False
 ) -> ExecutionModel:
-    """Build the named model; the fast one warns once when it ignores the workload's communication."""
+    """Build the named model; the fast one warns once when it ignores the workload's communication. `energy`: the
+    run accounts for energy (the simgrid model then turns SimGrid's energy plugin on, as Batsim's -E)."""
     if name == "simgrid":
         from clustersim.core.simgrid_execution import SimgridExecution
 
         if platform_file is None:
             raise InputError("--platform-model", "the simgrid model needs a SimGrid platform file (--platform)")
-        return SimgridExecution(platform, platform_file)
+        return SimgridExecution(platform, platform_file, energy=energy)
     if workload.communicates:
         warnings.warn(
             f"{workload.source}: the fast platform model ignores the communication and I/O of the jobs' profiles "

@@ -203,6 +203,11 @@ class PowerSwitcher:
                                    f"{pstate} (its computation power states: {known or 'none declared'})")
         return state.speed
 
+    def waking_into(self, node: int) -> int | None:
+        """The computation power state a node switching on was asked to wake into, if any."""
+        waking = self._waking_into.get(node)
+        return waking[0] if waking is not None else None
+
     def _wake_into(self, nodes: tuple[int, ...]) -> None:
         """Nodes done switching on that were asked for a computation power state take it now."""
         by_pstate: dict[int, list[int]] = {}

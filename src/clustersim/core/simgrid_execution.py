@@ -22,14 +22,18 @@ SimGrid has one engine per process, so a process runs one SimGrid simulation (th
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import importlib.machinery
 import importlib.util
+import math
 import os
 import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from fractions import Fraction
 from pathlib import Path
 from types import ModuleType
 from typing import Any, NamedTuple
@@ -201,7 +205,8 @@ class SimgridExecution:
 
     stepped = True
 
-    def __init__(self, platform: Platform, platform_file: str | Path):
+    def __init__(self, platform: Platform, platform_file: str | Path, energy: bool = False):
+        """`energy`: SimGrid's host energy plugin is on (`energy_plugin`), as Batsim's -E turns it on."""
         global _used
         if platform.unit is not Unit.HOST:
             raise InputError(str(platform_file), "the simgrid platform model allocates whole hosts, not cores")
@@ -211,7 +216,9 @@ class SimgridExecution:
         _used = True
         self._sg: Any = simgrid
         handler = signal.getsignal(signal.SIGINT)
-        self._engine: Any = simgrid.Engine(["clustersim", "--cfg=host/model:ptask_L07", "--log=root.thres:critical"])
+        plugin = ["--cfg=plugin:host_energy"] if energy else []
+        self._engine: Any = simgrid.Engine(["clustersim", "--cfg=host/model:ptask_L07", *plugin,
+                                            "--log=root.thres:critical"])
         if handler is not None and threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGINT, handler)  # SimGrid's own handler would exit(1), outputs unfinished
         try:
@@ -239,6 +246,11 @@ class SimgridExecution:
         """Set by Batsim's actors: a job's actor calls it when the job ends (key, time, walltime reached), and
         starts wait for `launch`."""
         self._prepared: dict[str, tuple[Any, list[Any], float]] = {}
+        self.on_launched: Callable[[str], None] | None = None
+        """Set by Batsim's actors in energy runs: a job's actor calls it first, in its first scheduling turn (Batsim's
+        executor writes the job's start rows there, jobs_execution.cpp)."""
+        nodes = [self._hosts[platform.units_of(node.id).intervals[0][0]] for node in platform.nodes]
+        self.energy_plugin = EnergyPlugin(nodes) if energy else None
 
     @property
     def engine(self) -> Any:
@@ -318,6 +330,8 @@ class SimgridExecution:
         network family of the reference corpus gives Batsim's execution times to 1e-6 only so."""
         sg = self._sg
         this_actor = sg.this_actor
+        if self.on_launched is not None:
+            self.on_launched(key)
         remaining, reached = walltime, False
         for task in tasks:
             if isinstance(task, float):
@@ -410,5 +424,108 @@ class SimgridExecution:
         self, now: float, speeds: Mapping[int, float], pstate: int, running: Mapping[str, RunningJob]
     ) -> Sequence[tuple[str, float]]:
         for unit in speeds:
-            self._hosts[unit].pstate = pstate
+            host = self._hosts[unit]
+            if host.pstate != pstate:  # (setting it is a simcall: one where Batsim makes one, not two)
+                host.pstate = pstate
         return ()
+
+
+def _simgrid_library() -> ctypes.CDLL:
+    """SimGrid's C library, the one its Python bindings loaded (its C API reaches the energy plugin)."""
+    try:
+        with open("/proc/self/maps", encoding="utf-8") as maps:
+            for line in maps:
+                path = line.split()[-1]
+                if "libsimgrid" in Path(path).name:
+                    return ctypes.CDLL(path)
+    except OSError:
+        pass
+    name = ctypes.util.find_library("simgrid")
+    if name is None:
+        raise SimgridMissing("SimGrid's C library (libsimgrid) cannot be found: the energy plugin needs it")
+    return ctypes.CDLL(name)
+
+
+_SCALE = 1074
+"""Every double is a whole multiple of 2**-1074: `_LongDouble` values are kept as integers of that unit."""
+
+
+def _scaled(value: float) -> int:
+    numerator, denominator = value.as_integer_ratio()
+    return numerator * ((1 << _SCALE) // denominator)
+
+
+def _extended(units: int) -> int:
+    """A sum or difference of doubles rounded as C's `long double` on x86-64 rounds it: a 64-bit significand, to
+    nearest, ties to even."""
+    magnitude = abs(units)
+    drop = magnitude.bit_length() - 64
+    if drop <= 0:
+        return units
+    kept, rest = magnitude >> drop, magnitude & ((1 << drop) - 1)
+    half = 1 << (drop - 1)
+    if rest > half or (rest == half and kept & 1):
+        kept += 1
+    return (kept << drop) if units >= 0 else -(kept << drop)
+
+
+def _double(units: int) -> float:
+    """A `long double` (in units of 2**-1074) converted to double, as C's cast does (to nearest)."""
+    drop = max(abs(units).bit_length() - 64, 0)
+    return math.ldexp(float(units >> drop if units >= 0 else -((-units) >> drop)), drop - _SCALE)
+
+
+def _quotient(dividend: int, divisor: int) -> float:
+    """(double)(a / b) for two `long double`s: the quotient rounded to a 64-bit significand, then to a double."""
+    n, d = abs(dividend), abs(divisor)
+    if n == 0:
+        return 0.0
+    shift = 64 - (n.bit_length() - d.bit_length())
+    while True:
+        q, r = divmod(n << shift, d) if shift >= 0 else divmod(n, d << -shift)
+        if q.bit_length() == 64:
+            break
+        shift += 1 if q.bit_length() < 64 else -1
+    if 2 * r > d << max(-shift, 0) or (2 * r == d << max(-shift, 0) and q & 1):
+        q += 1
+    value = float(Fraction(q, 1 << shift) if shift >= 0 else Fraction(q << -shift))
+    return -value if (dividend < 0) != (divisor < 0) else value
+
+
+class EnergyPlugin:
+    """SimGrid's host energy plugin, read as Batsim 4.2 reads it for consumed_energy.csv (export.cpp,
+    machines.cpp): each machine's consumed energy (`sg_host_get_consumed_energy`, a simcall whenever the host's
+    energy was last brought up to date before the current clock value, so reading takes as many scheduling
+    turns as Batsim's), summed in C's `long double`, and the machines' minimum power in their current power states
+    (`sg_host_get_wattmin_at`). `epower` divides the energy since the previous row by the time since it, both in
+    `long double` as Batsim does; NA (None) when no time passed."""
+
+    def __init__(self, hosts: Sequence[Any]):
+        lib = _simgrid_library()
+        lib.sg_host_by_name.restype = ctypes.c_void_p
+        lib.sg_host_by_name.argtypes = [ctypes.c_char_p]
+        lib.sg_host_get_consumed_energy.restype = ctypes.c_double
+        lib.sg_host_get_consumed_energy.argtypes = [ctypes.c_void_p]
+        lib.sg_host_get_wattmin_at.restype = ctypes.c_double
+        lib.sg_host_get_wattmin_at.argtypes = [ctypes.c_void_p, ctypes.c_ulong]
+        self._consumed = lib.sg_host_get_consumed_energy
+        self._wattmin_at = lib.sg_host_get_wattmin_at
+        self._hosts = [(host, lib.sg_host_by_name(str(host.name).encode())) for host in hosts]
+        self._last_date = 0
+        self._last_energy = 0
+        """The previous row's time and energy, `long double`s in units of 2**-1074."""
+
+    def reading(self, date: float) -> tuple[float, float | None, float]:
+        """A consumed_energy.csv row's (energy, epower or None for NA, wattmin) at SimGrid's clock `date`, read from
+        the calling actor (Batsim's EnergyConsumptionTracer::add_entry)."""
+        energy = 0
+        for _, handle in self._hosts:
+            energy = _extended(energy + _scaled(self._consumed(handle)))
+        wattmin = 0
+        for host, handle in self._hosts:
+            wattmin = _extended(wattmin + _scaled(self._wattmin_at(handle, host.pstate)))
+        now = _scaled(date)
+        elapsed = _extended(now - self._last_date)
+        epower = _quotient(_extended(energy - self._last_energy), elapsed) if elapsed > 0 else None
+        self._last_date, self._last_energy = now, energy
+        return _double(energy), epower, _double(wattmin)
