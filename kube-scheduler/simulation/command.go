@@ -185,8 +185,9 @@ func setup(ctx context.Context, opts *options.Options, cuts shortcuts, widen tim
 	}
 	idle.attach(sched)
 	go idle.run(ctx)
+	var handler *failureHandler
 	if cuts.uncopied {
-		attachFailureHandler(sched, client, factory)
+		handler = attachFailureHandler(sched, client, factory)
 	}
 	if cuts.unlisted {
 		attachNominator(sched)
@@ -195,8 +196,11 @@ func setup(ctx context.Context, opts *options.Options, cuts shortcuts, widen tim
 		attachPreemption(ctx, sched)
 	}
 	if cuts.keepFailures {
-		attachFailures(sched, completedProfiles, cc.InformerFactory.Core().V1().Namespaces().Lister(),
+		kept := attachFailures(sched, completedProfiles, cc.InformerFactory.Core().V1().Namespaces().Lister(),
 			len(cc.ComponentConfig.Extenders))
+		if handler != nil {
+			handler.messages = kept
+		}
 	}
 	if err := options.LogOrWriteConfig(klog.FromContext(ctx), opts.WriteConfigTo, &cc.ComponentConfig,
 		completedProfiles); err != nil {

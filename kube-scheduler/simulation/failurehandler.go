@@ -14,7 +14,10 @@ package simulation
 //     the cycle's assumed copy (a failure after Reserve, or in the binding cycle), it is copied as upstream;
 //   - sees whether the PodScheduled condition changes without copying the status, by upstream's own rule
 //     (podutil.UpdatePodCondition: same status, reason, message and probe time; the transition time is kept when
-//     the status is the same), and patches nothing then, as upstream; otherwise it runs upstream's updatePod.
+//     the status is the same), and patches nothing then, as upstream; otherwise it runs upstream's updatePod;
+//   - makes updatePod's -v=3 log line's values only when that line is written;
+//   - takes the message of a failure answered from the cache of failed attempts (failures.go) as made once for
+//     that answer: the same text (FitError.Error() of the same node count and messages).
 //
 // It reads the pod lister once (every profile's framework has the scheduler's informer factory). Everything else
 // is upstream's, in upstream's order: metrics, logs, the queue's requeue (AddUnschedulableIfNotPresent
@@ -47,15 +50,21 @@ type failureHandler struct {
 	client clientset.Interface
 	pods   corelisters.PodLister
 	kept   atomic.Int64 // PodInfos kept instead of made again from a copy
+	// messages gives the message of a FitError answered from the cache of failed attempts (failures.go), made once
+	// per answer; nil without that cache.
+	messages interface {
+		message(err error) (string, bool)
+	}
 }
 
 // attachFailureHandler makes sched's FailureHandler the build's; client and factory are the ones given to
 // scheduler.New, which gives every profile's framework that factory: the pod lister is read from it once, not
 // at every failure through fw.SharedInformerFactory() (the same lister).
 func attachFailureHandler(sched *scheduler.Scheduler, client clientset.Interface,
-	factory informers.SharedInformerFactory) {
+	factory informers.SharedInformerFactory) *failureHandler {
 	h := &failureHandler{sched: sched, client: client, pods: factory.Core().V1().Pods().Lister()}
 	sched.FailureHandler = h.handle
+	return h
 }
 
 // handle is handleSchedulingFailure (v1.34.4, pkg/scheduler/schedule_one.go), changed where marked.
@@ -84,7 +93,14 @@ func (h *failureHandler) handle(ctx context.Context, fw framework.Framework, pod
 
 	pod := podInfo.Pod
 	err := status.AsError()
-	errMsg := status.Message()
+	// Changed: the message of a failure answered from the cache of failed attempts is made once per answer.
+	errMsg, ok := "", false
+	if h.messages != nil {
+		errMsg, ok = h.messages.message(err)
+	}
+	if !ok {
+		errMsg = status.Message()
+	}
 
 	if err == scheduler.ErrNoNodesAvailable {
 		logger.V(2).Info("Unable to schedule pod; no nodes are registered to the cluster; waiting", "pod", klog.KObj(pod))
@@ -172,15 +188,17 @@ func updatePod(ctx context.Context, client clientset.Interface, apiCacher framew
 		_, err := apiCacher.PatchPodStatus(pod, condition, nominatingInfo)
 		return err
 	}
-	logger := klog.FromContext(ctx)
-	logValues := []any{"pod", klog.KObj(pod)}
-	if condition != nil {
-		logValues = append(logValues, "conditionType", condition.Type, "conditionStatus", condition.Status, "conditionReason", condition.Reason)
+	// Changed: the log line's values are made only when it is written (-v=3 and more).
+	if logger := klog.FromContext(ctx).V(3); logger.Enabled() {
+		logValues := []any{"pod", klog.KObj(pod)}
+		if condition != nil {
+			logValues = append(logValues, "conditionType", condition.Type, "conditionStatus", condition.Status, "conditionReason", condition.Reason)
+		}
+		if nominatingInfo != nil {
+			logValues = append(logValues, "nominatedNodeName", nominatingInfo.NominatedNodeName, "nominatingMode", nominatingInfo.Mode())
+		}
+		logger.Info("Updating pod condition and nominated node name", logValues...)
 	}
-	if nominatingInfo != nil {
-		logValues = append(logValues, "nominatedNodeName", nominatingInfo.NominatedNodeName, "nominatingMode", nominatingInfo.Mode())
-	}
-	logger.V(3).Info("Updating pod condition and nominated node name", logValues...)
 
 	nnnNeedsUpdate := nominatingInfo.Mode() == framework.ModeOverride && pod.Status.NominatedNodeName != nominatingInfo.NominatedNodeName
 	// Changed: no status copy when neither the condition nor the nominated node changes.
