@@ -45,9 +45,9 @@ KEPT_FAILURES = ((400, 10, 1), (800, 16, 2), (1500, 30, 3))
 """Seeded heterogeneous workloads (pods, nodes, seed) run with and without the cache of failed attempts."""
 OUTPUTS = ("jobs.csv", "pods.csv", "schedule.csv")
 UPSTREAM_PATH = ("--keep-failures=false", "--preemption-without-victims=false", "--clear-nominations-unlisted=false",
-                 "--failure-event-repeats=0")
+                 "--failure-event-repeats=0", "--requeue-without-copies=false")
 """The simulation build's flags that make every attempt take upstream's path through the filters, preemption, the
-nominator and the event recorder."""
+nominator, the event recorder and the failure handler."""
 
 
 @pytest.fixture(scope="session")
@@ -228,15 +228,17 @@ def run_saturated(out: Path, binary: Path, count: int, nodes: int, seed: int, *o
 def test_the_simulation_builds_shortcuts_change_no_output(tmp_path: Path, binaries: dict[str, Path], count: int,
                                                            nodes: int, seed: int) -> None:
     """The simulation build's cache of failed attempts (kube-scheduler/simulation/failures.go), its preemption
-    without a dry run when there is no victim (preemption.go), its cleared nominations not listed (nominator.go)
-    and its repeated FailedScheduling events handed to the recorder once a minute (events.go) against upstream's
+    without a dry run when there is no victim (preemption.go), its cleared nominations not listed (nominator.go),
+    its repeated FailedScheduling events handed to the recorder once a minute (events.go) and its failed pods
+    requeued without a copy (failurehandler.go) against upstream's
     path for each (UPSTREAM_PATH): byte-identical outputs on saturated heterogeneous pods (cpu from 250m to 2,
     memory from 256Mi to 4Gi, 60-600 s, in groups), where nearly every attempt is a failure answered again and
     every miss is a preemption with no victim."""
     kept, kept_log = run_saturated(tmp_path / "kept", binaries[SIMULATION], count, nodes, seed)
     every, every_log = run_saturated(tmp_path / "every", binaries[SIMULATION], count, nodes, seed, *UPSTREAM_PATH)
     for logged in ("Failed attempts answered again", "Preemption dry runs without victims not run",
-                   "Cleared nominations not listed", "Repeated FailedScheduling events not handed over"):
+                   "Cleared nominations not listed", "Repeated FailedScheduling events not handed over",
+                   "Failed pods requeued without a copy"):
         assert logged in kept_log  # logged at 1024 answers, 2048, 4096...
         assert logged not in every_log
     assert kept == every

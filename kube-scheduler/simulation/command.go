@@ -16,6 +16,9 @@
 //     minute after the first two (events.go): the API sees the same events, their series counted less often;
 //   - a failed pod's nomination is cleared without listing the pod as nominated to no node (nominator.go): the
 //     same nominated pods for every node, without two scans of every waiting pod at each failure;
+//   - a failed pod is put back in the queue without a deep copy when the informer's pod is the attempt's pod, and
+//     its PodScheduled condition is compared without a copy of its status (failurehandler.go): the same queue,
+//     the same patches;
 //   - Go's garbage collector runs at GOGC=400 unless GOGC is set (main.go): it changes no decision.
 package simulation
 
@@ -72,6 +75,10 @@ func NewCommand(registryOptions ...app.Option) *cobra.Command {
 	nfs.FlagSet("simulation").BoolVar(&cuts.unlisted, "clear-nominations-unlisted", true, "Clear a failed pod's "+
 		"nomination without listing the pod as nominated to no node, a list nothing reads and the nominator scans "+
 		"at every failure (nominator.go). Off: upstream's nominator.")
+	nfs.FlagSet("simulation").BoolVar(&cuts.uncopied, "requeue-without-copies", true, "Put a failed pod back in "+
+		"the queue without a deep copy of it when the informer's pod is the attempt's pod (same resourceVersion), "+
+		"and see whether its PodScheduled condition changes without copying its status (failurehandler.go). "+
+		"Off: upstream's failure handler.")
 	nfs.FlagSet("simulation").DurationVar(&cuts.repeats, "failure-event-repeats", time.Minute, "Hand a pod's "+
 		"FailedScheduling event repeated at the same pod version to the event recorder at most once this often "+
 		"(wall time) after the first two, which are all the API sees of the series until the recorder's own "+
@@ -97,8 +104,8 @@ func milestone[T int | int64](count T) bool {
 
 // shortcuts: the flags that turn the build's exact shortcuts on or off.
 type shortcuts struct {
-	keepFailures, noVictims, unlisted bool
-	repeats                           time.Duration
+	keepFailures, noVictims, unlisted, uncopied bool
+	repeats                                     time.Duration
 }
 
 func run(cmd *cobra.Command, opts *options.Options, cuts shortcuts, widen time.Duration,
@@ -151,10 +158,12 @@ func setup(ctx context.Context, opts *options.Options, cuts shortcuts, widen tim
 		return newRepeatedFailures(cc.EventBroadcaster.NewRecorder(name), cuts.repeats)
 	}
 	idle := newIdleReporter(cc.Client, widen)
+	client := idle.writes(cc.Client)            // status writes followed (idle.go)
+	factory := idle.factory(cc.InformerFactory) // the same informers; the pod handlers are followed (idle.go)
 	var completedProfiles []kubeschedulerconfig.KubeSchedulerProfile
 	sched, err := scheduler.New(ctx,
-		idle.writes(cc.Client),           // status writes followed (idle.go)
-		idle.factory(cc.InformerFactory), // the same informers; the pod handlers are followed (idle.go)
+		client,
+		factory,
 		cc.DynInformerFactory,
 		recorderFactory,
 		scheduler.WithComponentConfigVersion(cc.ComponentConfig.TypeMeta.APIVersion),
@@ -176,6 +185,10 @@ func setup(ctx context.Context, opts *options.Options, cuts shortcuts, widen tim
 	}
 	idle.attach(sched)
 	go idle.run(ctx)
+	var handler *failureHandler
+	if cuts.uncopied {
+		handler = attachFailureHandler(sched, client, factory)
+	}
 	if cuts.unlisted {
 		attachNominator(sched)
 	}
@@ -183,8 +196,11 @@ func setup(ctx context.Context, opts *options.Options, cuts shortcuts, widen tim
 		attachPreemption(ctx, sched)
 	}
 	if cuts.keepFailures {
-		attachFailures(sched, completedProfiles, cc.InformerFactory.Core().V1().Namespaces().Lister(),
+		kept := attachFailures(sched, completedProfiles, cc.InformerFactory.Core().V1().Namespaces().Lister(),
 			len(cc.ComponentConfig.Extenders))
+		if handler != nil {
+			handler.messages = kept
+		}
 	}
 	if err := options.LogOrWriteConfig(klog.FromContext(ctx), opts.WriteConfigTo, &cc.ComponentConfig,
 		completedProfiles); err != nil {

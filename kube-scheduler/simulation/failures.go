@@ -72,6 +72,13 @@ type failures struct {
 	contents   map[types.UID]content // each pod's marshalled scheduling content, at a resourceVersion
 	attempt    *attempt              // the current scheduling cycle's, if it may be kept or is answered from the cache
 	hits       atomic.Int64
+	given      atomic.Pointer[givenError] // the last FitError given from the cache (read by the failure handler)
+}
+
+// givenError is a FitError given from the cache, and the answer it was made from.
+type givenError struct {
+	err    *framework.FitError
+	answer *answer
 }
 
 type answer struct {
@@ -81,6 +88,14 @@ type answer struct {
 	reasons     *string             // the reasons part of its message, once made
 	result      *framework.PostFilterResult
 	status      *fwk.Status
+	message     *keptMessage // FitError.Error() of a FitError given from it, once made
+}
+
+// keptMessage is the message of a FitError made from an answer, for the PostFilter message and node count it had.
+type keptMessage struct {
+	postFilter string
+	nodes      int
+	text       string
 }
 
 // content is a pod's scheduling content as marshalled at one resourceVersion: the API server gives every change of
@@ -88,6 +103,9 @@ type answer struct {
 type content struct {
 	resourceVersion string
 	data            string
+	key             string // the key made from it, for profile and namespace (its resourceVersion), if made
+	profile         string
+	namespace       string
 }
 
 type attempt struct {
@@ -99,7 +117,7 @@ type attempt struct {
 
 // attachFailures puts the cache of failed attempts in sched, for the profiles it can serve.
 func attachFailures(sched *scheduler.Scheduler, profiles []kubeschedulerconfig.KubeSchedulerProfile,
-	namespaces corelisters.NamespaceLister, extenders int) {
+	namespaces corelisters.NamespaceLister, extenders int) *failures {
 	f := &failures{profiles: sets.New[string](), namespaces: namespaces, answers: map[string]*answer{},
 		contents: map[types.UID]content{}}
 	for _, profile := range profiles {
@@ -114,6 +132,7 @@ func attachFailures(sched *scheduler.Scheduler, profiles []kubeschedulerconfig.K
 	for name, built := range sched.Profiles {
 		sched.Profiles[name] = failureFramework{built, f}
 	}
+	return f
 }
 
 // profileRead: every PreFilter, Filter and PostFilter plugin is read, and no default constraint reads listers.
@@ -173,17 +192,31 @@ func podRead(pod *v1.Pod) bool {
 }
 
 // key is the pod's scheduling content: the pod less what no plugin of a served profile reads, with its
-// namespace's labels.
+// namespace's labels. It is made once per pod version, profile and namespace version (kept with the content).
 func (f *failures) key(profile string, pod *v1.Pod) string {
+	ns, err := f.namespaces.Get(pod.Namespace)
+	version := "-"
+	if err == nil {
+		version = ns.ResourceVersion
+	}
+	if kept, ok := f.contents[pod.UID]; ok && pod.ResourceVersion != "" && kept.resourceVersion == pod.ResourceVersion &&
+		kept.key != "" && kept.profile == profile && version != "" && kept.namespace == version {
+		return kept.key
+	}
 	data := f.content(pod)
 	if data == "" {
 		return ""
 	}
 	namespace := "-"
-	if ns, err := f.namespaces.Get(pod.Namespace); err == nil {
+	if err == nil {
 		namespace = labels.Set(ns.Labels).String()
 	}
-	return profile + "\x00" + namespace + "\x00" + data
+	key := profile + "\x00" + namespace + "\x00" + data
+	if kept, ok := f.contents[pod.UID]; ok && kept.resourceVersion == pod.ResourceVersion && version != "" {
+		kept.key, kept.profile, kept.namespace = key, profile, version
+		f.contents[pod.UID] = kept
+	}
+	return key
 }
 
 // content is the pod's scheduling content, marshalled ("" if it cannot be), once per uid and resourceVersion.
@@ -208,7 +241,7 @@ func (f *failures) content(pod *v1.Pod) string {
 		return ""
 	}
 	if pod.ResourceVersion != "" {
-		f.contents[pod.UID] = content{pod.ResourceVersion, string(data)}
+		f.contents[pod.UID] = content{resourceVersion: pod.ResourceVersion, data: string(data)}
 	}
 	return string(data)
 }
@@ -232,7 +265,9 @@ func (f *failures) schedulePod(ctx context.Context, profile framework.Framework,
 		if hits := f.hits.Add(1); milestone(hits) {
 			klog.FromContext(ctx).Info("Failed attempts answered again", "count", hits)
 		}
-		return scheduler.ScheduleResult{}, kept.fitError(pod)
+		fitError := kept.fitError(pod)
+		f.given.Store(&givenError{fitError, kept})
+		return scheduler.ScheduleResult{}, fitError
 	}
 	result, err := f.schedule(ctx, profile, state, pod)
 	if fitError, ok := err.(*framework.FitError); ok && fitError.NumAllNodes > 0 &&
@@ -271,6 +306,28 @@ func reasonsMessage(numAllNodes int, diagnosis framework.Diagnosis) string {
 		return ""
 	}
 	return full[len(prefix)+1 : len(full)-1]
+}
+
+// message is err.Error() when err is the last FitError given from the cache, made once per answer (and PostFilter
+// message): the same inputs (node count, PreFilterMsg, PostFilterMsg; Error reads the nodes' statuses only when
+// PreFilterMsg is "", never the case here), the same text. The failure handler asks it for the status message of
+// a failed attempt: for that FitError the status is schedulingCycle's NewStatus(Unschedulable).WithError(err),
+// with no reason of its own, so its Message() is err.Error() (v1.34 schedule_one.go, kube-scheduler framework's
+// Status). false: not such a FitError.
+func (f *failures) message(err error) (string, bool) {
+	g := f.given.Load()
+	fitError, ok := err.(*framework.FitError)
+	if g == nil || !ok || fitError != g.err {
+		return "", false
+	}
+	a := g.answer
+	if a.reasons == nil || *a.reasons == "" || fitError.Diagnosis.PreFilterMsg != *a.reasons {
+		return "", false
+	}
+	if m := a.message; m == nil || m.postFilter != fitError.Diagnosis.PostFilterMsg || m.nodes != fitError.NumAllNodes {
+		a.message = &keptMessage{fitError.Diagnosis.PostFilterMsg, fitError.NumAllNodes, fitError.Error()}
+	}
+	return a.message.text, true
 }
 
 // owned is the diagnosis with sets of its own: the queue adds to a pod's unschedulable plugins in place.

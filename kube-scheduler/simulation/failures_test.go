@@ -10,13 +10,15 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 )
 
-// A kept answer's FitError has upstream's message: the diagnosis's own, with every PostFilter message.
+// A kept answer's FitError has upstream's message: the diagnosis's own, with every PostFilter message; and so has
+// the failure handler's message for it.
 func TestKeptAnswerHasTheSameMessage(t *testing.T) {
 	reasons := []string{"Insufficient cpu", "Insufficient memory", "node(s) had untolerated taint {a: b}",
 		"Too many pods", "node(s) didn't match Pod's node affinity/selector"}
 	postFilter := []string{"", "preemption: 0/7 nodes are available: 7 No preemption victims found for incoming pod.",
 		"preemption: not eligible due to preemptionPolicy=Never."}
 	random := rand.New(rand.NewSource(1))
+	f := &failures{}
 	for trial := 0; trial < 2000; trial++ {
 		numAllNodes := 1 + random.Intn(30)
 		statuses := framework.NewDefaultNodeToStatus()
@@ -48,6 +50,15 @@ func TestKeptAnswerHasTheSameMessage(t *testing.T) {
 			given.Diagnosis.PostFilterMsg = message
 			if got, want := given.Error(), original.Error(); got != want {
 				t.Fatalf("trial %d: kept answer's message %q, upstream's %q", trial, got, want)
+			}
+			// The failure handler's message, made once per answer, is the status's as schedulingCycle makes it.
+			f.given.Store(&givenError{given, kept})
+			want := fwk.NewStatus(fwk.Unschedulable).WithError(original).Message()
+			if got, ok := f.message(given); ok && got != want || !ok && *kept.reasons != "" {
+				t.Fatalf("trial %d: handler's message %q (%v), upstream's %q", trial, got, ok, want)
+			}
+			if _, ok := f.message(original); ok {
+				t.Fatalf("trial %d: a message given for a FitError not given from the cache", trial)
 			}
 		}
 	}

@@ -265,7 +265,12 @@ func (r *idleReporter) attach(sched *scheduler.Scheduler) {
 			r.inCycle = false
 			r.cycle.Unlock()
 		}
-		r.wake()
+		// The reporter is woken when the pass may be over. While the active queue is known to hold pods (counted,
+		// and no pod handler ran since), it is not idle, and waking it at every pod cost the scheduling goroutine
+		// a thread wake-up per attempt; the last pod's NextPod, a handler or the queue's Done wakes it.
+		if r.active <= 0 || r.recount.Load() {
+			r.wake()
+		}
 		for !r.off.Load() {
 			if !r.instantReady(logger) {
 				return nil, nil // the scheduler is stopping
