@@ -258,20 +258,23 @@ def test_two_runs_of_the_simulation_build_on_mixed_pods_are_byte_identical(tmp_p
     """Heterogeneous pods (score ties between nodes at every size, many retries): the same schedule and the
     same output files, byte for byte, also when the second run widens every window between what the scheduler's
     goroutines do and the build's records of it (--widen-races: each pod event handler and each end of a pod's
-    scheduling then wakes the scheduling goroutine and the idle reporter and waits 2 ms). Without the two fixes of
-    docs/kubernetes.md (Determinism), every run so widened gave a schedule of its own; unwidened, runs parted now
-    and then, more often under load. (Before seeding the ties from the pod's name, not its uid, every run
-    differed from the previous.)"""
+    scheduling then wakes the scheduling goroutine and the idle reporter and waits 2 ms), and when the third has
+    a goroutine draw from math/rand's global source every 200 us (--draw-races), as client-go's reflectors do at
+    each watch. Without the two fixes of docs/kubernetes.md (Determinism), every run so widened gave a schedule
+    of its own; unwidened, runs parted now and then, more often under load. Before each cycle drew from a source
+    of its own (ties.go), such draws gave another schedule every run (2056 s / 187.368 s, 2049 s / 186.757 s
+    instead of 2078 s / 183.113 s), and runs of over 5 min of wall time parted now and then (5,000 pods on 100
+    nodes). (Before seeding the ties from the pod's name, not its uid, every run differed from the previous.)"""
     platform, pods = saturated(400, 10, seed=1)
     outputs = []
-    for run, options in ((1, ()), (2, ("--widen-races=2ms",))):
+    for run, options in ((1, ()), (2, ("--widen-races=2ms",)), (3, ("--draw-races=200us",))):
         session = KubeSession(platform, PodWorkload(Workload.from_jobs(pods)), tmp_path / f"run{run}",
                               TimeControl(deadlock_timeout=60), port=0)
         with scheduling(session, binaries[SIMULATION], "", *options) as scheduler:
             rows = finish(session, scheduler)
         assert len(rows) == 400 and len({r["node"] for r in rows}) == 10
         outputs.append({name: (session.output / name).read_bytes() for name in OUTPUTS})
-    assert outputs[0] == outputs[1]
+    assert outputs[0] == outputs[1] == outputs[2]
 
 
 def test_the_requeue_model_of_the_benchmark_counts_a_hand_made_schedule(tmp_path: Path) -> None:

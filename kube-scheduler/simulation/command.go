@@ -80,6 +80,9 @@ func NewCommand(registryOptions ...app.Option) *cobra.Command {
 		"scheduler's own goroutines (after each pod event handler, after the queue's Done), wake the scheduling "+
 		"goroutine and the idle reporter and wait this long, so that the orders those goroutines can take are "+
 		"taken often (idle.go). The schedule must not change.")
+	nfs.FlagSet("simulation").DurationVar(&drawRaces, "draw-races", 0, "Testing only: draw from math/rand's "+
+		"global source this often on a goroutine of its own, as client-go's reflectors do at each watch (ties.go). "+
+		"The schedule must not change.")
 	verflag.AddFlags(nfs.FlagSet("global"))
 	globalflag.AddGlobalFlags(nfs.FlagSet("global"), cmd.Name(), logs.SkipLoggingConfigurationFlags())
 	for _, f := range nfs.FlagSets {
@@ -119,6 +122,9 @@ func run(cmd *cobra.Command, opts *options.Options, cuts shortcuts, widen time.D
 	cc, sched, err := setup(ctx, opts, cuts, widen, registryOptions...)
 	if err != nil {
 		return err
+	}
+	if drawRaces > 0 {
+		go drawFromGlobal(ctx, drawRaces)
 	}
 	return app.Run(ctx, cc, sched)
 }
