@@ -5,6 +5,7 @@ makespan and mean wait, and the built-in `kube` policy's figures on the same wor
     python benchmarks/kubernetes_scheduler.py plain spaced         # upstream command, 1 s backoff (the docs')
     python benchmarks/kubernetes_scheduler.py sim saturated 5000 100    # seeded heterogeneous pods, 8 cpu nodes
     python benchmarks/kubernetes_scheduler.py sim burst --runs 10  # repeat: are the runs identical?
+        # (each run prints the sha256 of its jobs.csv, pods.csv and schedule.csv: same digest, same bytes)
     python benchmarks/kubernetes_scheduler.py sim saturated 400 10 --seeds 1,2,3,4,5 --runs 2
         # the built-in `kube` policy against the real scheduler: mean over seeds (and runs), and the differences
     python benchmarks/kubernetes_scheduler.py sim saturated 20000 1000 --wall-limit 600
@@ -30,6 +31,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import csv
+import hashlib
 import itertools
 import re
 import shutil
@@ -136,6 +138,15 @@ def requeue_bound(pods_csv: Path, platform: Platform) -> tuple[int, int]:
     return upstream, bounded
 
 
+def files_digest(out: Path) -> str:
+    """The sha256 of a run's jobs.csv, pods.csv and schedule.csv (each one's name and bytes, in that order): two
+    runs with the same digest wrote byte-identical files."""
+    digest = hashlib.sha256()
+    for name in ("jobs.csv", "pods.csv", "schedule.csv"):
+        digest.update(name.encode() + b"\0" + (out / name).read_bytes())
+    return digest.hexdigest()
+
+
 def run_once(binary: Path, platform: Platform, pods: list[Job], extra: str, out: Path,
              wall_limit: float = 0, debug: float = 0, *options: str, timing: bool = False) -> dict[str, float]:
     session = KubeSession(platform, PodWorkload(Workload.from_jobs(pods)), out,
@@ -224,12 +235,13 @@ def main() -> None:
     real: list[tuple[float, float]] = []
     for seed in seeds:
         platform, pods = inputs(args.workload, args.count, args.nodes, seed)
-        outcomes = []
+        outcomes, digests = [], set()
         for run in range(args.runs):
             with tempfile.TemporaryDirectory() as out:
                 r = run_once(binary, platform, pods, extra, Path(out), args.wall_limit, args.debug,
                              *(["--keep-failures=false"] if args.no_keep_failures else []), *args.option,
                              timing=args.instants)
+                digest = "" if "reached" in r else files_digest(Path(out))
                 if args.debug:
                     kept = Path(tempfile.mkdtemp(prefix="kube-scheduler-profile-"))
                     shutil.copytree(out, kept, dirs_exist_ok=True)
@@ -244,10 +256,12 @@ def main() -> None:
                       f"{r['bindings']:g} of {len(pods)} pods bound{attempts}", flush=True)
                 continue
             outcomes.append((r["makespan"], r["mean_wait"]))
+            digests.add(digest)
             print(f"seed {seed} run {run + 1}: {cpu}; makespan {r['makespan']:g} s, mean wait {r['mean_wait']:.6g} s, "
-                  f"{r['bindings']:g} bindings{attempts}", flush=True)
+                  f"{r['bindings']:g} bindings{attempts}; files sha256 {digest}", flush=True)
         if args.runs > 1:
-            print(f"{len(set(outcomes))} distinct (makespan, mean wait) over {args.runs} runs: {sorted(set(outcomes))}")
+            print(f"{len(set(outcomes))} distinct (makespan, mean wait) over {args.runs} runs: "
+                  f"{sorted(set(outcomes))}; {len(digests)} distinct sets of files")
         real += outcomes
     if args.workload == "saturated":
         makespan, wait = (statistics.fmean(values) for values in zip(*real, strict=True)) if real else (0.0, 0.0)

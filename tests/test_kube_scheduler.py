@@ -167,6 +167,40 @@ def test_a_scheduler_on_protobuf_is_told_and_never_settles(tmp_path: Path, binar
     assert session.facade.now() == 0
 
 
+def test_time_moves_on_without_a_schedulers_idle_report_only_after_the_deadlock_timeout_and_says_so(
+        tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """A scheduler that reports idleness (the simulation build) binds one pod, leaves the other (which fits no
+    node while the first runs), and falls silent: time holds past `--timeout` (0.2 s) for the deadlock timeout
+    (1.5 s) since its last binding or report, then moves on, which may change the schedule, so the facade says
+    so on stderr, once. (With no pod running, the deadlock error ends the run instead.)"""
+    from clustersim.kubernetes import DeadlockError
+
+    def post(path: str, body: object) -> None:
+        request = urllib.request.Request(session.url + path, json.dumps(body).encode(),
+                                         {"Content-Type": "application/json"}, method="POST")
+        urllib.request.urlopen(request, timeout=10).close()
+
+    session = session_for(tmp_path, "burst", count=2, nodes=1, timeout=0.2, deadlock_timeout=1.5)
+    with session, urllib.request.urlopen(session.url + "/api/v1/pods?watch=true", timeout=30):  # a pod watch
+        pods: list[dict[str, dict[str, str]]] = []
+        deadline = time.monotonic() + 10
+        while not pods and time.monotonic() < deadline:  # the pods of t=0, once published
+            with urllib.request.urlopen(session.url + "/api/v1/pods", timeout=10) as answer:
+                pods = json.loads(answer.read())["items"]
+            time.sleep(0.01)
+        first = pods[0]["metadata"]["name"]
+        post(f"/api/v1/namespaces/default/pods/{first}/binding", {
+            "apiVersion": "v1", "kind": "Binding", "metadata": {"name": first},
+            "target": {"apiVersion": "v1", "kind": "Node", "name": "node0"}})
+        started = time.monotonic()
+        post("/clustersim/v1/idle", {"resourceVersion": "1"})  # older than the binding: not idle now
+        with pytest.raises(DeadlockError):  # once the first pod has ended
+            session.wait(60)
+    assert time.monotonic() - started >= 1.5
+    assert capfd.readouterr().err.count("time moves on without it") == 1
+    assert session.facade.now() > 0
+
+
 def test_a_node_cordoned_through_the_api_reaches_the_scheduler_and_the_settle_logic(
         tmp_path: Path, binaries: dict[str, Path]) -> None:
     """`kubectl cordon node1` (a PATCH of spec.unschedulable): kube-scheduler places nothing there, and the facade
@@ -260,20 +294,23 @@ def test_two_runs_of_the_simulation_build_on_mixed_pods_are_byte_identical(tmp_p
     """Heterogeneous pods (score ties between nodes at every size, many retries): the same schedule and the
     same output files, byte for byte, also when the second run widens every window between what the scheduler's
     goroutines do and the build's records of it (--widen-races: each pod event handler and each end of a pod's
-    scheduling then wakes the scheduling goroutine and the idle reporter and waits 2 ms). Without the two fixes of
-    docs/kubernetes.md (Determinism), every run so widened gave a schedule of its own; unwidened, runs parted now
-    and then, more often under load. (Before seeding the ties from the pod's name, not its uid, every run
-    differed from the previous.)"""
+    scheduling then wakes the scheduling goroutine and the idle reporter and waits 2 ms), and when the third has
+    a goroutine draw from math/rand's global source every 200 us (--draw-races), as client-go's reflectors do at
+    each watch. Without the two fixes of docs/kubernetes.md (Determinism), every run so widened gave a schedule
+    of its own; unwidened, runs parted now and then, more often under load. Before each cycle drew from a source
+    of its own (ties.go), such draws gave another schedule every run (2056 s / 187.368 s, 2049 s / 186.757 s
+    instead of 2078 s / 183.113 s), and runs of over 5 min of wall time parted now and then (5,000 pods on 100
+    nodes). (Before seeding the ties from the pod's name, not its uid, every run differed from the previous.)"""
     platform, pods = saturated(400, 10, seed=1)
     outputs = []
-    for run, options in ((1, ()), (2, ("--widen-races=2ms",))):
+    for run, options in ((1, ()), (2, ("--widen-races=2ms",)), (3, ("--draw-races=200us",))):
         session = KubeSession(platform, PodWorkload(Workload.from_jobs(pods)), tmp_path / f"run{run}",
                               TimeControl(deadlock_timeout=60), port=0)
         with scheduling(session, binaries[SIMULATION], "", *options) as scheduler:
             rows = finish(session, scheduler)
         assert len(rows) == 400 and len({r["node"] for r in rows}) == 10
         outputs.append({name: (session.output / name).read_bytes() for name in OUTPUTS})
-    assert outputs[0] == outputs[1]
+    assert outputs[0] == outputs[1] == outputs[2]
 
 
 def test_the_requeue_model_of_the_benchmark_counts_a_hand_made_schedule(tmp_path: Path) -> None:

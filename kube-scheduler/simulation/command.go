@@ -8,10 +8,11 @@
 //     order. The configuration file cannot say this (its validation requires podInitialBackoffSeconds > 0);
 //   - it takes each simulated instant whole and reports when it is done with it (idle.go): the facade then
 //     moves time on exactly at the end of the scheduler's pass, never half-way through it;
-//   - nodes are filtered and scored by one goroutine (scheduler.WithParallelism(1)), score ties are drawn
-//     from math/rand seeded at each scheduling cycle from the pod's name and attempt (idle.go, and main.go's
-//     //go:debug lines), and the pod event handlers run between scheduling cycles (idle.go): the same feasible
-//     list and the same draws on every run;
+//   - nodes are filtered and scored by one goroutine (scheduler.WithParallelism(1)), score ties and the
+//     preemption offset are drawn from a source of the cycle's own seeded from the pod's name and attempt
+//     (idle.go, ties.go; math/rand's global source too, main.go's //go:debug lines), and the pod event handlers
+//     run between scheduling cycles (idle.go): the same feasible list and the same draws on every run, whatever
+//     other goroutines draw;
 //   - a pod's FailedScheduling event repeated at the same pod version reaches the event recorder at most once a
 //     minute after the first two (events.go): the API sees the same events, their series counted less often;
 //   - a failed pod's nomination is cleared without listing the pod as nominated to no node (nominator.go): the
@@ -87,6 +88,9 @@ func NewCommand(registryOptions ...app.Option) *cobra.Command {
 		"scheduler's own goroutines (after each pod event handler, after the queue's Done), wake the scheduling "+
 		"goroutine and the idle reporter and wait this long, so that the orders those goroutines can take are "+
 		"taken often (idle.go). The schedule must not change.")
+	nfs.FlagSet("simulation").DurationVar(&drawRaces, "draw-races", 0, "Testing only: draw from math/rand's "+
+		"global source this often on a goroutine of its own, as client-go's reflectors do at each watch (ties.go). "+
+		"The schedule must not change.")
 	verflag.AddFlags(nfs.FlagSet("global"))
 	globalflag.AddGlobalFlags(nfs.FlagSet("global"), cmd.Name(), logs.SkipLoggingConfigurationFlags())
 	for _, f := range nfs.FlagSets {
@@ -126,6 +130,9 @@ func run(cmd *cobra.Command, opts *options.Options, cuts shortcuts, widen time.D
 	cc, sched, err := setup(ctx, opts, cuts, widen, registryOptions...)
 	if err != nil {
 		return err
+	}
+	if drawRaces > 0 {
+		go drawFromGlobal(ctx, drawRaces)
 	}
 	return app.Run(ctx, cc, sched)
 }

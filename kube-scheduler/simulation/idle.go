@@ -261,6 +261,8 @@ func (r *idleReporter) attach(sched *scheduler.Scheduler) {
 	sched.SchedulingQueue = countingQueue{sched.SchedulingQueue, r}
 	next := sched.NextPod
 	sched.NextPod = func(logger klog.Logger) (*framework.QueuedPodInfo, error) {
+		// Not the previous cycle's source (ties.go): a cycle answered from failures.go draws none.
+		cycleRand.Store(nil)
 		if r.inCycle { // the previous cycle is over
 			r.inCycle = false
 			r.cycle.Unlock()
@@ -306,25 +308,34 @@ func (r *idleReporter) attach(sched *scheduler.Scheduler) {
 	sched.SchedulePod = func(ctx context.Context, fwk framework.Framework, state fwkapi.CycleState, pod *v1.Pod) (
 		scheduler.ScheduleResult, error) {
 		if r.current != nil {
-			seedTies(r.current)
+			seed := tieSeed(r.current)
+			rand.Seed(seed) //nolint:staticcheck // see main.go
 			// ScheduleOne drew once between the Pop and here (the cycle's metrics sample): the same draws as when
 			// the seed was set at the Pop, and no seeding for an attempt answered from failures.go.
 			rand.Intn(100) //nolint:gosec // a draw, not a secret
+			// The cycle's own draws (ties.go), from the same point of the same sequence.
+			source := rand.New(rand.NewSource(seed)) //nolint:gosec // ties, not secrets
+			source.Intn(100)
+			cycleRand.Store(source)
+			if len(sched.Extenders) == 0 && fwk.HasScorePlugins() {
+				fwk = tieFramework{fwk, source}
+			}
 		}
 		return schedule(ctx, fwk, state, pod)
 	}
 }
 
-// seedTies seeds math/rand's global source for one scheduling cycle from the pod and its attempt: kube-scheduler
-// breaks score ties with it (selectHost), and other goroutines also draw from it (the queue, for each pod it
-// moves), so one seed for the whole run would give each cycle draws that depend on thread timing. The pod is
-// named by namespace and name, not uid: an API server numbers uids across kinds, so a pod's uid depends on how
-// many events the scheduler had posted (asynchronously) before the pod was created.
-func seedTies(pInfo *framework.QueuedPodInfo) {
+// tieSeed is the seed of one scheduling cycle's draws, from the pod and its attempt: kube-scheduler breaks score
+// ties with math/rand (selectHost), and other goroutines also draw from its global source (the queue, for each
+// pod it moves; the reflectors, at each watch), so one seed for the whole run would give each cycle draws that
+// depend on thread timing; the cycle draws from a source of its own, seeded with it (ties.go). The pod is named
+// by namespace and name, not uid: an API server numbers uids across kinds, so a pod's uid depends on how many
+// events the scheduler had posted (asynchronously) before the pod was created.
+func tieSeed(pInfo *framework.QueuedPodInfo) int64 {
 	hash := fnv.New64a()
 	hash.Write([]byte(pInfo.Pod.Namespace + "/" + pInfo.Pod.Name + "/"))
 	hash.Write([]byte(strconv.Itoa(pInfo.Attempts)))
-	rand.Seed(int64(hash.Sum64())) //nolint:staticcheck // see main.go
+	return int64(hash.Sum64())
 }
 
 // instantReady waits until the current instant is fully handled and the active queue has a pod; false when the

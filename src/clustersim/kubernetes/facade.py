@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import collections
 import queue
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -100,6 +101,7 @@ class KubeFacade:
         self._last_pod_rv = 0
         """resourceVersion of the last pod write a scheduler's pod informer sees (all but the removal of
         finished pods)."""
+        self._warned_unreported = False
         self._idle_rv: int | None = None
         """The last idle report of a scheduler that makes them (the simulation build): it has handled every pod
         event up to this version and has nothing left to schedule. None: no scheduler reports (time control
@@ -138,6 +140,7 @@ class KubeFacade:
                 waiting_since = clock  # no scheduler watches pods: no timeout may move time on without it
             if (not settled and control.timeout and clock - waiting_since >= control.timeout
                     and not self._backing_off(view, clock)):
+                self._moving_on_unreported(now)
                 break
             if not settled:
                 self._check_deadlock(view)
@@ -517,6 +520,16 @@ class KubeFacade:
         fits: dict[tuple[object, ...], bool] = {}
         return any(self._reported.get(key) != self._epoch and self._fits(key, job, view, fits)
                    for key, job in view.pending.items())
+
+    def _moving_on_unreported(self, now: float) -> None:
+        """Time moves on without the idle report of a scheduler that makes them (it did nothing for the deadlock
+        timeout): the schedule may differ from a run where it kept up. Said once, on stderr."""
+        if self._idle_rv is None or self._warned_unreported:
+            return
+        self._warned_unreported = True
+        print(f"serve-k8s: t={now:g}: the scheduler reports idleness but made no binding, report nor idle report "
+              f"for {self.control.deadlock_timeout:g} s of wall time: time moves on without it, and the schedule "
+              f"may differ from a run where it kept up (a stopped or starved scheduler?)", file=sys.stderr, flush=True)
 
     def _check_deadlock(self, view: ClusterView) -> None:
         """Pods wait, none runs, and the scheduler did nothing useful for the deadlock timeout: reports count
