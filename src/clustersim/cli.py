@@ -65,11 +65,13 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument("-p", "--platform", type=Path, help="SimGrid/Batsim XML or cluster YAML/JSON file")
     _add_host_order(run)
     run.add_argument(
-        "--platform-model", choices=("fast", "simgrid"),
-        help="how jobs execute: 'fast' (profile times at the hosts' speeds, communication free) or 'simgrid' "
+        "--platform-model", choices=("fast", "step", "simgrid"),
+        help="how jobs execute: 'fast' (profile times at the hosts' speeds, communication free), 'step' (delay "
+        "jobs, with Batsim's actors on SimGrid's solver steps computed without SimGrid) or 'simgrid' "
         "(SimGrid times computation and communication on the platform's hosts and links); default: simgrid "
-        "when the workload's profiles communicate and the platform is a SimGrid file, else fast "
-        "(see docs/platform-model.md)",
+        "when the workload's profiles communicate and the platform is a SimGrid file, step for Batsim's "
+        "delivery of delay jobs on a SimGrid platform whose messages all take one known time (no energy, no "
+        "--events), else fast (see docs/platform-model.md)",
     )
     run.add_argument(
         "--events", type=Path, metavar="FILE",
@@ -295,7 +297,9 @@ def _execution_model(args: argparse.Namespace, platform: Platform, workload: Wor
     from clustersim.platform.load import platform_format
 
     platform_file = args.platform if args.platform is not None and platform_format(args.platform) == "simgrid" else None
-    name = resolve_model(args.platform_model, platform_file is not None, workload)
+    batsim_actors = (args.delivery == "batsim" and not args.energy and args.power_off is None
+                     and args.events is None)
+    name = resolve_model(args.platform_model, platform_file, workload, batsim_actors)
     return execution_model(name, platform, platform_file, workload)
 
 

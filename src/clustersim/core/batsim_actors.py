@@ -45,6 +45,7 @@ from clustersim.workload.profiles import needs_speed
 
 if TYPE_CHECKING:
     from clustersim.core.simgrid_execution import SimgridExecution
+    from clustersim.core.step_execution import StepExecution
     from clustersim.core.simulation import Simulation, _Execution
 
 MAILBOX = "batsim-server"
@@ -94,9 +95,9 @@ def protocol_time(time: float) -> float:
 
 
 class BatsimActors:
-    """Runs one simulation as Batsim's server and its actors, in the simgrid model's engine."""
+    """Runs one simulation as Batsim's server and its actors, in the simgrid model's engine or the step model's."""
 
-    def __init__(self, simulation: Simulation, model: SimgridExecution):
+    def __init__(self, simulation: Simulation, model: SimgridExecution | StepExecution):
         self.sim = simulation
         self.model = model
         self._mailbox = ServerMailbox(model.simgrid, MAILBOX)

@@ -234,12 +234,17 @@ class Simulation:
         self._submitter: tuple[int, int] | None = None  # the job submitter's offset and order at its next instant
         self._power = PowerSwitcher(self.state, self._queue, meter, self._speeds_changed)
         self._actors: BatsimActors | None = None
-        if delivery is Delivery.BATSIM and self.execution.stepped and not events:
+        if self.execution.stepped:
             from clustersim.core.batsim_actors import BatsimActors
             from clustersim.core.simgrid_execution import SimgridExecution
+            from clustersim.core.step_execution import StepExecution
 
-            if isinstance(self.execution, SimgridExecution):  # Batsim's actors run in its engine
-                self._actors = BatsimActors(self, self.execution)
+            if delivery is Delivery.BATSIM and not events and isinstance(self.execution,
+                                                                       (SimgridExecution, StepExecution)):
+                self._actors = BatsimActors(self, self.execution)  # Batsim's actors run in the model's engine
+            elif isinstance(self.execution, StepExecution):
+                raise ClusterSimError("the step platform model runs Batsim's actors: it needs Batsim's delivery and "
+                                      "no external events")
         self._appliers: dict[type, Callable[[Decision], None]] = {
             StartJob: self._start,  # type: ignore[dict-item]
             RejectJob: self._reject,  # type: ignore[dict-item]
