@@ -722,7 +722,7 @@ class Simulation:
             running.job, execution.state, running.start, execution.end, running.resources, metadata, energy
         )
         self._emit(outcome)
-        if self.machine_states is not None:
+        if self.machine_states is not None and self._actors is None:  # else Batsim's actors write the row
             self.machine_states.ended(self._queue.now, running.resources, execution)
         return JobCompleted(running.job, execution.state, running.resources)
 
@@ -778,7 +778,7 @@ class Simulation:
             if self.meter is not None:
                 self.meter.job_started(now, resources, needs_speed(job.profile))
         self._launch(running)
-        if self.machine_states is not None:
+        if self.machine_states is not None and self._actors is None:  # else the job's executor writes the row
             self.machine_states.started(now, resources, self._executions[job.key])
 
     def _start_pod(self, d: StartJob, job: Job) -> None:
