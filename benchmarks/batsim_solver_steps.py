@@ -6,7 +6,8 @@ Whether Batsim's server sees a job's end before it calls the scheduler is decide
 solver steps (docs/batsim-protocol.md, "How Batsim groups the events of one instant", point 5). This script asks
 whether that rule can be computed by a simulator that does not run SimGrid: it replays a case with the same actors
 as the skeleton (server, job submitter, request-reply actor fed with batsched's recorded replies, one executor per
-job, each a generator of calls) on an engine that does only what SimGrid 3.32 does for them under ptask_L07 (`EngineImpl::run` and `solve`,
+job, each a generator of calls) on an engine that does only what SimGrid 3.32 does for them under ptask_L07
+(`EngineImpl::run` and `solve`,
 `HostL07Model::update_actions_state`, `Model::next_occurring_event_full`, `double_update`):
 
 - actors run in sub-rounds at one clock value, in the order they were made ready; the simcalls of a sub-round
@@ -39,7 +40,6 @@ from pathlib import Path
 from typing import Any
 
 from batsim_wakeup_order import CORPUS, _event_key, _natural, case_inputs, report
-
 from clustersim.core.step_execution import Actor, Create, Get, PutAsync, Simcall, Sleep, Wait
 from clustersim.core.step_execution import Engine as StepEngine
 

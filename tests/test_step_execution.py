@@ -11,7 +11,6 @@ import pytest
 
 from batsim_reference import CORPUS
 from clustersim.core.execution_choice import resolve_model
-from clustersim.errors import ClusterSimError
 from clustersim.core.step_execution import (
     Actor,
     Comm,
@@ -24,6 +23,7 @@ from clustersim.core.step_execution import (
     StepExecution,
     Wait,
 )
+from clustersim.errors import ClusterSimError
 from clustersim.platform.messages import message_bandwidth
 from clustersim.workload.stream import Workload
 

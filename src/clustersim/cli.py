@@ -279,6 +279,11 @@ def _load_inputs(args: argparse.Namespace, default: Platform | None = None) -> t
             model = getattr(args, "platform_model", "fast")
             if model == "simgrid" or (model is None and workload.communicates):  # SimGrid reads the links
                 warnings.simplefilter("ignore", IgnoredPlatformElements)
+            elif model in ("step", None) and workload.delays_only and _batsim_actors(args):
+                from clustersim.platform.messages import message_bandwidth
+
+                if message_bandwidth(args.platform) is not None:  # the step model times messages on the links
+                    warnings.simplefilter("ignore", IgnoredPlatformElements)
             return load_platform(args.platform, host_order=args.host_order, format=formats["platform"]), workload
     if default is not None:
         return default, workload
@@ -291,15 +296,19 @@ def _load_inputs(args: argparse.Namespace, default: Platform | None = None) -> t
     raise InputError(str(args.workload), "the workload does not say its platform size; give --platform")
 
 
+def _batsim_actors(args: argparse.Namespace) -> bool:
+    """Whether the run would deliver events with Batsim's actors: Batsim's delivery, no energy, no external events."""
+    return (getattr(args, "delivery", None) == "batsim" and not getattr(args, "energy", False)
+            and getattr(args, "power_off", None) is None and getattr(args, "events", None) is None)
+
+
 def _execution_model(args: argparse.Namespace, platform: Platform, workload: Workload) -> ExecutionModel:
     """The execution model `--platform-model` names, or the one the inputs call for (docs/platform-model.md)."""
     from clustersim.core.execution_choice import execution_model, resolve_model
     from clustersim.platform.load import platform_format
 
     platform_file = args.platform if args.platform is not None and platform_format(args.platform) == "simgrid" else None
-    batsim_actors = (args.delivery == "batsim" and not args.energy and args.power_off is None
-                     and args.events is None)
-    name = resolve_model(args.platform_model, platform_file, workload, batsim_actors)
+    name = resolve_model(args.platform_model, platform_file, workload, _batsim_actors(args))
     return execution_model(name, platform, platform_file, workload)
 
 

@@ -46,8 +46,8 @@ from clustersim.workload.profiles import needs_speed
 
 if TYPE_CHECKING:
     from clustersim.core.simgrid_execution import SimgridExecution
-    from clustersim.core.step_execution import StepExecution
     from clustersim.core.simulation import Simulation, _Execution
+    from clustersim.core.step_execution import StepExecution
 
 MAILBOX = "batsim-server"
 SHORTEST_WAIT = 1e-5

@@ -359,7 +359,7 @@ class StepExecution:
         return self._engine
 
     @property
-    def simgrid(self) -> _Actors:
+    def simgrid(self) -> Any:
         """The actors' API, as Batsim's actors call SimGrid's."""
         return self._actors
 
@@ -367,7 +367,8 @@ class StepExecution:
     def master(self) -> str:
         return "master"
 
-    def host_of(self, node: int) -> int:
+    def host_of(self, node: int) -> Any:
+        """A node's host, as Batsim's actors name it (the step model's messages do not depend on it)."""
         return node
 
     def drive(self, loop: Callable[[], None]) -> None:

@@ -30,6 +30,7 @@ _LINK_ATTRIBUTES = frozenset({"id", "bandwidth", "latency", "sharing_policy"})
 _BANDWIDTH = re.compile(r"([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([kMGT]i?|Ki)?(Bps|bps)?")
 _PREFIXES = {None: 1.0, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12,
              "Ki": 2.0**10, "ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30, "Ti": 2.0**40}
+_ROUTINGS = ("Full", "Floyd", "Dijkstra", "DijkstraCache")
 _ZERO_TIME = re.compile(r"0*\.?0*\s*(s|ms|us|ns|ps)?")
 
 
@@ -74,7 +75,7 @@ def message_bandwidth(path: StrPath) -> float | None:
                 ok = False
                 return
             others.append(bandwidth)
-        elif tag in ("zone", "AS") and attrs.get("routing", "Full") not in ("Full", "Floyd", "Dijkstra", "DijkstraCache"):
+        elif tag in ("zone", "AS") and attrs.get("routing", "Full") not in _ROUTINGS:
             ok = False
 
     parser = xml.parsers.expat.ParserCreate()
