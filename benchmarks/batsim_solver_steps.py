@@ -20,6 +20,7 @@ job, each a generator of calls) on an engine that does only what SimGrid 3.32 do
     python benchmarks/batsim_solver_steps.py              # every ties case of ../shared/reference/batsim
     python benchmarks/batsim_solver_steps.py CASE_DIR...
     python benchmarks/batsim_solver_steps.py --cost out/jobs.csv --jobs 10000   # the arithmetic's CPU cost
+    python benchmarks/batsim_solver_steps.py --model-cost 10000   # `clustersim run`, fast against step model
 
 With `--cost`, the arithmetic's price on a large schedule: the first N jobs of a jobs.csv (e.g. the fast model's
 HPC2N run under `easy`), each an executor that sleeps from its start to its finish and sends its end to the server,
@@ -224,12 +225,94 @@ def cost(jobs_csv: Path, limit: int) -> tuple[float, int]:
     return time.process_time() - began, len(jobs)
 
 
+TRACE = CORPUS.parents[1] / "traces" / "HPC2N-2002-2.2-cln.swf.gz"
+PLATFORM = """<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+<zone id="AS0" routing="Full">
+    <cluster id="compute" prefix="host" suffix="" radical="0-{last}"
+        speed="1Gf" bw="125MBps" lat="0" bb_bw="2.25GBps" bb_lat="0"/>
+    <cluster id="master" prefix="master_host" suffix="" radical="0-0"
+        speed="1Gf" bw="125MBps" lat="0" bb_bw="2.25GBps" bb_lat="0">
+        <prop id="role" value="master"/>
+    </cluster>
+    <link id="backbone" bandwidth="1.25GBps" latency="0"/>
+    <zoneRoute src="compute" dst="master" gw_src="hostcompute_router" gw_dst="master_hostmaster_router">
+        <link_ctn id="backbone"/>
+    </zoneRoute>
+</zone>
+</platform>
+"""
+"""The ties family's platform, with as many compute hosts as the trace's header says."""
+
+
+def model_cost(limit: int, policy: str, runs: int) -> None:
+    """CPU seconds of `clustersim run` with the fast and the step model (alternated, each in its own process) on
+    the first `limit` HPC2N jobs as a Batsim workload of delays on a platform of the ties family's kind."""
+    import json
+    import os
+    import resource
+    import subprocess
+    import sys
+    import tempfile
+    from itertools import islice
+
+    from clustersim.workload.swf import read_swf
+
+    workload = read_swf(TRACE)
+    jobs = list(islice(workload.jobs, limit))
+    hosts = int(workload.header.get("MaxProcs") or workload.header.get("MaxNodes") or 0)
+    folder = Path(tempfile.mkdtemp(prefix="step_cost_"))
+    (folder / "platform.xml").write_text(PLATFORM.format(last=hosts - 1))
+    document = {
+        "nb_res": hosts,
+        "jobs": [{"id": job.id, "subtime": job.submit_time, "res": job.nb_res, "profile": f"d{job.profile.seconds!r}",
+                  "walltime": -1 if job.walltime is None else job.walltime} for job in jobs],
+        "profiles": {f"d{job.profile.seconds!r}": {"type": "delay", "delay": job.profile.seconds} for job in jobs},
+    }
+    (folder / "workload.json").write_text(json.dumps(document))
+    paths = [str(Path(path).resolve()) for path in os.environ.get("PYTHONPATH", "").split(os.pathsep) if path]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(paths))  # the children run in `folder`
+    times: dict[str, list[float]] = {"fast": [], "step": []}
+    outputs: dict[str, Path] = {}
+    for _ in range(runs):
+        for model in times:
+            out = folder / model
+            code = ("from clustersim.cli import main; raise SystemExit(main(['run', '-p', 'platform.xml', '-w', "
+                    f"'workload.json', '--policy', {policy!r}, '--platform-model', {model!r}, '-o', {str(out)!r}, "
+                    "'--force', '-q', '--no-gantt']))")
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            subprocess.run([sys.executable, "-c", code], check=True, cwd=folder, env=env)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            times[model].append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+            outputs[model] = out
+    for model, seconds in times.items():
+        print(f"{model}: {len(jobs)} jobs under {policy}, min {min(seconds):.2f} CPU s of {runs} runs "
+              f"({', '.join(f'{t:.2f}' for t in seconds)})")
+    import csv as csv_module
+
+    def starts(model: str) -> dict[str, float]:
+        with open(outputs[model] / "jobs.csv", newline="") as f:
+            return {row["job_id"]: float(row["starting_time"] or "nan") for row in csv_module.DictReader(f)}
+
+    fast, step = starts("fast"), starts("step")
+    moved = sum(1 for key in fast if abs(fast[key] - step.get(key, float("nan"))) > 1e-3)
+    print(f"starting times that differ by more than 1 ms between the models: {moved} of {len(fast)}")
+
+
 def main(run: Callable[[Path], dict[str, Any]] = replay) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("cases", nargs="*", type=Path, help="case folders (default: the corpus's ties family)")
     parser.add_argument("--cost", type=Path, help="a jobs.csv: time the arithmetic on its jobs instead")
     parser.add_argument("--jobs", type=int, default=10_000, help="with --cost: how many of its first jobs")
+    parser.add_argument("--model-cost", type=int, metavar="JOBS",
+                        help="time `clustersim run` with the fast and the step model on the first JOBS HPC2N jobs")
+    parser.add_argument("--policy", default="easy", help="with --model-cost: the policy (default easy)")
+    parser.add_argument("--runs", type=int, default=3, help="with --model-cost: runs of each model (default 3)")
     args = parser.parse_args()
+    if args.model_cost is not None:
+        model_cost(args.model_cost, args.policy, args.runs)
+        return
     if args.cost is not None:
         seconds, count = cost(args.cost, args.jobs)
         print(f"{count} jobs: {seconds:.2f} CPU seconds of step arithmetic")
