@@ -23,7 +23,8 @@ How the events of one instant reach the decision process is the `Delivery` rule:
   decision's place after the earlier calls' decisions and ready signals.
   With the SimGrid execution model (and no external events), Batsim's own actors run
   in SimGrid instead (core/batsim_actors.py): every event is a SimGrid communication to the core, which does
-  what Batsim's server does, and messages take the time SimGrid gives them on the platform's routes.
+  what Batsim's server does, and messages take the time SimGrid gives them on the platform's routes. The step
+  execution model (core/step_execution.py) runs the same actors on SimGrid's solver steps computed in Python.
 - `Delivery.INSTANT` (the library's default, used by the Kubernetes and Slurm layers and the experiments)
   applies every event of the instant first (ends, switches, submissions, calls) and asks the decision process
   once: fewer calls, and the policy sees the whole instant at once.
