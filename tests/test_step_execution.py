@@ -225,3 +225,12 @@ def test_batsim_delay_workloads_on_such_platforms_default_to_the_step_model() ->
     assert resolve_model(None, None, delays, batsim_actors=True) == "fast"
     swf = Workload("w0", iter(()))  # SWF readers do not hold every job: never known to be delays only
     assert resolve_model(None, TIES / "platform.xml", swf, batsim_actors=True) == "fast"
+
+
+def test_the_step_model_is_refused_where_batsims_actors_do_not_run() -> None:
+    from clustersim.errors import InputError
+
+    delays = Workload("w0", iter(()), delays_only=True)
+    with pytest.raises(InputError, match="Batsim's delivery, no energy and no external events"):
+        resolve_model("step", TIES / "platform.xml", delays, batsim_actors=False)
+    assert resolve_model("step", TIES / "platform.xml", delays, batsim_actors=True) == "step"
