@@ -1,11 +1,13 @@
 """SimGrid 3.32's solver steps without SimGrid: the skeleton of Batsim's actors of `batsim_wakeup_order.py`, run on
-a few lines of Python that do SimGrid's arithmetic, checked against the reference corpus's transcripts.
+the step platform model's engine (`clustersim.core.step_execution.Engine`, a few lines of Python that do SimGrid's
+arithmetic), checked against the reference corpus's transcripts.
 
 Whether Batsim's server sees a job's end before it calls the scheduler is decided, at exact ties, by SimGrid's
 solver steps (docs/batsim-protocol.md, "How Batsim groups the events of one instant", point 5). This script asks
 whether that rule can be computed by a simulator that does not run SimGrid: it replays a case with the same actors
 as the skeleton (server, job submitter, request-reply actor fed with batsched's recorded replies, one executor per
-job) on an engine that does only what SimGrid 3.32 does for them under ptask_L07 (`EngineImpl::run` and `solve`,
+job, each a generator of calls) on an engine that does only what SimGrid 3.32 does for them under ptask_L07
+(`EngineImpl::run` and `solve`,
 `HostL07Model::update_actions_state`, `Model::next_occurring_event_full`, `double_update`):
 
 - actors run in sub-rounds at one clock value, in the order they were made ready; the simcalls of a sub-round
@@ -18,6 +20,7 @@ job) on an engine that does only what SimGrid 3.32 does for them under ptask_L07
     python benchmarks/batsim_solver_steps.py              # every ties case of ../shared/reference/batsim
     python benchmarks/batsim_solver_steps.py CASE_DIR...
     python benchmarks/batsim_solver_steps.py --cost out/jobs.csv --jobs 10000   # the arithmetic's CPU cost
+    python benchmarks/batsim_solver_steps.py --model-cost 10000   # `clustersim run`, fast against step model
 
 With `--cost`, the arithmetic's price on a large schedule: the first N jobs of a jobs.csv (e.g. the fast model's
 HPC2N run under `easy`), each an executor that sleeps from its start to its finish and sends its end to the server,
@@ -30,7 +33,6 @@ lasts as long (the ties family: 1 byte over 125 MBps, `batsim_message_times.py`)
 from __future__ import annotations
 
 import argparse
-import contextlib
 import csv
 import itertools
 import time
@@ -39,120 +41,47 @@ from pathlib import Path
 from typing import Any
 
 from batsim_wakeup_order import CORPUS, _event_key, _natural, case_inputs, report
+from clustersim.core.step_execution import Actor, Create, Get, PutAsync, Simcall, Sleep, Wait
+from clustersim.core.step_execution import Engine as StepEngine
 
 RATE = 125e6
 """Bytes per second of every route to the master host on the ties platforms (a 1-byte message: 8 ns)."""
-TIMING_PRECISION = 1e-9
-"""SimGrid's `precision/timing`: a sleep's rest below it is 0."""
-WORK_PRECISION = 1e-5 * 1e-9
-"""`precision/work-amount` times `precision/timing`: a message's remaining bytes below it are 0."""
 
 Call = tuple[Any, ...]
-Actor = Generator[Call, Any, None]
+Generated = Generator[Call, Any, None]
 
 
-class _Comm:
-    __slots__ = ("done", "payload", "remains", "waiters")
+class _Generated(Actor):
+    """A skeleton's actor, a generator of calls (`("sleep", seconds)`, `("create", generator)`,
+    `("put_async", payload)`, `("wait", comm)`, `("get",)`), as an actor of the package's engine."""
 
-    def __init__(self, payload: Any):
-        self.payload = payload
-        self.remains = -1.0  # -1: posted, not started (no receiver yet)
-        self.done = False
-        self.waiters: list[Actor] = []
+    def __init__(self, body: Generated):
+        self._body = body
 
-
-class _Sleep:
-    __slots__ = ("actor", "rest")
-
-    def __init__(self, actor: Actor, rest: float):
-        self.actor = actor
-        self.rest = rest
-
-
-class Engine:
-    """Sub-rounds of actors, their simcalls, and SimGrid's steps over sleeps and 1-byte messages."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-        self._ready: list[tuple[Actor, Any]] = []
-        self._actions: list[_Sleep | _Comm] = []
-        self._posted: list[_Comm] = []  # the mailbox's sends without a receiver
-        self._receiver: Actor | None = None  # a `get` without a send
-        self.stopped = False
-
-    def create(self, actor: Actor) -> None:
-        self._ready.append((actor, None))
-
-    def _start(self, comm: _Comm, receiver: Actor) -> None:
-        comm.remains = 1.0
-        comm.waiters.append(receiver)
-        self._actions.append(comm)
-
-    def _handle(self, actor: Actor, call: Call) -> None:
+    def resume(self, value: Any) -> Simcall | None:
+        try:
+            call = self._body.send(value)
+        except StopIteration:  # an actor that returned is gone
+            return None
         kind = call[0]
         if kind == "sleep":
-            self._actions.append(_Sleep(actor, call[1]))
-        elif kind == "create":
-            self._ready.append((call[1], None))
-            self._ready.append((actor, None))
-        elif kind == "put_async":
-            comm = _Comm(call[1])
-            if self._receiver is not None:
-                receiver, self._receiver = self._receiver, None
-                self._start(comm, receiver)
-            else:
-                self._posted.append(comm)
-            self._ready.append((actor, comm))
-        elif kind == "wait":
-            comm = call[1]
-            if comm.done:
-                self._ready.append((actor, None))
-            else:
-                comm.waiters.append(actor)
-        elif kind == "get":
-            if self._posted:
-                self._start(self._posted.pop(0), actor)
-            else:
-                self._receiver = actor
-        else:
-            raise ValueError(kind)
+            return Sleep(call[1])
+        if kind == "create":
+            return Create(_Generated(call[1]))
+        if kind == "put_async":
+            return PutAsync(call[1], 1.0, RATE)
+        if kind == "wait":
+            return Wait(call[1])
+        if kind == "get":
+            return Get()
+        raise ValueError(kind)
 
-    def run(self) -> None:
-        while not self.stopped:
-            while self._ready and not self.stopped:
-                ran, self._ready = self._ready, []
-                calls: list[tuple[Actor, Call]] = []
-                for actor, value in ran:
-                    with contextlib.suppress(StopIteration):  # an actor that returned is gone
-                        calls.append((actor, actor.send(value)))
-                for actor, call in calls:
-                    self._handle(actor, call)
-            if not self._actions or self.stopped:
-                return
-            step = min(action.rest if isinstance(action, _Sleep) else action.remains / RATE for action in self._actions)
-            self.now = self.now + step
-            ended: list[_Sleep | _Comm] = []
-            for action in self._actions:
-                if type(action) is _Sleep:
-                    action.rest -= step
-                    if action.rest < TIMING_PRECISION:
-                        action.rest = 0.0
-                        ended.append(action)
-                else:
-                    assert isinstance(action, _Comm)
-                    action.remains -= RATE * step
-                    if action.remains < WORK_PRECISION:
-                        action.remains = 0.0
-                        ended.append(action)
-            self._actions = [action for action in self._actions if action not in ended]
-            for action in ended:
-                if type(action) is _Sleep:
-                    self._ready.append((action.actor, None))
-                else:
-                    assert isinstance(action, _Comm)
-                    action.done = True
-                    for waiter in action.waiters:
-                        self._ready.append((waiter, action.payload))
+
+class Engine(StepEngine):
+    """The package's engine, fed with the skeleton's generators."""
+
+    def create(self, actor: Actor | Generated) -> None:  # type: ignore[override]
+        super().create(actor if isinstance(actor, Actor) else _Generated(actor))
 
 
 def replay(case: Path) -> dict[str, Any]:
@@ -172,7 +101,7 @@ def replay(case: Path) -> dict[str, Any]:
         state["queue"].append(engine.now)
         yield ("wait", comm)
 
-    def server() -> Actor:
+    def server() -> Generated:
         yield from call_scheduler()
         while True:
             kind, data = yield ("get",)
@@ -212,7 +141,7 @@ def replay(case: Path) -> dict[str, Any]:
         events, state["buffer"], state["ready"] = state["buffer"], [], False
         yield ("create", request_reply(events))
 
-    def request_reply(events: list[tuple[str, str | None]]) -> Actor:
+    def request_reply(events: list[tuple[str, str | None]]) -> Generated:
         index = state["round"]
         state["round"] += 1
         expected = [_event_key(event) for event in sent[index]["events"]] if index < len(sent) else None
@@ -234,14 +163,14 @@ def replay(case: Path) -> dict[str, Any]:
             yield ("sleep", reply["now"] - engine.now)
         yield from put("READY", None)
 
-    def executor(job_id: str) -> Actor:
+    def executor(job_id: str) -> Generated:
         job = jobs[job_id]
         delay, walltime = profiles[job["profile"]]["delay"], job.get("walltime", -1)
         yield ("sleep", delay if walltime < 0 or delay < walltime else walltime)
         state["ended"][job_id] = engine.now
         yield from put("COMPLETED", job_id)
 
-    def submitter() -> Actor:
+    def submitter() -> Generated:
         yield from put("HELLO", None)
         current, batch = engine.now, []
         for job_id in sorted(jobs, key=lambda key: (jobs[key]["subtime"], key)):
@@ -271,19 +200,19 @@ def cost(jobs_csv: Path, limit: int) -> tuple[float, int]:
     engine = Engine()
     received = 0
 
-    def server() -> Actor:
+    def server() -> Generated:
         nonlocal received
         while received < len(jobs):
             yield ("get",)
             received += 1
         engine.stopped = True
 
-    def executor(seconds: float) -> Actor:
+    def executor(seconds: float) -> Generated:
         yield ("sleep", max(seconds, 1e-5))
         comm = yield ("put_async", "ended")
         yield ("wait", comm)
 
-    def starter() -> Actor:
+    def starter() -> Generated:
         for start, seconds in jobs:
             if start > engine.now:
                 yield ("sleep", start - engine.now)
@@ -296,12 +225,94 @@ def cost(jobs_csv: Path, limit: int) -> tuple[float, int]:
     return time.process_time() - began, len(jobs)
 
 
+TRACE = CORPUS.parents[1] / "traces" / "HPC2N-2002-2.2-cln.swf.gz"
+PLATFORM = """<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+<zone id="AS0" routing="Full">
+    <cluster id="compute" prefix="host" suffix="" radical="0-{last}"
+        speed="1Gf" bw="125MBps" lat="0" bb_bw="2.25GBps" bb_lat="0"/>
+    <cluster id="master" prefix="master_host" suffix="" radical="0-0"
+        speed="1Gf" bw="125MBps" lat="0" bb_bw="2.25GBps" bb_lat="0">
+        <prop id="role" value="master"/>
+    </cluster>
+    <link id="backbone" bandwidth="1.25GBps" latency="0"/>
+    <zoneRoute src="compute" dst="master" gw_src="hostcompute_router" gw_dst="master_hostmaster_router">
+        <link_ctn id="backbone"/>
+    </zoneRoute>
+</zone>
+</platform>
+"""
+"""The ties family's platform, with as many compute hosts as the trace's header says."""
+
+
+def model_cost(limit: int, policy: str, runs: int) -> None:
+    """CPU seconds of `clustersim run` with the fast and the step model (alternated, each in its own process) on
+    the first `limit` HPC2N jobs as a Batsim workload of delays on a platform of the ties family's kind."""
+    import json
+    import os
+    import resource
+    import subprocess
+    import sys
+    import tempfile
+    from itertools import islice
+
+    from clustersim.workload.swf import read_swf
+
+    workload = read_swf(TRACE)
+    jobs = list(islice(workload.jobs, limit))
+    hosts = int(workload.header.get("MaxProcs") or workload.header.get("MaxNodes") or 0)
+    folder = Path(tempfile.mkdtemp(prefix="step_cost_"))
+    (folder / "platform.xml").write_text(PLATFORM.format(last=hosts - 1))
+    document = {
+        "nb_res": hosts,
+        "jobs": [{"id": job.id, "subtime": job.submit_time, "res": job.nb_res, "profile": f"d{job.profile.seconds!r}",
+                  "walltime": -1 if job.walltime is None else job.walltime} for job in jobs],
+        "profiles": {f"d{job.profile.seconds!r}": {"type": "delay", "delay": job.profile.seconds} for job in jobs},
+    }
+    (folder / "workload.json").write_text(json.dumps(document))
+    paths = [str(Path(path).resolve()) for path in os.environ.get("PYTHONPATH", "").split(os.pathsep) if path]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(paths))  # the children run in `folder`
+    times: dict[str, list[float]] = {"fast": [], "step": []}
+    outputs: dict[str, Path] = {}
+    for _ in range(runs):
+        for model in times:
+            out = folder / model
+            code = ("from clustersim.cli import main; raise SystemExit(main(['run', '-p', 'platform.xml', '-w', "
+                    f"'workload.json', '--policy', {policy!r}, '--platform-model', {model!r}, '-o', {str(out)!r}, "
+                    "'--force', '-q', '--no-gantt']))")
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            subprocess.run([sys.executable, "-c", code], check=True, cwd=folder, env=env)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            times[model].append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+            outputs[model] = out
+    for model, seconds in times.items():
+        print(f"{model}: {len(jobs)} jobs under {policy}, min {min(seconds):.2f} CPU s of {runs} runs "
+              f"({', '.join(f'{t:.2f}' for t in seconds)})")
+    import csv as csv_module
+
+    def starts(model: str) -> dict[str, float]:
+        with open(outputs[model] / "jobs.csv", newline="") as f:
+            return {row["job_id"]: float(row["starting_time"] or "nan") for row in csv_module.DictReader(f)}
+
+    fast, step = starts("fast"), starts("step")
+    moved = sum(1 for key in fast if abs(fast[key] - step.get(key, float("nan"))) > 1e-3)
+    print(f"starting times that differ by more than 1 ms between the models: {moved} of {len(fast)}")
+
+
 def main(run: Callable[[Path], dict[str, Any]] = replay) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("cases", nargs="*", type=Path, help="case folders (default: the corpus's ties family)")
     parser.add_argument("--cost", type=Path, help="a jobs.csv: time the arithmetic on its jobs instead")
     parser.add_argument("--jobs", type=int, default=10_000, help="with --cost: how many of its first jobs")
+    parser.add_argument("--model-cost", type=int, metavar="JOBS",
+                        help="time `clustersim run` with the fast and the step model on the first JOBS HPC2N jobs")
+    parser.add_argument("--policy", default="easy", help="with --model-cost: the policy (default easy)")
+    parser.add_argument("--runs", type=int, default=3, help="with --model-cost: runs of each model (default 3)")
     args = parser.parse_args()
+    if args.model_cost is not None:
+        model_cost(args.model_cost, args.policy, args.runs)
+        return
     if args.cost is not None:
         seconds, count = cost(args.cost, args.jobs)
         print(f"{count} jobs: {seconds:.2f} CPU seconds of step arithmetic")

@@ -65,11 +65,13 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument("-p", "--platform", type=Path, help="SimGrid/Batsim XML or cluster YAML/JSON file")
     _add_host_order(run)
     run.add_argument(
-        "--platform-model", choices=("fast", "simgrid"),
-        help="how jobs execute: 'fast' (profile times at the hosts' speeds, communication free) or 'simgrid' "
+        "--platform-model", choices=("fast", "step", "simgrid"),
+        help="how jobs execute: 'fast' (profile times at the hosts' speeds, communication free), 'step' (delay "
+        "jobs, with Batsim's actors on SimGrid's solver steps computed without SimGrid) or 'simgrid' "
         "(SimGrid times computation and communication on the platform's hosts and links); default: simgrid "
-        "when the workload's profiles communicate and the platform is a SimGrid file, else fast "
-        "(see docs/platform-model.md)",
+        "when the workload's profiles communicate and the platform is a SimGrid file, step for Batsim's "
+        "delivery of delay jobs on a SimGrid platform whose messages all take one known time (no energy, no "
+        "--events), else fast (see docs/platform-model.md)",
     )
     run.add_argument(
         "--events", type=Path, metavar="FILE",
@@ -277,6 +279,11 @@ def _load_inputs(args: argparse.Namespace, default: Platform | None = None) -> t
             model = getattr(args, "platform_model", "fast")
             if model == "simgrid" or (model is None and workload.communicates):  # SimGrid reads the links
                 warnings.simplefilter("ignore", IgnoredPlatformElements)
+            elif model in ("step", None) and workload.delays_only and _batsim_actors(args):
+                from clustersim.platform.messages import message_bandwidth
+
+                if message_bandwidth(args.platform) is not None:  # the step model times messages on the links
+                    warnings.simplefilter("ignore", IgnoredPlatformElements)
             return load_platform(args.platform, host_order=args.host_order, format=formats["platform"]), workload
     if default is not None:
         return default, workload
@@ -289,13 +296,19 @@ def _load_inputs(args: argparse.Namespace, default: Platform | None = None) -> t
     raise InputError(str(args.workload), "the workload does not say its platform size; give --platform")
 
 
+def _batsim_actors(args: argparse.Namespace) -> bool:
+    """Whether the run would deliver events with Batsim's actors: Batsim's delivery, no energy, no external events."""
+    return (getattr(args, "delivery", None) == "batsim" and not getattr(args, "energy", False)
+            and getattr(args, "power_off", None) is None and getattr(args, "events", None) is None)
+
+
 def _execution_model(args: argparse.Namespace, platform: Platform, workload: Workload) -> ExecutionModel:
     """The execution model `--platform-model` names, or the one the inputs call for (docs/platform-model.md)."""
     from clustersim.core.execution_choice import execution_model, resolve_model
     from clustersim.platform.load import platform_format
 
     platform_file = args.platform if args.platform is not None and platform_format(args.platform) == "simgrid" else None
-    name = resolve_model(args.platform_model, platform_file is not None, workload)
+    name = resolve_model(args.platform_model, platform_file, workload, _batsim_actors(args))
     return execution_model(name, platform, platform_file, workload, energy=args.energy or args.power_off is not None)
 
 

@@ -40,12 +40,14 @@ from clustersim.core.events import Event, FinalState, JobSubmitted, NoMoreJobs, 
 from clustersim.core.power_switching import Switching
 from clustersim.core.state import RunningJob
 from clustersim.errors import ClusterSimError, InputError
+from clustersim.intervals import IntervalSet
 from clustersim.workload.job import Job
 from clustersim.workload.profiles import needs_speed
 
 if TYPE_CHECKING:
     from clustersim.core.simgrid_execution import SimgridExecution
     from clustersim.core.simulation import Simulation, _Execution
+    from clustersim.core.step_execution import StepExecution
 
 MAILBOX = "batsim-server"
 SHORTEST_WAIT = 1e-5
@@ -87,6 +89,16 @@ class ServerMailbox:
         return not self.unreceived
 
 
+class _Moment:
+    """When a machine_states.csv row is written among the rows of its instant (`MachineStatesTrace`'s `Timed`)."""
+
+    __slots__ = ("born", "offset")
+
+    def __init__(self, offset: int):
+        self.offset = offset
+        self.born = 0
+
+
 def protocol_time(time: float) -> float:
     """A time as Batsim's messages carry it, rounded to the microsecond: in the corpus's `ties_029_fcfs`, SimGrid's
     560.0000005039984 reaches the scheduler as 560.000001 and 595.0000004959985 as 595.0."""
@@ -94,9 +106,9 @@ def protocol_time(time: float) -> float:
 
 
 class BatsimActors:
-    """Runs one simulation as Batsim's server and its actors, in the simgrid model's engine."""
+    """Runs one simulation as Batsim's server and its actors, in the simgrid model's engine or the step model's."""
 
-    def __init__(self, simulation: Simulation, model: SimgridExecution):
+    def __init__(self, simulation: Simulation, model: SimgridExecution | StepExecution):
         self.sim = simulation
         self.model = model
         self._mailbox = ServerMailbox(model.simgrid, MAILBOX)
@@ -109,6 +121,8 @@ class BatsimActors:
         self._serial = 0
         self._switching: dict[int, int] = {}
         """id of a switch request -> its machines whose switching actor has not yet sent SWITCHED_ON/OFF."""
+        self._rows = 0
+        """machine_states.csv rows written so far: they keep the order in which the actors write them."""
         self._awake_pstate: dict[int, int] = {}
         """Node -> the SimGrid power state its host computed in before it switched off."""
         plugin = model.energy_plugin if simulation.meter is not None else None
@@ -204,6 +218,7 @@ class BatsimActors:
                     sim.meter.job_started(now, running.resources, needs_speed(running.job.profile))
             model.launch(key)
             self._launched.add(key)
+            self._row(True, running.resources, now)
         for consequence in consequences:
             if consequence[0] == "apply":  # a switch request: Batsim's server starts it now
                 meter = sim.meter if self._plugin is not None else None
@@ -219,7 +234,10 @@ class BatsimActors:
                         meter.states_changed(now)
             elif consequence[0] == "end":
                 execution = consequence[1]
-                self._launched.discard(execution.running.job.key)
+                key = execution.running.job.key
+                if key in self._launched:
+                    self._launched.discard(key)
+                    self._row(False, execution.running.resources, now)
                 told.append(sim._end(execution))
             elif consequence[0] == "registered":
                 told.append(JobSubmitted(consequence[1]))
@@ -393,4 +411,18 @@ class BatsimActors:
             self._now()
             self._put(("completed", self._end(key, end, walltime_reached)))
             return
+        if key in self._launched:
+            self._row(False, self.sim._executions[key].running.resources, end)
         self._put(("ended", key, end, walltime_reached))
+
+    def _row(self, start: bool, resources: IntervalSet, now: float) -> None:
+        """A job's row in machine_states.csv (without energy), written when Batsim's actor writes it: by the
+        executor when its job ends (jobs_execution.cpp), by the server when the job starts or is killed."""
+        trace = self.sim.machine_states
+        if trace is None:
+            return
+        self._rows += 1
+        if start:
+            trace.started(now, resources, _Moment(self._rows))
+        else:
+            trace.ended(now, resources, _Moment(self._rows))

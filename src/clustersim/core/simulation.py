@@ -23,7 +23,8 @@ How the events of one instant reach the decision process is the `Delivery` rule:
   decision's place after the earlier calls' decisions and ready signals.
   With the SimGrid execution model (and no external events), Batsim's own actors run
   in SimGrid instead (core/batsim_actors.py): every event is a SimGrid communication to the core, which does
-  what Batsim's server does, and messages take the time SimGrid gives them on the platform's routes.
+  what Batsim's server does, and messages take the time SimGrid gives them on the platform's routes. The step
+  execution model (core/step_execution.py) runs the same actors on SimGrid's solver steps computed in Python.
 - `Delivery.INSTANT` (the library's default, used by the Kubernetes and Slurm layers and the experiments)
   applies every event of the instant first (ends, switches, submissions, calls) and asks the decision process
   once: fewer calls, and the policy sees the whole instant at once.
@@ -234,12 +235,17 @@ class Simulation:
         self._submitter: tuple[int, int] | None = None  # the job submitter's offset and order at its next instant
         self._power = PowerSwitcher(self.state, self._queue, meter, self._speeds_changed)
         self._actors: BatsimActors | None = None
-        if delivery is Delivery.BATSIM and self.execution.stepped and not events:
+        if self.execution.stepped:
             from clustersim.core.batsim_actors import BatsimActors
             from clustersim.core.simgrid_execution import SimgridExecution
+            from clustersim.core.step_execution import StepExecution
 
-            if isinstance(self.execution, SimgridExecution):  # Batsim's actors run in its engine
-                self._actors = BatsimActors(self, self.execution)
+            if delivery is Delivery.BATSIM and not events and isinstance(self.execution,
+                                                                       (SimgridExecution, StepExecution)):
+                self._actors = BatsimActors(self, self.execution)  # Batsim's actors run in the model's engine
+            elif isinstance(self.execution, StepExecution):
+                raise ClusterSimError("the step platform model runs Batsim's actors: it needs Batsim's delivery and "
+                                      "no external events")
         self._appliers: dict[type, Callable[[Decision], None]] = {
             StartJob: self._start,  # type: ignore[dict-item]
             RejectJob: self._reject,  # type: ignore[dict-item]
@@ -717,7 +723,7 @@ class Simulation:
             running.job, execution.state, running.start, execution.end, running.resources, metadata, energy
         )
         self._emit(outcome)
-        if self.machine_states is not None:
+        if self.machine_states is not None and self._actors is None:  # else Batsim's actors write the row
             self.machine_states.ended(self._queue.now, running.resources, execution)
         return JobCompleted(running.job, execution.state, running.resources)
 
@@ -773,7 +779,7 @@ class Simulation:
             if self.meter is not None:
                 self.meter.job_started(now, resources, needs_speed(job.profile))
         self._launch(running)
-        if self.machine_states is not None:
+        if self.machine_states is not None and self._actors is None:  # else the job's executor writes the row
             self.machine_states.started(now, resources, self._executions[job.key])
 
     def _start_pod(self, d: StartJob, job: Job) -> None:

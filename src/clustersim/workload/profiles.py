@@ -102,6 +102,15 @@ def needs_speed(profile: Profile) -> bool:
     return True
 
 
+def only_delays(profile: Profile) -> bool:
+    """Whether executing the profile only waits: a delay, or a composition of delays."""
+    if type(profile) is Delay:
+        return True
+    if isinstance(profile, Composed):
+        return all(only_delays(p) for p in profile.sequence)
+    return False
+
+
 def communicates(profile: Profile) -> bool:
     """Whether executing the profile sends bytes between hosts, storage hosts included (only a network model can
     time that)."""

@@ -47,7 +47,8 @@ class Workload:
     `jobs` is consumed once. `skips` fills up while `jobs` is consumed. `header` holds source metadata such as
     SWF's `MaxProcs`/`MaxNodes`; `nb_res` is the platform size the source declares, when it declares one.
     `communicates` says that some job's profile sends bytes between hosts (readers that hold every job set it),
-    which only the simgrid platform model can time.
+    which only the simgrid platform model can time. `delays_only` says that every job's profile is a delay (or a
+    composition of delays), as readers that hold every job may say: the step platform model runs those.
     """
 
     name: str
@@ -57,6 +58,7 @@ class Workload:
     header: Mapping[str, str] = field(default_factory=dict)
     skips: SkipReport = field(default_factory=SkipReport)
     communicates: bool = False
+    delays_only: bool = False
 
     @classmethod
     def from_jobs(cls, jobs: Iterable[Job], name: str = "w0", nb_res: int | None = None) -> Workload:

@@ -1,0 +1,90 @@
+"""How long Batsim's 1-byte messages take on a SimGrid platform, where that time is one and the same for every
+message and can be told from the file alone (the step platform model needs it, core/step_execution.py).
+
+Batsim's actors send their messages to the server on the master host: from the master itself or from a job's first
+host. Under SimGrid's ptask_L07 model a message alone on its route goes at the route's smallest bandwidth after its
+links' latencies. That time is read here only for platforms whose every route is known to give it:
+
+- every host is in a `<cluster>` (no `<host>`, `<route>`, `<router>` or `<backbone>` elements, no other topology
+  than the flat one, no loopback or limiter link), so a message leaves its host on its cluster's private link and
+  reaches the master on the master cluster's, with the same bandwidth `bw` in every cluster;
+- every latency (`lat`, `bb_lat`, the links' `latency`) is 0, and every other bandwidth (`bb_bw`, the links' of the
+  `zoneRoute`s between clusters) is at least `bw`.
+
+Then every message goes at `bw` bytes per second and takes 1 / `bw` seconds: 8 ns on the reference corpus's ties,
+energy and dynamic platforms, as measured in SimGrid 3.32. Any other platform gives None.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.parsers.expat
+import zlib
+
+from clustersim._io.textfile import StrPath, open_binary
+
+_ELEMENTS = frozenset({"platform", "zone", "AS", "cluster", "link", "zoneRoute", "ASroute", "link_ctn", "prop"})
+_CLUSTER_ATTRIBUTES = frozenset({"id", "prefix", "suffix", "radical", "speed", "core", "bw", "lat", "bb_bw",
+                                 "bb_lat", "bb_sharing_policy", "sharing_policy"})
+_LINK_ATTRIBUTES = frozenset({"id", "bandwidth", "latency", "sharing_policy"})
+_BANDWIDTH = re.compile(r"([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([kMGT]i?|Ki)?(Bps|bps)?")
+_PREFIXES = {None: 1.0, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12,
+             "Ki": 2.0**10, "ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30, "Ti": 2.0**40}
+_ROUTINGS = ("Full", "Floyd", "Dijkstra", "DijkstraCache")
+_ZERO_TIME = re.compile(r"0*\.?0*\s*(s|ms|us|ns|ps)?")
+
+
+def _bandwidth(text: str | None) -> float | None:
+    """Bytes per second of a SimGrid bandwidth (`125MBps`, `10Gbps`, a bare number of bytes per second)."""
+    match = _BANDWIDTH.fullmatch(text.strip()) if text is not None else None
+    if match is None or match.group(2) not in _PREFIXES:
+        return None
+    value = float(match.group(1)) * _PREFIXES[match.group(2)]
+    return value / 8 if match.group(3) == "bps" else value
+
+
+def _is_zero(text: str | None) -> bool:
+    return text is not None and _ZERO_TIME.fullmatch(text.strip()) is not None and any(c == "0" for c in text)
+
+
+def message_bandwidth(path: StrPath) -> float | None:
+    """The bytes per second of every Batsim message on the platform file at `path`, or None when that is not sure."""
+    clusters: list[float] = []
+    others: list[float] = []
+    ok = True
+
+    def start(tag: str, attrs: dict[str, str]) -> None:
+        nonlocal ok
+        if tag not in _ELEMENTS:
+            ok = False
+        elif tag == "cluster":
+            bw, bb_bw = _bandwidth(attrs.get("bw")), _bandwidth(attrs.get("bb_bw", attrs.get("bw")))
+            if (not set(attrs) <= _CLUSTER_ATTRIBUTES or bw is None or bb_bw is None or not _is_zero(attrs.get("lat"))
+                    or not _is_zero(attrs.get("bb_lat", "0"))
+                    or attrs.get("sharing_policy", "SPLITDUPLEX") not in ("SPLITDUPLEX", "SHARED")
+                    or attrs.get("bb_sharing_policy", "SHARED") != "SHARED"):
+                ok = False
+                return
+            clusters.append(bw)
+            others.append(bb_bw)
+        elif tag == "link":
+            bandwidth = _bandwidth(attrs.get("bandwidth"))
+            if (not set(attrs) <= _LINK_ATTRIBUTES or bandwidth is None
+                    or not _is_zero(attrs.get("latency", "0"))
+                    or attrs.get("sharing_policy", "SHARED") not in ("SHARED", "SPLITDUPLEX")):
+                ok = False
+                return
+            others.append(bandwidth)
+        elif tag in ("zone", "AS") and attrs.get("routing", "Full") not in _ROUTINGS:
+            ok = False
+
+    parser = xml.parsers.expat.ParserCreate()
+    parser.StartElementHandler = start
+    try:
+        with open_binary(path) as data:
+            parser.ParseFile(data)
+    except (xml.parsers.expat.ExpatError, OSError, EOFError, zlib.error, RecursionError):
+        return None
+    if not ok or not clusters or len(set(clusters)) != 1 or min(others, default=clusters[0]) < clusters[0]:
+        return None
+    return clusters[0]
