@@ -40,6 +40,7 @@ import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from clustersim.core.decisions import CallMeLater, Decision, KillJob, RejectJob, StartJob
 from clustersim.core.events import Event, FinalState, JobCompleted, JobSubmitted, NoMoreJobs, RequestedCall
@@ -227,9 +228,10 @@ class _Timing:
     calc_period: float
 
 
-@register_policy("slurm")
-class Slurm(Policy):
-    """Slurm 22.05's main and backfill schedulers, priority plugins and cons_tres CPU allocation."""
+class SlurmModel:
+    """Slurm 22.05's main and backfill schedulers, priority plugins and cons_tres CPU allocation: the model the
+    `slurm` policy (`Slurm`) runs. A class of its own, with no Python base, so that the compiled path makes it a
+    native class (its attributes in fixed slots, not in an instance dict)."""
 
     def __init__(
         self,
@@ -537,9 +539,9 @@ class Slurm(Policy):
         MaxNodes)."""
         request = info.requests.get(part.index)
         if request is None:
-            shape = info.shape if info.shape is not None else Shape(info.cpus)
             if info.shape is None and part.conf.max_nodes is None:
                 return None
+            shape = info.shape if info.shape is not None else Shape(info.cpus)
             request = ShapedRequest(shape, self._sizes, self._real_memory, part.conf.max_nodes, self._bf.weights)
             info.requests[part.index] = request
         return request
@@ -1085,6 +1087,41 @@ class Slurm(Policy):
                 self._cycle_done(call, started=False)
             for _ in self._wake_up(call):
                 raise AssertionError("quiet calls are not asked")
+
+
+@register_policy("slurm")
+class Slurm(Policy):
+    """Slurm 22.05's main and backfill schedulers, priority plugins and cons_tres CPU allocation.
+
+    The policy users name: `SlurmModel` (its options, the same) does the work; its state reads through."""
+
+    def __init__(
+        self,
+        conf: str | Path | SlurmConf | None = None,
+        ctld_start: float | str = -600.0,
+        sched_latency: float | str = SCHED_LATENCY,
+        clock_origin: float | str = 0.0,
+        qos_priorities: str | Mapping[str, int] = "",
+        epilog_delay: float | str = EPILOG_DELAY,
+        submit_latency: float | str = SUBMIT_LATENCY,
+    ) -> None:
+        self.model = SlurmModel(conf, ctld_start, sched_latency, clock_origin, qos_priorities, epilog_delay,
+                                submit_latency)
+
+    @property
+    def platform(self) -> Platform | None:
+        """The cluster the slurm.conf describes (None without one): the CLI simulates it by default."""
+        return self.model.platform
+
+    def begin(self, view: ClusterView) -> None:
+        self.model.begin(view)
+
+    def decide(self, now: float, events: Sequence[Event], view: ClusterView) -> Iterator[Decision]:
+        return self.model.decide(now, events, view)
+
+    def __getattr__(self, name: str) -> Any:
+        """The model's state (`SlurmModel`), for those who inspect it."""
+        return getattr(self.model, name)
 
 
 _QueueKey = tuple[int, int, float, int, int, int, int]
