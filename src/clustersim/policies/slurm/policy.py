@@ -313,6 +313,8 @@ class SlurmModel:
         self._free = [node.cpus for node in conf.nodes]
         """Idle CPUs per node; only this policy starts jobs, so it keeps the count itself."""
         self._node_cpus = tuple(node.cpus for node in conf.nodes)
+        self._idle_nodes = (1 << len(conf.nodes)) - 1
+        """The nodes all of whose CPUs are idle (bitmap), kept as jobs start and CPUs come back."""
         self._free_ids = [list(range(node.cpus)) for node in conf.nodes]
         self._bf_memory = BackfillMemory()
         """What backfill cycles reuse while no job starts or ends."""
@@ -514,6 +516,8 @@ class SlurmModel:
         partition) or the conf sets it, else DefMemPerCPU per CPU, or without it all of each node's memory.
         A job asking GPUs without `-c` or `--cpus-per-gpu` gets DefCpuPerGPU likewise (measured on 22.05).
         """
+        if options is None and not self._linear and self._real_memory is None:
+            return None  # `nb_res` CPUs anywhere (`SbatchRequest(job.nb_res)` is plain)
         request = options.request if options is not None else SbatchRequest(job.nb_res)
         if request.plain and not self._linear and self._real_memory is None:
             return None
@@ -663,6 +667,8 @@ class SlurmModel:
         for node, ids in info.cpu_ids.items():
             self._free_ids[node] = sorted(self._free_ids[node] + ids)
             self._free[node] += len(ids)
+            if self._free[node] == self._node_cpus[node]:
+                self._idle_nodes |= 1 << node
         self._other.add(info.memory, info.gres)
         if isinstance(self._plugin, MultifactorPriority) and self._plugin.accounting:
             elapsed = now - max(self._last_calc, info.start)
@@ -676,8 +682,9 @@ class SlurmModel:
 
     def _requeued(self, info: _Job, queued: bool) -> None:
         """A job joined the pending jobs (`queued`) or left them: its entries take or leave their place in the
-        kept order by bisection, on new lists (a pass may be going through the old ones). Sorted again instead
-        while arrays are throttled (one task's change moves others)."""
+        kept order by bisection; a job leaves on new lists (it starts while a pass goes through the old ones), a
+        job joins in place (at its submission, when no pass runs). Sorted again instead while arrays are
+        throttled (one task's change moves others)."""
         self._changes += 1
         entries = self._entries
         if entries is None or self._throttling:
@@ -685,7 +692,9 @@ class SlurmModel:
             return
         if queued and not info.runnable:
             return
-        entries, candidates, order = entries.copy(), self._candidates.copy(), self._order
+        candidates, order = self._candidates, self._order
+        if not queued:
+            entries, candidates = entries.copy(), candidates.copy()
         for position, part in enumerate(info.partitions):
             if part.index in info.too_long:
                 continue
@@ -821,6 +830,8 @@ class SlurmModel:
             taken, self._free_ids[node] = ids[skip:skip + count], ids[:skip] + ids[skip + count:]
             cpu_ids[node] = taken
             self._free[node] -= count
+            if self._free[node] != self._node_cpus[node]:
+                self._idle_nodes &= ~(1 << node)
             offset = self._offsets[node]
             units.extend(offset + cpu for cpu in taken[:reported[node]])
         request = self._shaped(info, part)
@@ -903,12 +914,7 @@ class SlurmModel:
         its partitions holds none (backfill plans whole nodes, and that one is usable over the whole plan).
         Known until the next change (a start, an end's CPUs back, a submission, a dependency met)."""
         if self._idle_planned[0] != self._changes:
-            cpus = self._node_cpus
-            idle = 0
-            for node, free in enumerate(self._free):
-                if free == cpus[node]:
-                    idle |= 1 << node
-            idle &= self._up
+            idle = self._idle_nodes & self._up
             planned = bool(idle) and any(part.nodes & idle for info in self._pending.values() if info.runnable
                                          for part in info.partitions if part.index not in info.too_long)
             self._idle_planned = (self._changes, planned)
