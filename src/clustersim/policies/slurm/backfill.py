@@ -224,9 +224,43 @@ class NodeSpace:
         return reached
 
 
-WillRunCache = dict[tuple[int, int], "tuple[Running | None, Allocation] | None"]
-"""(CPUs, nodes) -> (the last running job removed, None when the job fits now; its CPUs), or None when it never
-fits. Valid while no job starts or ends: the caller clears it then."""
+class Fit:
+    """Where a will-run test found a job fits: after the last running job removed (None: now), on CPUs chosen
+    only when first asked (`allocation`). The backfill pass never uses 40% of its results (their start comes
+    after the map record where more nodes free up, or beyond bf_window), so it mostly skips the choice."""
+
+    __slots__ = ("_allocation", "_free", "_removed", "cpus", "last", "nodes", "weights")
+
+    def __init__(self, last: Running | None, cpus: int, nodes: int, free: list[int], removed: list[Running],
+                 weights: Sequence[int] | None, allocation: Allocation | None = None):
+        self.last = last
+        self.cpus = cpus
+        self.nodes = nodes
+        self._free = free
+        """The idle CPUs the test saw (the caller's list: it must not change while the result is kept)."""
+        self._removed = removed
+        """The running jobs removed, whose CPUs come back before the job starts."""
+        self.weights = weights
+        self._allocation = allocation
+
+    def allocation(self) -> Allocation:
+        """The job's CPUs: select_cpus on the nodes' idle CPUs and those of the removed jobs (chosen once)."""
+        allocation = self._allocation
+        if allocation is None:
+            future = self._free
+            if self._removed:
+                future = list(future)
+                for job in self._removed:
+                    for node, count in job.allocation.items():
+                        future[node] += count
+            allocation = self._allocation = _select(self.cpus, self.nodes, bits(self.nodes), future, self.weights)
+            self._free, self._removed = [], []
+        return allocation
+
+
+WillRunCache = dict[tuple[int, int], "Fit | None"]
+"""(CPUs, nodes) -> where the job fits, or None when it never fits. Valid while no job starts or ends: the caller
+clears it then."""
 
 
 def will_run(
@@ -251,6 +285,24 @@ def will_run(
     KillWait and OverTimeLimit. `validity` records how the result depends on now. A shaped `request` is tested
     on the free CPUs and `other` resources (memory, GPUs) instead of `cpus`, without the cache.
     """
+    found = will_run_fit(cpus, nodes, free, running, now, epoch, cache, params, validity, request, other)
+    return None if found is None else (found[0], found[1].allocation())
+
+
+def will_run_fit(
+    cpus: int,
+    nodes: int,
+    free: list[int],
+    running: Sequence[Running],
+    now: float,
+    epoch: float = 0.0,
+    cache: WillRunCache | None = None,
+    params: BackfillParameters | None = None,
+    validity: Validity | None = None,
+    request: ShapedRequest | None = None,
+    other: Consumables | None = None,
+) -> tuple[float, Fit] | None:
+    """`will_run` with the CPUs chosen when asked (`Fit.allocation`): `free` must not change before then."""
     params = params or BackfillParameters()
     key = (cpus, nodes)
     if request is not None:
@@ -266,31 +318,31 @@ def will_run(
             cache[key] = found
     if found is None:
         return None
-    last, allocation = found
+    last = found.last
     if last is None:
-        return now, allocation
+        return now, found
     if last.end > now:
         if validity is not None:
             validity.below(last.end)
-        return last.end, allocation
+        return last.end, found
     if validity is not None:
         validity.at_least(last.end)
-    return _guess_end(last, now, params, validity), allocation
+    return _guess_end(last, now, params, validity), found
 
 
 def _will_run(
     cpus: int, nodes: int, free: list[int], running: Sequence[Running], epoch: float,
     weights: Sequence[int] | None,
-) -> tuple[Running | None, Allocation] | None:
-    """`_will_run_test`: None when the job fits now, else the end of the last job removed; and its CPUs.
+) -> Fit | None:
+    """`_will_run_test`: None when the job never fits, else after which running job removed it fits (None: now).
 
-    select_cpus fails exactly when the nodes' idle CPUs total less than the job asks, so it is only called
-    once the running total of CPUs freed by the removed batches reaches the request.
+    select_cpus fails exactly when the nodes' idle CPUs total less than the job asks, so the running total of
+    CPUs freed by the removed batches says when the job fits; the CPUs are chosen later, if asked.
     """
     members = bits(nodes)
     total = idle_total(free, members)
     if total >= cpus:
-        return None, _select(cpus, nodes, members, free, weights)
+        return Fit(None, cpus, nodes, free, [], weights)
     nodes_low, nodes_high = nodes & LOW, nodes >> WORD
     removed: list[Running] = []
     ordered = running
@@ -331,11 +383,7 @@ def _will_run(
         while following is not None and following.end > batch_end + window:
             window *= 2
         if total >= cpus:
-            future = list(free)
-            for job in removed:
-                for node, count in job.allocation.items():
-                    future[node] += count
-            return last, _select(cpus, nodes, members, future, weights)
+            return Fit(last, cpus, nodes, free, removed, weights)
     return None
 
 
@@ -393,13 +441,13 @@ def _select(cpus: int, nodes: int, members: list[int], free: list[int],
 
 
 def _will_run_request(
-    request: ShapedRequest, nodes: int, free: Sequence[int], other: Consumables | None,
+    request: ShapedRequest, nodes: int, free: list[int], other: Consumables | None,
     running: Sequence[Running], epoch: float,
-) -> tuple[Running | None, Allocation] | None:
+) -> Fit | None:
     """`_will_run` for a shaped request: the same batches of running jobs, tested with `request.select`."""
     allocation = request.select(nodes, free, other)
     if allocation is not None:
-        return None, allocation
+        return Fit(None, request.shape.tasks, nodes, free, [], None, allocation)
     future = list(free)
     future_other = None if other is None else other.copy()
     last: Running | None = None
@@ -412,7 +460,7 @@ def _will_run_request(
             last = job
         allocation = request.select(nodes, future, future_other)
         if allocation is not None:
-            return last, allocation
+            return Fit(last, request.shape.tasks, nodes, free, [], None, allocation)
     return None
 
 
@@ -616,14 +664,15 @@ def backfill_cycle(
             if not counted:
                 tested += 1
                 counted = True
-            result = will_run(job.cpus, avail, free, running, now, epoch, cache, params, validity, job.request,
-                              other)
+            result = will_run_fit(job.cpus, avail, free, running, now, epoch, cache, params, validity, job.request,
+                                  other)
             if result is None:
                 if later_start:
                     continue
                 break
-            start, allocation = max(result[0], start_res), result[1]
+            start, fit = max(result[0], start_res), result[1]
             if start <= now:
+                allocation = fit.allocation()
                 yield job, allocation
                 for node, count in allocation.items():
                     free[node] -= count
@@ -648,7 +697,7 @@ def backfill_cycle(
                 validity.below(start - params.window)
                 break
             validity.at_least(start - params.window)
-            planned = _planned_nodes(allocation)
+            planned = _planned_nodes(fit.allocation())
             begin = floor(start)
             end = floor(start + job.time_limit)
             if space.overlaps(planned, begin, end):

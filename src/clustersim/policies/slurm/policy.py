@@ -40,6 +40,7 @@ import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from clustersim.core.decisions import CallMeLater, Decision, KillJob, RejectJob, StartJob
 from clustersim.core.events import Event, FinalState, JobCompleted, JobSubmitted, NoMoreJobs, RequestedCall
@@ -227,9 +228,10 @@ class _Timing:
     calc_period: float
 
 
-@register_policy("slurm")
-class Slurm(Policy):
-    """Slurm 22.05's main and backfill schedulers, priority plugins and cons_tres CPU allocation."""
+class SlurmModel:
+    """Slurm 22.05's main and backfill schedulers, priority plugins and cons_tres CPU allocation: the model the
+    `slurm` policy (`Slurm`) runs. A class of its own, with no Python base, so that the compiled path makes it a
+    native class (its attributes in fixed slots, not in an instance dict)."""
 
     def __init__(
         self,
@@ -311,6 +313,8 @@ class Slurm(Policy):
         self._free = [node.cpus for node in conf.nodes]
         """Idle CPUs per node; only this policy starts jobs, so it keeps the count itself."""
         self._node_cpus = tuple(node.cpus for node in conf.nodes)
+        self._idle_nodes = (1 << len(conf.nodes)) - 1
+        """The nodes all of whose CPUs are idle (bitmap), kept as jobs start and CPUs come back."""
         self._free_ids = [list(range(node.cpus)) for node in conf.nodes]
         self._bf_memory = BackfillMemory()
         """What backfill cycles reuse while no job starts or ends."""
@@ -512,6 +516,8 @@ class Slurm(Policy):
         partition) or the conf sets it, else DefMemPerCPU per CPU, or without it all of each node's memory.
         A job asking GPUs without `-c` or `--cpus-per-gpu` gets DefCpuPerGPU likewise (measured on 22.05).
         """
+        if options is None and not self._linear and self._real_memory is None:
+            return None  # `nb_res` CPUs anywhere (`SbatchRequest(job.nb_res)` is plain)
         request = options.request if options is not None else SbatchRequest(job.nb_res)
         if request.plain and not self._linear and self._real_memory is None:
             return None
@@ -537,9 +543,9 @@ class Slurm(Policy):
         MaxNodes)."""
         request = info.requests.get(part.index)
         if request is None:
-            shape = info.shape if info.shape is not None else Shape(info.cpus)
             if info.shape is None and part.conf.max_nodes is None:
                 return None
+            shape = info.shape if info.shape is not None else Shape(info.cpus)
             request = ShapedRequest(shape, self._sizes, self._real_memory, part.conf.max_nodes, self._bf.weights)
             info.requests[part.index] = request
         return request
@@ -661,6 +667,8 @@ class Slurm(Policy):
         for node, ids in info.cpu_ids.items():
             self._free_ids[node] = sorted(self._free_ids[node] + ids)
             self._free[node] += len(ids)
+            if self._free[node] == self._node_cpus[node]:
+                self._idle_nodes |= 1 << node
         self._other.add(info.memory, info.gres)
         if isinstance(self._plugin, MultifactorPriority) and self._plugin.accounting:
             elapsed = now - max(self._last_calc, info.start)
@@ -674,8 +682,9 @@ class Slurm(Policy):
 
     def _requeued(self, info: _Job, queued: bool) -> None:
         """A job joined the pending jobs (`queued`) or left them: its entries take or leave their place in the
-        kept order by bisection, on new lists (a pass may be going through the old ones). Sorted again instead
-        while arrays are throttled (one task's change moves others)."""
+        kept order by bisection; a job leaves on new lists (it starts while a pass goes through the old ones), a
+        job joins in place (at its submission, when no pass runs). Sorted again instead while arrays are
+        throttled (one task's change moves others)."""
         self._changes += 1
         entries = self._entries
         if entries is None or self._throttling:
@@ -683,7 +692,9 @@ class Slurm(Policy):
             return
         if queued and not info.runnable:
             return
-        entries, candidates, order = entries.copy(), self._candidates.copy(), self._order
+        candidates, order = self._candidates, self._order
+        if not queued:
+            entries, candidates = entries.copy(), candidates.copy()
         for position, part in enumerate(info.partitions):
             if part.index in info.too_long:
                 continue
@@ -819,6 +830,8 @@ class Slurm(Policy):
             taken, self._free_ids[node] = ids[skip:skip + count], ids[:skip] + ids[skip + count:]
             cpu_ids[node] = taken
             self._free[node] -= count
+            if self._free[node] != self._node_cpus[node]:
+                self._idle_nodes &= ~(1 << node)
             offset = self._offsets[node]
             units.extend(offset + cpu for cpu in taken[:reported[node]])
         request = self._shaped(info, part)
@@ -901,12 +914,7 @@ class Slurm(Policy):
         its partitions holds none (backfill plans whole nodes, and that one is usable over the whole plan).
         Known until the next change (a start, an end's CPUs back, a submission, a dependency met)."""
         if self._idle_planned[0] != self._changes:
-            cpus = self._node_cpus
-            idle = 0
-            for node, free in enumerate(self._free):
-                if free == cpus[node]:
-                    idle |= 1 << node
-            idle &= self._up
+            idle = self._idle_nodes & self._up
             planned = bool(idle) and any(part.nodes & idle for info in self._pending.values() if info.runnable
                                          for part in info.partitions if part.index not in info.too_long)
             self._idle_planned = (self._changes, planned)
@@ -1085,6 +1093,41 @@ class Slurm(Policy):
                 self._cycle_done(call, started=False)
             for _ in self._wake_up(call):
                 raise AssertionError("quiet calls are not asked")
+
+
+@register_policy("slurm")
+class Slurm(Policy):
+    """Slurm 22.05's main and backfill schedulers, priority plugins and cons_tres CPU allocation.
+
+    The policy users name: `SlurmModel` (its options, the same) does the work; its state reads through."""
+
+    def __init__(
+        self,
+        conf: str | Path | SlurmConf | None = None,
+        ctld_start: float | str = -600.0,
+        sched_latency: float | str = SCHED_LATENCY,
+        clock_origin: float | str = 0.0,
+        qos_priorities: str | Mapping[str, int] = "",
+        epilog_delay: float | str = EPILOG_DELAY,
+        submit_latency: float | str = SUBMIT_LATENCY,
+    ) -> None:
+        self.model = SlurmModel(conf, ctld_start, sched_latency, clock_origin, qos_priorities, epilog_delay,
+                                submit_latency)
+
+    @property
+    def platform(self) -> Platform | None:
+        """The cluster the slurm.conf describes (None without one): the CLI simulates it by default."""
+        return self.model.platform
+
+    def begin(self, view: ClusterView) -> None:
+        self.model.begin(view)
+
+    def decide(self, now: float, events: Sequence[Event], view: ClusterView) -> Iterator[Decision]:
+        return self.model.decide(now, events, view)
+
+    def __getattr__(self, name: str) -> Any:
+        """The model's state (`SlurmModel`), for those who inspect it."""
+        return getattr(self.model, name)
 
 
 _QueueKey = tuple[int, int, float, int, int, int, int]
