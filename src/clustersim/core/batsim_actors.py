@@ -45,7 +45,7 @@ from clustersim.workload.job import Job
 from clustersim.workload.profiles import needs_speed
 
 if TYPE_CHECKING:
-    from clustersim.core.simgrid_execution import SimgridExecution
+    from clustersim.core.simgrid_execution import EnergyPlugin, SimgridExecution
     from clustersim.core.simulation import Simulation, _Execution
     from clustersim.core.step_execution import StepExecution
 
@@ -125,15 +125,17 @@ class BatsimActors:
         """machine_states.csv rows written so far: they keep the order in which the actors write them."""
         self._awake_pstate: dict[int, int] = {}
         """Node -> the SimGrid power state its host computed in before it switched off."""
-        plugin = model.energy_plugin if simulation.meter is not None else None
-        self._plugin = plugin
+        self._plugin: EnergyPlugin | None = None
         """SimGrid's energy plugin, when the energy files' rows read it as Batsim's do (then a job's executor writes
-        its start rows in its first turn, as Batsim's)."""
-        if plugin is not None:
-            assert simulation.meter is not None
-            simulation.meter.reader = plugin.reading
-            simulation.meter.set_power_states = self._set_power_states
-            model.on_launched = self._job_launched
+        its start rows in its first turn, as Batsim's). Energy runs only in the simgrid model."""
+        if simulation.meter is not None:
+            from clustersim.core.simgrid_execution import SimgridExecution
+
+            if isinstance(model, SimgridExecution) and model.energy_plugin is not None:
+                self._plugin = model.energy_plugin
+                simulation.meter.reader = model.energy_plugin.reading
+                simulation.meter.set_power_states = self._set_power_states
+                model.on_launched = self._job_launched
 
     def serve(self) -> None:
         """The server's loop, in the core's actor on the master host, until no actor can send anything."""
