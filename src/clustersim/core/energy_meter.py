@@ -34,10 +34,11 @@ CONSUMED_ENERGY_ROW = "%g,%g,%s,%g,%g\n"
 CONSUMED_ENERGY_ROW_NA = "%g,%g,%s,%g,NA\n"
 """The rows of Batsim's trace files (`%g`: 6 significant digits, as Batsim writes them)."""
 _STATES_ROW = "%s,%d,%d,%d,%d,%d\n"
-_ENERGY_ROW = "%s,%g,%s,%s,%g\n"
-_ENERGY_ROW_NA = "%s,%g,%s,%s,NA\n"
-"""The same rows as the meter keeps them: the time and `wattmin` already written (`_g`), since they repeat from
-row to row (an instant's rows share its time, both files too; `wattmin` changes only when machines switch)."""
+_ENERGY_ROW = "%s,%s,%s,%s,%s\n"
+_ENERGY_ROW_NA = "%s,%s,%s,%s,NA\n"
+"""The same rows as the meter keeps them: every number already written (`_g`), and kept written while it repeats
+from row to row (an instant's rows share its time, both files too, and its energy; `wattmin` changes only when
+machines switch)."""
 ROWS_PER_WRITE = 4096
 """Rows are kept as flat lists of values and formatted together, with one `%` at C speed, this many at a time (a
 few per job)."""
@@ -107,13 +108,12 @@ class EnergyMeter:
         self._state_values: list[float | str] = []
         """machine_states.csv rows not yet written, one after the other (MACHINE_STATES_ROW's values)."""
         self._energy_formats: list[str] = []
-        self._energy_values: list[float | str] = []
+        self._energy_values: list[str] = []
         """consumed_energy.csv rows not yet written: their formats, and their values one after the other."""
         self._last_row_time = 0.0
         self._last_row_energy = 0.0
-        self._time, self._time_text = _NEVER, ""
-        self._wattmin, self._wattmin_text = _NEVER, ""
-        """The last time and `wattmin` written, and their text (`_g`)."""
+        self._time, self._energy, self._wattmin, self._epower = _Text(), _Text(), _Text(), _Text()
+        """The last time, energy, `wattmin` and `epower` written, with their text."""
         self.moment: int | None = None
         """Which inter-actor message of the current instant the next row is written at, when the core counts
         them (Batsim's delivery): Batsim writes NA as the mean power of a row written at the same SimGrid time as
@@ -300,15 +300,9 @@ class EnergyMeter:
         assert self._states_file is not None
         computing, idle, sleeping, switching_on, switching_off = self.tracker.nodes_in  # NodeState's order
         values = self._state_values
-        values += (self._time_of(now), sleeping, switching_on, switching_off, idle, computing)
+        values += (self._time.of(now), sleeping, switching_on, switching_off, idle, computing)
         if len(values) == 6 * ROWS_PER_WRITE:
             _write_rows(self._states_file, _STATES_ROW * ROWS_PER_WRITE, values)
-
-    def _time_of(self, now: float) -> str:
-        """`now` as the rows write it (the text of the previous row's time when it is the same)."""
-        if now != self._time:
-            self._time, self._time_text = now, _g(now)
-        return self._time_text
 
     # -- outputs -------------------------------------------------------------------------------------------
 
@@ -329,16 +323,14 @@ class EnergyMeter:
             epower = (self._moment_joules - self._last_moment_joules) / (reached - self._last_reached)
         else:
             epower = self._static + self._dynamic_power
-        wattmin = self._static + self.ahead if wattmin is None else wattmin
-        if wattmin != self._wattmin:
-            self._wattmin, self._wattmin_text = wattmin, _g(wattmin)
+        watts = self._wattmin.of(self._static + self.ahead if wattmin is None else wattmin)
         formats, values = self._energy_formats, self._energy_values
         if moment is not None and now == last_time and moment == self._last_moment:
             formats.append(_ENERGY_ROW_NA)
-            values += (self._time_of(now), energy, kind, self._wattmin_text)
+            values += (self._time.of(now), self._energy.of(energy), kind, watts)
         else:
             formats.append(_ENERGY_ROW)
-            values += (self._time_of(now), energy, kind, self._wattmin_text, epower)
+            values += (self._time.of(now), self._energy.of(energy), kind, watts, self._epower.of(epower))
         if len(formats) == ROWS_PER_WRITE:
             _write_rows(self._energy_file, "".join(formats), values)
             formats.clear()
@@ -401,18 +393,59 @@ class EnergyMeter:
         self._states_file = self._energy_file = self._pstates_file = None
 
 
-_NEVER = float("nan")
-"""No value equals it: what the cached texts start from."""
+class _Text:
+    """A number's text in the rows (`_g`), kept while the number repeats."""
+
+    __slots__ = ("text", "value")
+
+    def __init__(self) -> None:
+        self.value = float("nan")  # (equal to no number)
+        self.text = ""
+
+    def of(self, value: float) -> str:
+        if value != self.value:
+            self.value, self.text = value, _g(value)
+        return self.text
+
+
+_WHOLE = 9007199254740992.0
+"""2**53: every whole number below it is a float, and `int` gives it exactly."""
+_POWERS = tuple(10**k for k in range(17))
+_EXPONENTS = tuple(f"e+{k:02d}" for k in range(17))
 
 
 def _g(value: float) -> str:
-    """`"%g" % value`, as Batsim writes numbers; a whole number from 1 to 999,999 (most times and watts) as its int's
-    digits, which is the same text (six significant digits hold it whole) for a fraction of the cost."""
-    if 1.0 <= value < 1e6:
+    """`"%g" % value`, as Batsim writes numbers. A whole number from 1 to 2**53 (times, joules and watts mostly are)
+    is written from its int's digits, which gives the same text for a fraction of the cost: below 1,000,000
+    (six significant digits hold it whole) the digits themselves, above them rounded to six (`_g_whole`)."""
+    if 1.0 <= value < _WHOLE:
         whole = int(value)
         if whole == value:
-            return str(whole)
-    return "%g" % value  # noqa: UP031 (the conversion the rows' batched `%` makes)
+            return str(whole) if whole < 1_000_000 else _g_whole(whole)
+    return "%g" % value  # noqa: UP031 (the conversion the rows' batched `%` made)
+
+
+def _g_whole(whole: int) -> str:
+    """`"%g"` of a whole number from 1,000,000 to 2**53: six significant digits, rounded half to even (`%g` rounds
+    the exact value, and a whole number's ties are exact), without trailing zeros, and the exponent."""
+    exponent = 6
+    while whole >= _POWERS[exponent + 1]:
+        exponent += 1
+    scale = _POWERS[exponent - 5]
+    digits = whole // scale
+    rest = whole - digits * scale
+    half = scale // 2  # (scale is 10 or more: its half is whole)
+    if rest > half or (rest == half and digits & 1):
+        digits += 1
+        if digits == 1_000_000:  # (9,999,995 is 1e+07)
+            digits = 100_000
+            exponent += 1
+    while digits % 10 == 0:
+        digits //= 10
+    text = str(digits)
+    if len(text) > 1:
+        text = text[0] + "." + text[1:]
+    return text + _EXPONENTS[exponent]
 
 
 def _write_rows(file: TextIO, formats: str, values: list[Any]) -> None:
