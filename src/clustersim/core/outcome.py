@@ -25,6 +25,19 @@ class JobOutcome:
     metadata: str = ""
     consumed_energy: float = -1.0
 
+    def __init__(
+        self, job: Job, state: FinalState, start: float | None, finish: float | None, resources: IntervalSet,
+        metadata: str = "", consumed_energy: float = -1.0,
+    ) -> None:
+        # (Written out: compiled, the `__init__` that `@dataclass` writes is Python code, and one runs per job.)
+        self.job = job
+        self.state = state
+        self.start = start
+        self.finish = finish
+        self.resources = resources
+        self.metadata = metadata
+        self.consumed_energy = consumed_energy
+
     @property
     def ran(self) -> bool:
         return self.start is not None
