@@ -9,12 +9,14 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from operator import itemgetter
+from typing import Final
 
 from clustersim.errors import InputError
 
 Interval = tuple[int, int]
-_LO, _HI = itemgetter(0), itemgetter(1)
-_FEW = 8
+_LO: Final = itemgetter(0)
+_HI: Final = itemgetter(1)
+_FEW: Final = 8
 """An operand with fewer intervals than the other's over this is applied interval by interval, by bisection."""
 
 
@@ -298,7 +300,7 @@ class IntervalSet:
         return self._intervals[-1][1]
 
 
-_EMPTY = IntervalSet()
+_EMPTY: Final = IntervalSet()
 
 
 def _joined(intervals: Sequence[Interval], lo: int, hi: int) -> tuple[int, int, list[Interval], int]:

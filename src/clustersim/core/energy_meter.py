@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Final, TextIO
 
 from clustersim.core.nodes import NodeState, NodeTracker
 from clustersim.errors import InputError
@@ -33,9 +33,9 @@ MACHINE_STATES_ROW = "%g,%d,%d,%d,%d,%d\n"
 CONSUMED_ENERGY_ROW = "%g,%g,%s,%g,%g\n"
 CONSUMED_ENERGY_ROW_NA = "%g,%g,%s,%g,NA\n"
 """The rows of Batsim's trace files (`%g`: 6 significant digits, as Batsim writes them)."""
-_STATES_ROW = "%s,%d,%d,%d,%d,%d\n"
-_ENERGY_ROW = "%s,%s,%s,%s,%s\n"
-_ENERGY_ROW_NA = "%s,%s,%s,%s,NA\n"
+_STATES_ROW: Final = "%s,%d,%d,%d,%d,%d\n"
+_ENERGY_ROW: Final = "%s,%s,%s,%s,%s\n"
+_ENERGY_ROW_NA: Final = "%s,%s,%s,%s,NA\n"
 """The same rows as the meter keeps them: every number already written (`_g`), and kept written while it repeats
 from row to row (an instant's rows share its time, both files too, and its energy; `wattmin` changes only when
 machines switch)."""
@@ -408,10 +408,10 @@ class _Text:
         return self.text
 
 
-_WHOLE = 9007199254740992.0
+_WHOLE: Final = 9007199254740992.0
 """2**53: every whole number below it is a float, and `int` gives it exactly."""
-_POWERS = tuple(10**k for k in range(17))
-_EXPONENTS = tuple(f"e+{k:02d}" for k in range(17))
+_POWERS: Final = tuple(10**k for k in range(17))
+_EXPONENTS: Final = tuple(f"e+{k:02d}" for k in range(17))
 
 
 def _g(value: float) -> str:

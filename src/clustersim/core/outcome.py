@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Final, Protocol
 
 from clustersim.core.events import FinalState
 from clustersim.intervals import IntervalSet
 from clustersim.workload.job import Job
 
-ZERO_RUNTIME = 1e-5
+ZERO_RUNTIME: Final = 1e-5
 """The run time Batsim counts instead of 0 for a job that ran for no time: stretch and slowdown divide by it."""
 
 
