@@ -140,9 +140,11 @@ class IntervalSet:
         if not self._size:
             return other
         if len(other._intervals) == 1:
-            return self._with(*other._intervals[0])
+            lo, hi = other._intervals[0]  # (not `*`: compiled, a call with `*` is a Python-level call)
+            return self._with(lo, hi)
         if len(self._intervals) == 1:
-            return other._with(*self._intervals[0])
+            lo, hi = self._intervals[0]
+            return other._with(lo, hi)
         if len(other._intervals) * _FEW < len(self._intervals):
             return self._with_each(other)
         if len(self._intervals) * _FEW < len(other._intervals):
@@ -202,7 +204,8 @@ class IntervalSet:
         if not other._size or not self._size:
             return self
         if len(other._intervals) == 1:
-            return self._without(*other._intervals[0])
+            lo, hi = other._intervals[0]  # (not `*`: compiled, a call with `*` is a Python-level call)
+            return self._without(lo, hi)
         if len(other._intervals) * _FEW < len(self._intervals):
             return self._without_each(other)
         result: list[Interval] = []
