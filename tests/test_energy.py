@@ -372,16 +372,16 @@ _G_EDGES = [1.0, 999_999.0, 1e6, 1_000_005.0, 1_000_015.0, 1_000_025.0, 9_999_99
 
 @pytest.mark.parametrize("value", _G_EDGES)
 def test_trace_numbers_of_edge_values_are_batsims_percent_g(value: float) -> None:
-    # Exactly what "%g" writes: the rounding ties of whole numbers (half to even), the step to the next power of
-    # ten, the bounds of the shortcuts, and what they leave to "%g" (fractions, zero, negatives, huge values).
+    # Exactly what "%g" writes: the bounds of the shortcut for whole numbers, and around them the rounding ties of
+    # whole numbers (half to even), the step to the next power of ten, fractions, zero, negatives, huge values.
     assert energy_meter._g(value) == _percent_g(value)
 
 
 @given(st.integers(1, 2**53 - 1) | st.integers(1, 10**8)
        | st.builds(lambda d, e: d * 10**e + 5 * 10**e // 10, st.integers(100_000, 999_999), st.integers(1, 9)))
 def test_trace_numbers_of_whole_values_are_batsims_percent_g(whole: int) -> None:
-    # Times, joules and watts are mostly whole: written from the int's digits, rounded to six as "%g" rounds them,
-    # ties included (the last strategy makes a tie below each six-digit prefix).
+    # Times, joules and watts are mostly whole: below 1,000,000 written from the int's digits, above them as "%g"
+    # rounds them, ties included (the last strategy makes a tie below each six-digit prefix).
     assert energy_meter._g(float(whole)) == _percent_g(float(whole))
 
 

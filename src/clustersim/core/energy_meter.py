@@ -408,44 +408,16 @@ class _Text:
         return self.text
 
 
-_WHOLE: Final = 9007199254740992.0
-"""2**53: every whole number below it is a float, and `int` gives it exactly."""
-_POWERS: Final = tuple(10**k for k in range(17))
-_EXPONENTS: Final = tuple(f"e+{k:02d}" for k in range(17))
-
-
 def _g(value: float) -> str:
-    """`"%g" % value`, as Batsim writes numbers. A whole number from 1 to 2**53 (times, joules and watts mostly are)
-    is written from its int's digits, which gives the same text for a fraction of the cost: below 1,000,000
-    (six significant digits hold it whole) the digits themselves, above them rounded to six (`_g_whole`)."""
-    if 1.0 <= value < _WHOLE:
+    """`"%g" % value`, as Batsim writes numbers; a whole number from 1 to 999,999 (most times and watts) as its int's
+    digits, which is the same text (six significant digits hold it whole) for a fraction of the cost. (Larger whole
+    numbers built from their digits, rounded to six as `%g` rounds, cost more instructions compiled than `%g`
+    itself: measured, not kept.)"""
+    if 1.0 <= value < 1e6:
         whole = int(value)
         if whole == value:
-            return str(whole) if whole < 1_000_000 else _g_whole(whole)
+            return str(whole)
     return "%g" % value  # noqa: UP031 (the conversion the rows' batched `%` made)
-
-
-def _g_whole(whole: int) -> str:
-    """`"%g"` of a whole number from 1,000,000 to 2**53: six significant digits, rounded half to even (`%g` rounds
-    the exact value, and a whole number's ties are exact), without trailing zeros, and the exponent."""
-    exponent = 6
-    while whole >= _POWERS[exponent + 1]:
-        exponent += 1
-    scale = _POWERS[exponent - 5]
-    digits = whole // scale
-    rest = whole - digits * scale
-    half = scale // 2  # (scale is 10 or more: its half is whole)
-    if rest > half or (rest == half and digits & 1):
-        digits += 1
-        if digits == 1_000_000:  # (9,999,995 is 1e+07)
-            digits = 100_000
-            exponent += 1
-    while digits % 10 == 0:
-        digits //= 10
-    text = str(digits)
-    if len(text) > 1:
-        text = text[0] + "." + text[1:]
-    return text + _EXPONENTS[exponent]
 
 
 def _write_rows(file: TextIO, formats: str, values: list[Any]) -> None:
