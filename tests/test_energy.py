@@ -9,6 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from clustersim.core import energy_meter
 from clustersim.core.decisions import SwitchOff, SwitchOn
@@ -357,3 +359,32 @@ def test_trace_rows_written_in_batches_are_the_rows_written_one_batch_at_the_end
         text = (tmp_path / "one" / name).read_text()
         assert text.count("\n") > 100, name
         assert (tmp_path / "batches" / name).read_text() == text, name
+
+
+def _percent_g(value: float) -> str:
+    return "%g" % value  # noqa: UP031 (the conversion whose text the rows keep)
+
+
+_G_EDGES = [1.0, 999_999.0, 1e6, 1_000_005.0, 1_000_015.0, 1_000_025.0, 9_999_994.0, 9_999_995.0, 9_999_996.0,
+            99_999_950.0, 123_456_500.0, 123_457_500.0, 2.0**53 - 1, 2.0**53, 1e15, 1e16, 0.0, -0.0, 0.5, 1.5,
+            -3.0, 12.25, 1e-300, float("inf"), float("nan")]
+
+
+@pytest.mark.parametrize("value", _G_EDGES)
+def test_trace_numbers_of_edge_values_are_batsims_percent_g(value: float) -> None:
+    # Exactly what "%g" writes: the bounds of the shortcut for whole numbers, and around them the rounding ties of
+    # whole numbers (half to even), the step to the next power of ten, fractions, zero, negatives, huge values.
+    assert energy_meter._g(value) == _percent_g(value)
+
+
+@given(st.integers(1, 2**53 - 1) | st.integers(1, 10**8)
+       | st.builds(lambda d, e: d * 10**e + 5 * 10**e // 10, st.integers(100_000, 999_999), st.integers(1, 9)))
+def test_trace_numbers_of_whole_values_are_batsims_percent_g(whole: int) -> None:
+    # Times, joules and watts are mostly whole: below 1,000,000 written from the int's digits, above them as "%g"
+    # rounds them, ties included (the last strategy makes a tie below each six-digit prefix).
+    assert energy_meter._g(float(whole)) == _percent_g(float(whole))
+
+
+@given(st.floats(allow_nan=False) | st.floats(0.0, 1e16))
+def test_trace_numbers_of_any_value_are_batsims_percent_g(value: float) -> None:
+    assert energy_meter._g(value) == _percent_g(value)

@@ -9,12 +9,14 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from operator import itemgetter
+from typing import Final
 
 from clustersim.errors import InputError
 
 Interval = tuple[int, int]
-_LO, _HI = itemgetter(0), itemgetter(1)
-_FEW = 8
+_LO: Final = itemgetter(0)
+_HI: Final = itemgetter(1)
+_FEW: Final = 8
 """An operand with fewer intervals than the other's over this is applied interval by interval, by bisection."""
 
 
@@ -138,9 +140,11 @@ class IntervalSet:
         if not self._size:
             return other
         if len(other._intervals) == 1:
-            return self._with(*other._intervals[0])
+            lo, hi = other._intervals[0]  # (not `*`: compiled, a call with `*` is a Python-level call)
+            return self._with(lo, hi)
         if len(self._intervals) == 1:
-            return other._with(*self._intervals[0])
+            lo, hi = self._intervals[0]
+            return other._with(lo, hi)
         if len(other._intervals) * _FEW < len(self._intervals):
             return self._with_each(other)
         if len(self._intervals) * _FEW < len(other._intervals):
@@ -200,7 +204,8 @@ class IntervalSet:
         if not other._size or not self._size:
             return self
         if len(other._intervals) == 1:
-            return self._without(*other._intervals[0])
+            lo, hi = other._intervals[0]  # (not `*`: compiled, a call with `*` is a Python-level call)
+            return self._without(lo, hi)
         if len(other._intervals) * _FEW < len(self._intervals):
             return self._without_each(other)
         result: list[Interval] = []
@@ -298,7 +303,7 @@ class IntervalSet:
         return self._intervals[-1][1]
 
 
-_EMPTY = IntervalSet()
+_EMPTY: Final = IntervalSet()
 
 
 def _joined(intervals: Sequence[Interval], lo: int, hi: int) -> tuple[int, int, list[Interval], int]:

@@ -6,8 +6,9 @@ Compiled with the hot path (pyproject.toml `[tool.clustersim] compiled`): jobs.c
 from __future__ import annotations
 
 import math
+from typing import Final
 
-_EXACT = 9007199254740992.0
+_EXACT: Final = 9007199254740992.0
 """2**53: every integer below it in magnitude is a float, and `repr` writes it with all its digits."""
 
 

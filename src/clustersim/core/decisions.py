@@ -22,6 +22,12 @@ class StartJob:
     resources: IntervalSet
     storage_mapping: Mapping[str, str] | None = None
 
+    def __init__(self, job_key: str, resources: IntervalSet, storage_mapping: Mapping[str, str] | None = None):
+        # (Written out: compiled, the `__init__` that `@dataclass` writes is Python code, and one runs per job.)
+        self.job_key = job_key
+        self.resources = resources
+        self.storage_mapping = storage_mapping
+
 
 @dataclass(slots=True)
 class RejectJob:

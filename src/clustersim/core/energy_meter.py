@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Final, TextIO
 
 from clustersim.core.nodes import NodeState, NodeTracker
 from clustersim.errors import InputError
@@ -33,11 +33,12 @@ MACHINE_STATES_ROW = "%g,%d,%d,%d,%d,%d\n"
 CONSUMED_ENERGY_ROW = "%g,%g,%s,%g,%g\n"
 CONSUMED_ENERGY_ROW_NA = "%g,%g,%s,%g,NA\n"
 """The rows of Batsim's trace files (`%g`: 6 significant digits, as Batsim writes them)."""
-_STATES_ROW = "%s,%d,%d,%d,%d,%d\n"
-_ENERGY_ROW = "%s,%g,%s,%s,%g\n"
-_ENERGY_ROW_NA = "%s,%g,%s,%s,NA\n"
-"""The same rows as the meter keeps them: the time and `wattmin` already written (`_g`), since they repeat from
-row to row (an instant's rows share its time, both files too; `wattmin` changes only when machines switch)."""
+_STATES_ROW: Final = "%s,%d,%d,%d,%d,%d\n"
+_ENERGY_ROW: Final = "%s,%s,%s,%s,%s\n"
+_ENERGY_ROW_NA: Final = "%s,%s,%s,%s,NA\n"
+"""The same rows as the meter keeps them: every number already written (`_g`), and kept written while it repeats
+from row to row (an instant's rows share its time, both files too, and its energy; `wattmin` changes only when
+machines switch)."""
 ROWS_PER_WRITE = 4096
 """Rows are kept as flat lists of values and formatted together, with one `%` at C speed, this many at a time (a
 few per job)."""
@@ -107,13 +108,12 @@ class EnergyMeter:
         self._state_values: list[float | str] = []
         """machine_states.csv rows not yet written, one after the other (MACHINE_STATES_ROW's values)."""
         self._energy_formats: list[str] = []
-        self._energy_values: list[float | str] = []
+        self._energy_values: list[str] = []
         """consumed_energy.csv rows not yet written: their formats, and their values one after the other."""
         self._last_row_time = 0.0
         self._last_row_energy = 0.0
-        self._time, self._time_text = _NEVER, ""
-        self._wattmin, self._wattmin_text = _NEVER, ""
-        """The last time and `wattmin` written, and their text (`_g`)."""
+        self._time, self._energy, self._wattmin, self._epower = _Text(), _Text(), _Text(), _Text()
+        """The last time, energy, `wattmin` and `epower` written, with their text."""
         self.moment: int | None = None
         """Which inter-actor message of the current instant the next row is written at, when the core counts
         them (Batsim's delivery): Batsim writes NA as the mean power of a row written at the same SimGrid time as
@@ -319,15 +319,9 @@ class EnergyMeter:
         assert self._states_file is not None
         computing, idle, sleeping, switching_on, switching_off = self.tracker.nodes_in  # NodeState's order
         values = self._state_values
-        values += (self._time_of(now), sleeping, switching_on, switching_off, idle, computing)
+        values += (self._time.of(now), sleeping, switching_on, switching_off, idle, computing)
         if len(values) == 6 * ROWS_PER_WRITE:
             _write_rows(self._states_file, _STATES_ROW * ROWS_PER_WRITE, values)
-
-    def _time_of(self, now: float) -> str:
-        """`now` as the rows write it (the text of the previous row's time when it is the same)."""
-        if now != self._time:
-            self._time, self._time_text = now, _g(now)
-        return self._time_text
 
     # -- outputs -------------------------------------------------------------------------------------------
 
@@ -351,16 +345,14 @@ class EnergyMeter:
             epower = (self._moment_joules - self._last_moment_joules) / (reached - self._last_reached)
         else:
             epower = self._static + self._dynamic_power
-        wattmin = self._static + self.ahead if wattmin is None else wattmin
-        if wattmin != self._wattmin:
-            self._wattmin, self._wattmin_text = wattmin, _g(wattmin)
+        watts = self._wattmin.of(self._static + self.ahead if wattmin is None else wattmin)
         formats, values = self._energy_formats, self._energy_values
         if moment is not None and now == last_time and moment == self._last_moment:
             formats.append(_ENERGY_ROW_NA)
-            values += (self._time_of(now), energy, kind, self._wattmin_text)
+            values += (self._time.of(now), self._energy.of(energy), kind, watts)
         else:
             formats.append(_ENERGY_ROW)
-            values += (self._time_of(now), energy, kind, self._wattmin_text, epower)
+            values += (self._time.of(now), self._energy.of(energy), kind, watts, self._epower.of(epower))
         if len(formats) == ROWS_PER_WRITE:
             _write_rows(self._energy_file, "".join(formats), values)
             formats.clear()
@@ -443,18 +435,31 @@ class EnergyMeter:
         self._states_file = self._energy_file = self._pstates_file = None
 
 
-_NEVER = float("nan")
-"""No value equals it: what the cached texts start from."""
+class _Text:
+    """A number's text in the rows (`_g`), kept while the number repeats."""
+
+    __slots__ = ("text", "value")
+
+    def __init__(self) -> None:
+        self.value = float("nan")  # (equal to no number)
+        self.text = ""
+
+    def of(self, value: float) -> str:
+        if value != self.value:
+            self.value, self.text = value, _g(value)
+        return self.text
 
 
 def _g(value: float) -> str:
     """`"%g" % value`, as Batsim writes numbers; a whole number from 1 to 999,999 (most times and watts) as its int's
-    digits, which is the same text (six significant digits hold it whole) for a fraction of the cost."""
+    digits, which is the same text (six significant digits hold it whole) for a fraction of the cost. (Larger whole
+    numbers built from their digits, rounded to six as `%g` rounds, cost more instructions compiled than `%g`
+    itself: measured, not kept.)"""
     if 1.0 <= value < 1e6:
         whole = int(value)
         if whole == value:
             return str(whole)
-    return "%g" % value  # noqa: UP031 (the conversion the rows' batched `%` makes)
+    return "%g" % value  # noqa: UP031 (the conversion the rows' batched `%` made)
 
 
 def _write_rows(file: TextIO, formats: str, values: list[Any]) -> None:

@@ -23,7 +23,13 @@ class FinalState(Enum):
 
 @dataclass(slots=True)
 class JobSubmitted:
+    """A job of the workload (or a SubmitJob decision's) joined the queue."""
+
     job: Job
+
+    def __init__(self, job: Job) -> None:
+        # (Written out: compiled, the `__init__` that `@dataclass` writes is Python code, and one runs per job.)
+        self.job = job
 
 
 @dataclass(slots=True)
@@ -33,6 +39,12 @@ class JobCompleted:
     job: Job
     state: FinalState
     resources: IntervalSet
+
+    def __init__(self, job: Job, state: FinalState, resources: IntervalSet) -> None:
+        # (Written out: compiled, the `__init__` that `@dataclass` writes is Python code, and one runs per job.)
+        self.job = job
+        self.state = state
+        self.resources = resources
 
 
 @dataclass(slots=True)

@@ -3,9 +3,9 @@
 Each node is in exactly one of five states. Policies see the nodes of a state as a dict of node id -> time it
 entered the state (insertion order = order of entry), so they can find the nodes idle the longest or asleep
 without scanning the platform. Those dicts are built only when first asked for: until then a platform of
-one-unit nodes (hosts) keeps, per node, its state, when it entered it and in which order, in flat lists, so a
-job's start or end costs a few list stores per host of its allocation (most runs with energy but no power policy
-never ask).
+one-unit nodes (hosts) keeps, per node, the change by which it entered its state (`_Change`: the state, when, in
+which order), shared by the nodes that changed together, so a job's start or end costs one list store per host
+of its allocation (most runs with energy but no power policy never ask).
 """
 
 from __future__ import annotations
@@ -38,6 +38,18 @@ class NodeState(IntEnum):
 COMPUTING, IDLE = NodeState.COMPUTING, NodeState.IDLE
 
 
+class _Change:
+    """Nodes entering `state` together at `since`, the `order`-th change: each node of one keeps a reference to it
+    until it changes again (one store per node, no time or number to box per node, compiled)."""
+
+    __slots__ = ("order", "since", "state")
+
+    def __init__(self, state: NodeState, since: float, order: int) -> None:
+        self.state = state
+        self.since = since
+        self.order = order
+
+
 class NodeTracker:
     """Busy units and power state of every node."""
 
@@ -51,7 +63,8 @@ class NodeTracker:
             self.first_unit.append(total)
             total += count
         self.nb_units = per_node
-        self._state = [NodeState.IDLE] * len(nodes)
+        self._state: list[NodeState] = []
+        """Each node's state, once the dicts are built."""
         self._unit_node = [i for i, count in enumerate(per_node) for _ in range(count)]
         self._one_unit_per_node = all(count == 1 for count in per_node)
         self._seconds_in = [0.0] * len(NodeState)
@@ -61,11 +74,9 @@ class NodeTracker:
         self._units_in = self.nodes_in if self._one_unit_per_node else [0] * len(NodeState)
         """Allocation units of the nodes in each state (on one-unit nodes, the same list as `nodes_in`)."""
         self._units_in[NodeState.IDLE] = total
-        self._since = [0.0] * len(nodes)
-        """Until the dicts are built: when each node entered its state."""
-        self._entered = [0] * len(nodes)
+        self._change = [_Change(NodeState.IDLE, 0.0, 0)] * len(nodes)
         """Until the dicts are built: the change by which each node entered its state (the nodes of one change
-        enter in node order, so with a stable sort on this, the order of the dicts)."""
+        enter in node order, so with a stable sort on the changes' order, the order of the dicts)."""
         self._changes = 0
         self._busy: list[int] = []
         """Busy units per node, once the dicts are built (until then a one-unit node is busy when computing)."""
@@ -75,19 +86,21 @@ class NodeTracker:
             self._build()
 
     def _build(self) -> list[dict[int, float]]:
-        """The dicts of nodes per state, built from the flat lists in order of entry; kept up to date from then."""
+        """The dicts of nodes per state, built from the nodes' changes in order of entry; kept up to date from then."""
         if self._by_state is None:
             by_state: list[dict[int, float]] = [{} for _ in NodeState]
-            states, since = self._state, self._since
-            for node in sorted(range(len(states)), key=self._entered.__getitem__):  # stable: ties in node order
-                by_state[states[node]][node] = since[node]
+            changes = self._change
+            for node in sorted(range(len(changes)), key=lambda node: changes[node].order):  # stable: node order
+                by_state[changes[node].state][node] = changes[node].since
+            self._state = states = [change.state for change in changes]
+            self._change = []
             computing = NodeState.COMPUTING
             self._busy = [self.nb_units[node] if state is computing else 0 for node, state in enumerate(states)]
             self._by_state = by_state
         return self._by_state
 
     def state(self, node: int) -> NodeState:
-        return self._state[node]
+        return self._state[node] if self._by_state is not None else self._change[node].state
 
     def members(self, state: NodeState) -> Mapping[int, float]:
         """Nodes in `state` -> since when, oldest first (read-only)."""
@@ -122,17 +135,18 @@ class NodeTracker:
 
     def move(self, node: int, state: NodeState, now: float) -> NodeState:
         """Put a node in a new state; returns the old one."""
-        old = self._state[node]
         by_state = self._by_state
         if by_state is None:
-            self._seconds_in[old] += now - self._since[node]
-            self._since[node] = now
+            change = self._change[node]
+            old = change.state
+            self._seconds_in[old] += now - change.since
             self._changes += 1
-            self._entered[node] = self._changes
+            self._change[node] = _Change(state, now, self._changes)
         else:
+            old = self._state[node]
             self._seconds_in[old] += now - by_state[old].pop(node)
             by_state[state][node] = now
-        self._state[node] = state
+            self._state[node] = state
         self.nodes_in[old] -= 1
         self.nodes_in[state] += 1
         if self._units_in is not self.nodes_in:
@@ -208,21 +222,19 @@ class NodeTracker:
         self._units_in[NodeState.IDLE] += moved_units
 
     def _move_flat(self, nodes: IntervalSet, left: NodeState, state: NodeState, now: float) -> None:
-        """Before the dicts are built: one-unit nodes, all in `left`, enter `state` now; their node-seconds in `left`
-        are summed node by node, in order, as with the dicts. (A plain loop: most allocations are a few hosts, for
-        which it beats slice operations in Python and is a native loop compiled.)"""
-        since, states, entered = self._since, self._state, self._entered
+        """Before the dicts are built: one-unit nodes, all in `left`, enter `state` now, by one change; their
+        node-seconds in `left` are summed node by node, in order, as with the dicts. (A plain loop: most allocations
+        are a few hosts, for which it beats slice operations in Python and is a native loop compiled.)"""
         self._changes += 1
-        change = self._changes
+        change = _Change(state, now, self._changes)
+        changes = self._change
         left_seconds = 0.0
         moved = 0
         for lo, hi in nodes.intervals:
             stop = hi + 1
             for node in range(lo, stop):
-                left_seconds += now - since[node]
-                since[node] = now
-                states[node] = state
-                entered[node] = change
+                left_seconds += now - changes[node].since
+                changes[node] = change
             moved += stop - lo
         self._seconds_in[left] += left_seconds
         counts = self.nodes_in  # (of units too)

@@ -37,7 +37,7 @@ from bisect import insort
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from clustersim.core.decisions import (
     CallMeLater,
@@ -137,20 +137,22 @@ class _Switched:
         self.left = len(transition.nodes)
 
 
-_READY = object()
+_READY: Final = object()
 """The request-reply actor's last message: the decision process is ready for the next one."""
 
-_COMPUTED, _WAITED, _SENT = 0, 1, 2
+_COMPUTED: Final = 0
+_WAITED: Final = 1
+_SENT: Final = 2
 """How an actor came to post a message at a given message count (`_deliver_messages`): at the end of a computation
 (a computing job's, a node's switch: SimGrid ends it a rounding error early, so a server that receives a message
 at that very count already sees it waiting), at the end of a sleep (a delay job, the job submitter, a waiter:
 exactly then, too late for that check), or in answer to a message the server received (a decision, the ready
 signal, the submitter's goodbye)."""
 
-_WOKEN = object()
+_WOKEN: Final = object()
 """A waiter's message: a call asked at an earlier instant is due."""
 
-_MESSAGE_KINDS = (EventClass.JOB_END, EventClass.NODE_SWITCHED, EventClass.CALL)
+_MESSAGE_KINDS: Final = (EventClass.JOB_END, EventClass.NODE_SWITCHED, EventClass.CALL)
 """The events `_deliver_messages` times in messages, besides the workload's submissions."""
 
 

@@ -33,9 +33,16 @@ class RunningJob:
     """The start decision's storage label to storage host name mapping, if any (see `StartJob`)."""
     expected_end: float = field(init=False)
 
-    def __post_init__(self) -> None:
-        walltime = self.job.walltime
-        self.expected_end = math.inf if walltime is None else self.start + walltime
+    def __init__(
+        self, job: Job, start: float, resources: IntervalSet, storage_mapping: Mapping[str, str] | None = None
+    ) -> None:
+        # (Written out: compiled, the `__init__` that `@dataclass` writes is Python code, and one runs per job.)
+        self.job = job
+        self.start = start
+        self.resources = resources
+        self.storage_mapping = storage_mapping
+        walltime = job.walltime
+        self.expected_end = math.inf if walltime is None else start + walltime
 
 
 class NodesView(Protocol):

@@ -8,7 +8,7 @@ ran for no time has Batsim's stretch: Batsim counts its run time as ZERO_RUNTIME
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TextIO
+from typing import Final, TextIO
 
 from clustersim._io.numbers import fmt
 from clustersim.core.events import FinalState
@@ -34,11 +34,11 @@ COLUMNS = (
     "metadata",
 )
 
-_SUCCESS = FinalState.COMPLETED_SUCCESSFULLY
-_NOT_RUN = ",,,,,,"
-_STATES = {state: ("1," if state is _SUCCESS else "0,") + state.value for state in FinalState}
+_SUCCESS: Final = FinalState.COMPLETED_SUCCESSFULLY
+_NOT_RUN: Final = ",,,,,,"
+_STATES: Final = {state: ("1," if state is _SUCCESS else "0,") + state.value for state in FinalState}
 """The success and final_state fields of each final state."""
-_SUCCEEDED = _STATES[_SUCCESS]
+_SUCCEEDED: Final = _STATES[_SUCCESS]
 
 def _text(value: str) -> str:
     """A text field, quoted as CSV requires only when it must be."""

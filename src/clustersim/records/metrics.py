@@ -12,6 +12,7 @@ import csv
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Final
 
 from clustersim._io.numbers import fmt
 from clustersim._version import __version__
@@ -31,7 +32,7 @@ SCHEDULE_COLUMNS = (
 EXTRA_COLUMNS = ("max_bounded_slowdown", "mean_bounded_slowdown", "utilisation")
 """extra_metrics.csv: the schedule metrics clustersim adds to Batsim's."""
 
-BOUNDED_SLOWDOWN_TAU = 10.0
+BOUNDED_SLOWDOWN_TAU: Final = 10.0
 """Seconds below which a job's run time does not inflate its bounded slowdown (Feitelson's τ)."""
 
 

@@ -35,8 +35,26 @@ class Job:
     key: str = field(init=False, repr=False)
     """The globally unique id Batsim shows: `workload!id`."""
 
-    def __post_init__(self) -> None:
-        self.key = f"{self.workload}!{self.id}"
+    def __init__(
+        self, id: str, submit_time: float, nb_res: int, profile: Profile, walltime: float | None = None,
+        workload: str = "w0", profile_name: str = "", user: str = "", group: str = "", queue: str = "",
+        extra: Mapping[str, object] | None = None, request: Mapping[str, int] | None = None,
+    ) -> None:
+        """The fields in their order (`extra` None: a new empty dict). (Written out: compiled, the `__init__` that
+        `@dataclass` writes is Python code, and the readers build a Job per record.)"""
+        self.id = id
+        self.submit_time = submit_time
+        self.nb_res = nb_res
+        self.profile = profile
+        self.walltime = walltime
+        self.workload = workload
+        self.profile_name = profile_name
+        self.user = user
+        self.group = group
+        self.queue = queue
+        self.extra = {} if extra is None else extra
+        self.request = request
+        self.key = f"{workload}!{id}"
 
 
 def id_order(job_id: str) -> tuple[int, int | str]:

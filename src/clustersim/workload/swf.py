@@ -25,7 +25,7 @@ import math
 import zlib
 from collections.abc import Iterator
 from types import MappingProxyType
-from typing import Literal, NoReturn
+from typing import Final, Literal, NoReturn
 
 from clustersim._io.textfile import StrPath, open_text
 from clustersim.errors import InputError, UnknownNameError
@@ -36,13 +36,13 @@ from clustersim.workload.stream import SkipReport, Workload
 Processors = Literal["allocated", "requested"]
 Walltime = Literal["requested", "exact"]
 
-NB_FIELDS = 18
-_NO_EXTRA: MappingProxyType[str, object] = MappingProxyType({})
-_SHARED = 4096
+NB_FIELDS: Final = 18
+_NO_EXTRA: Final[MappingProxyType[str, object]] = MappingProxyType({})
+_SHARED: Final = 4096
 """Distinct run times (and requested times) whose objects the reader shares before it starts afresh."""
 # Characters a line of numeric fields may hold; anything else left after deleting them is malformed.
-_NUMERIC_CHARS = str.maketrans("", "", "0123456789.+-eE \t\r\n\f\v")
-_FIELD_NAMES = (
+_NUMERIC_CHARS: Final = str.maketrans("", "", "0123456789.+-eE \t\r\n\f\v")
+_FIELD_NAMES: Final = (
     "job number",
     "submit time",
     "wait time",
@@ -63,12 +63,12 @@ _FIELD_NAMES = (
     "think time",
 )
 
-SKIP_RUNTIME = "run time <= 0 (-1 unknown, or 0)"
-SKIP_PROCESSORS = "no processor count (allocated and requested processors both <= 0)"
-NOTE_ALLOCATED_MISSING = "allocated processors unknown (-1): used the requested processors"
-NOTE_REQUESTED_MISSING = "requested processors unknown (-1): used the allocated processors"
-NOTE_NO_WALLTIME = "requested time unknown (-1 or 0): walltime unlimited"
-NOTE_OVERRUN = "run time exceeds the requested time: will be killed at their walltime"
+SKIP_RUNTIME: Final = "run time <= 0 (-1 unknown, or 0)"
+SKIP_PROCESSORS: Final = "no processor count (allocated and requested processors both <= 0)"
+NOTE_ALLOCATED_MISSING: Final = "allocated processors unknown (-1): used the requested processors"
+NOTE_REQUESTED_MISSING: Final = "requested processors unknown (-1): used the allocated processors"
+NOTE_NO_WALLTIME: Final = "requested time unknown (-1 or 0): walltime unlimited"
+NOTE_OVERRUN: Final = "run time exceeds the requested time: will be killed at their walltime"
 
 
 def read_swf(

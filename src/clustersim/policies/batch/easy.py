@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import islice
 from operator import attrgetter
+from typing import Final
 
 from clustersim.core.decisions import Decision, StartJob
 from clustersim.core.events import (
@@ -83,10 +84,10 @@ def reserve(
     return Reservation(start, hosts(IntervalSet(freed) - unavailable, nb_res))
 
 
-_SHIFT = MAX_UNITS.bit_length()
+_SHIFT: Final = MAX_UNITS.bit_length()
 """An interval (lo, hi) as the one int `lo << _SHIFT | hi`: ids are below `MAX_UNITS`, so the ints sort as the
 tuples do, and a list of ints sorts several times faster (no tuple comparison, each a call per item)."""
-_HI_BITS = (1 << _SHIFT) - 1
+_HI_BITS: Final = (1 << _SHIFT) - 1
 
 
 def _lowest_of(keys: list[int], count: int) -> IntervalSet:
@@ -131,9 +132,9 @@ def earliest_start(nb_res: int, view: ClusterView, by_end: Iterable[RunningJob])
     return math.inf
 
 
-_UNCHANGING = (JobSubmitted, RequestedCall, NoMoreJobs, NoMoreExternalEvents)
+_UNCHANGING: Final = (JobSubmitted, RequestedCall, NoMoreJobs, NoMoreExternalEvents)
 """Events after which the head's reservation stays what it was (no job ended, no node changed state)."""
-_ENDS = (JobCompleted, *_UNCHANGING)
+_ENDS: Final = (JobCompleted, *_UNCHANGING)
 """Events after which it stays what it was if its start does (see `EasyBackfilling`)."""
 
 

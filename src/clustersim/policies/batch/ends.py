@@ -11,13 +11,14 @@ import math
 from bisect import bisect_left, insort
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from operator import itemgetter
+from typing import Final
 
 from clustersim.core.state import RunningJob
 from clustersim.policies.batch.additions import added_since
 
 _Entry = tuple[float, int, RunningJob]
 """(expected end, discovery order, job): the first two are unique, so a job is never compared."""
-_JOB: Callable[[_Entry], RunningJob] = itemgetter(2)
+_JOB: Final[Callable[[_Entry], RunningJob]] = itemgetter(2)
 
 
 class RunningByEnd:
