@@ -368,15 +368,14 @@ class EnergyMeter:
         reading = self.reading if self.reading is not None else self.reader(now)
         self.reading = None
         energy, epower, wattmin = reading
-        if wattmin != self._wattmin:
-            self._wattmin, self._wattmin_text = wattmin, _g(wattmin)
+        row = (self._time.of(now), self._energy.of(energy), kind, self._wattmin.of(wattmin))
         formats, values = self._energy_formats, self._energy_values
         if epower is None:
             formats.append(_ENERGY_ROW_NA)
-            values += (self._time_of(now), energy, kind, self._wattmin_text)
+            values += row
         else:
             formats.append(_ENERGY_ROW)
-            values += (self._time_of(now), energy, kind, self._wattmin_text, epower)
+            values += (*row, self._epower.of(epower))
         if len(formats) == ROWS_PER_WRITE:
             assert self._energy_file is not None
             _write_rows(self._energy_file, "".join(formats), values)
