@@ -1,9 +1,9 @@
 """Count what conservative backfilling's compressions do, to know what skipping the jobs that cannot move would save.
 
-At every job end conservative_bf places every queued job again (`TimeSlices.replace`). This replays a trace under
+At every job end conservative_bf places every queued job again (`TimeSlices.replan`). This replays a trace under
 `conservative` and sorts those visits: a job placed for the first time, a job that moved (another start or other
 hosts), a job that stayed because no region freed since its last placement can move it (`_may_move`, no search),
-and a job that stayed after a search. It prints each kind's count and the CPU seconds spent in `replace` for it
+and a job that stayed after a search. It prints each kind's count and the CPU seconds spent in `replan` for it
 (the clock read around each call: relative figures, slower than a plain run). An index that skipped every job that
 stays, at no cost, would save at most the two "stayed" rows (and their share of the policy's loop).
 
@@ -26,7 +26,7 @@ from pathlib import Path
 from clustersim.core.simulation import Delivery
 from clustersim.intervals import IntervalSet
 from clustersim.platform.swf_header import platform_from_swf_header
-from clustersim.policies.batch.timeslices import Pick, Placement, TimeSlices
+from clustersim.policies.batch.timeslices import Pick, TimeSlices
 from clustersim.policies.registry import create_policy
 from clustersim.runner import simulate
 from clustersim.workload.swf import read_swf
@@ -43,34 +43,35 @@ def main() -> None:
     counts: Counter[str] = Counter()
     cpu: Counter[str] = Counter()
     searched = [False]
-    replace, may_move = TimeSlices.replace, TimeSlices._may_move
-    if not hasattr(replace, "__code__"):
+    replan, may_move = TimeSlices.replan, TimeSlices._may_move
+    if not hasattr(replan, "__code__"):
         parser.error("the compiled build is on PYTHONPATH: this wraps the pure-Python modules")
 
     def counted_may_move(plan: TimeSlices, seen: int, start: float, end: float,
-                         hosts: int) -> tuple[float, float] | None:
+                         hosts: int) -> tuple[float, float, bool] | None:
         window = may_move(plan, seen, start, end, hosts)
         searched[0] = window is not None
         return window
 
-    def counted_replace(plan: TimeSlices, key: str, nb_res: int, walltime: float,
-                        pick: Pick = IntervalSet.lowest) -> Placement | None:
+    def counted_replan(plan: TimeSlices, key: str, nb_res: int, walltime: float,
+                       pick: Pick = IntervalSet.lowest) -> bool:
         job = plan._jobs.get(key)
         searched[0] = True
         started = time.process_time_ns()
-        placement = replace(plan, key, nb_res, walltime, pick)
+        now = replan(plan, key, nb_res, walltime, pick)
         spent = time.process_time_ns() - started
+        placed = plan._jobs.get(key)
         if job is None:
             kind = KINDS[0]
-        elif placement is None or (placement.start, placement.mask) != (job[0], job[2]):
+        elif placed is None or (placed[0], placed[2]) != (job[0], job[2]):
             kind = KINDS[1]
         else:
             kind = KINDS[3] if searched[0] else KINDS[2]
         counts[kind] += 1
         cpu[kind] += spent
-        return placement
+        return now
 
-    TimeSlices.replace = counted_replace  # type: ignore[method-assign, assignment]
+    TimeSlices.replan = counted_replan  # type: ignore[method-assign, assignment]
     TimeSlices._may_move = counted_may_move  # type: ignore[method-assign, assignment]
     workload = read_swf(args.trace)
     if args.jobs:
@@ -82,7 +83,7 @@ def main() -> None:
     total = time.process_time() - started
     visits = sum(counts.values())
     print(f"{args.trace.name}: {result.metrics.nb_jobs} jobs, {visits} visits, {total:.1f} s CPU in all (counting)")
-    print(f"{'visit':24} {'count':>10} {'share':>6} {'replace s':>10} {'share':>6}")
+    print(f"{'visit':24} {'count':>10} {'share':>6} {'replan s':>10} {'share':>6}")
     spent = sum(cpu.values()) or 1
     for kind in KINDS:
         print(f"{kind:24} {counts[kind]:>10} {counts[kind] / max(visits, 1):>6.1%} {cpu[kind] / 1e9:>10.1f} "

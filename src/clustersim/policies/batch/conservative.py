@@ -97,17 +97,16 @@ class ConservativeBackfilling:
                 submitted.sort(key=lambda job: (by(job), job.key))
             placing = [job.key for job in submitted]
         started: set[str] = set()
-        sizes, replace = self._sizes, plan.replace
+        sizes, replan = self._sizes, plan.replan
         for key in placing:
             size = sizes.get(key)
             if size is None:
                 job = pending[key]
                 size = sizes[key] = job.nb_res, requested_time(job) + self.rjms_delay
-            placement = replace(key, size[0], size[1], hosts)
-            if placement is not None and placement.now:
+            if replan(key, size[0], size[1], hosts):
                 started.add(key)
                 self._running[key] = None
-                yield StartJob(key, placement.hosts)
+                yield StartJob(key, plan.hosts(key))
         if started:
             queue = [key for key in queue if key not in started]
             for key in started:

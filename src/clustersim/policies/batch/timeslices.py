@@ -62,8 +62,10 @@ class TimeSlices:
     """batsched's `Schedule`: the planned jobs (running or not) and the free hosts of every time slice."""
 
     __slots__ = (
+        "_alive_end",
         "_alive_regions",
-        "_alive_since",
+        "_alive_seen",
+        "_alive_takes",
         "_edges",
         "_freed",
         "_freed_base",
@@ -94,7 +96,7 @@ class TimeSlices:
         self._takes = 0
         """How many places were taken so far: a freed region's free hosts and stretch computed since the last take
         are current (`_refreshed`)."""
-        self._alive_since = (-1, -1, -1)
+        self._alive_seen = self._alive_end = self._alive_takes = -1
         """The position, end of `_freed` and `_takes` that `_alive_regions` were computed for (`_alive`)."""
         self._alive_regions: list[tuple[int, float, float]] = []
         self._freed_base = 0
@@ -130,19 +132,36 @@ class TimeSlices:
             del begins[0], self.free[0], self.counts[0]
         begins[0] = now
 
+    def hosts(self, key: str) -> IntervalSet:
+        """The hosts of a planned job."""
+        return IntervalSet.from_mask(self._jobs[key][2])
+
     def add(self, key: str, nb_res: int, walltime: float, pick: Pick = IntervalSet.lowest) -> Placement | None:
         """Place a job by first fit (batsched's `add_job_first_fit`); None if it can never fit."""
+        return self._placement(key) if self._add(key, nb_res, walltime, pick) else None
+
+    def _add(self, key: str, nb_res: int, walltime: float, pick: Pick) -> bool:
+        """`add`: whether the job was placed."""
         fit = self._first_fit(nb_res, walltime)
         if fit is None:
-            return None
+            return False
         i, k, start, end, candidates = fit
-        hosts = _picked(pick, candidates, nb_res)
-        self._take(key, i, k, start, end, hosts, nb_res)
-        return Placement(start, hosts, i == 0)
+        self._take(key, i, k, start, end, _picked(pick, candidates, nb_res), nb_res)
+        return True
+
+    def _placement(self, key: str) -> Placement | None:
+        job = self._jobs.get(key)
+        return None if job is None else Placement(job[0], job[2], job[4])
 
     def replace(self, key: str, nb_res: int, walltime: float, pick: Pick = IntervalSet.lowest) -> Placement | None:
         """Take a job out and place it again by first fit (batsched's compression step), or place it if it was not
-        planned.
+        planned; None if it can never fit."""
+        self.replan(key, nb_res, walltime, pick)
+        return self._placement(key)
+
+    def replan(self, key: str, nb_res: int, walltime: float, pick: Pick = IntervalSet.lowest) -> bool:
+        """`replace`, telling only whether the job starts now (placed in the first slice): a compression keeps
+        most jobs where they are, and this makes no `Placement` for them.
 
         The new place is computed first as if the job were out; when it is the old one (the usual case) nothing
         changes, which saves taking the job out and back. The two give the same place: the boundaries taking the
@@ -154,60 +173,65 @@ class TimeSlices:
             # A zero walltime's place lasts to the end of the slice it is found in, which taking it out may merge.
             if job is not None:
                 self.remove(key)
-            return self.add(key, nb_res, walltime, pick)
+            return self._add(key, nb_res, walltime, pick) and self._jobs[key][4]
         start, end, hosts, nb_own, first, seen = job
         begins, counts = self.begins, self.counts
+        lowest = pick is IntervalSet.lowest
         if (
             self.prune
             and len(begins) > self.prune_from
             and start > begins[0]
-            and pick is IntervalSet.lowest
+            and lowest
             and nb_own == nb_res
             and end == start + walltime
         ):
             window = self._may_move(seen, start, end, hosts)
             if window is None:
-                return self._kept(key, job)
+                self._kept(key, job)
+                return False
             # Only starts within the window may fit before the job's own.
             i = bisect.bisect_right(begins, start) - 1
             lo = bisect.bisect_left(begins, window[0], hi=i)
             stop = bisect.bisect_right(begins, window[1], lo=lo, hi=i)
+            lower = window[2]
         else:
             i = 0 if first else bisect.bisect_right(begins, start) - 1
-            lo, stop = 0, i
+            lo, stop, lower = 0, i, True
         if i > 0:
             k = bisect.bisect_left(begins, end, lo=i + 1)
-            if pick is IntervalSet.lowest and (lo >= stop or max(counts[lo:stop]) < nb_res):
+            if lowest and (lo >= stop or max(counts[lo:stop]) < nb_res):
                 # No earlier slice has room enough even by count: the job stays, and keeps its hosts unless a
                 # lower one is now free all along its place.
                 below = (1 << (hosts.bit_length() - 1)) - 1
-                if not self._free_below(i, k, below):
-                    return self._kept(key, job)
+                if not lower or not self._free_below(i, k, below):
+                    self._kept(key, job)
+                    return False
             own = (i, k, hosts, nb_own)
-            if pick is IntervalSet.lowest:
-                fit = self._first_fit(nb_res, walltime, own, stop, lo)
-            else:
-                fit = self._first_fit(nb_res, walltime, own)
-            if fit is None and pick is IntervalSet.lowest:
+            # Another host selection may pick other hosts at the own start or later (and `lo` is 0 then).
+            fit = self._first_fit(nb_res, walltime, own, stop if lowest else None, lo)
+            if fit is None and lowest:
                 # Nothing fits before the own place, which still fits: the job stays there, on its hosts unless a
                 # lower one is now free all along.
                 # It is the first fit then, with the hosts free all along plus its own.
                 below = (1 << (hosts.bit_length() - 1)) - 1
-                free_along = self._free_below(i, k, below)
+                free_along = self._free_below(i, k, below) if lower else 0
                 if free_along:
                     fit = i, k, start, end, free_along | hosts
-            if fit is None and pick is IntervalSet.lowest:
-                return self._kept(key, job)
+            if fit is None and lowest:
+                self._kept(key, job)
+                return False
             if fit is not None:
                 new_i, _, new_start, new_end, candidates = fit
                 if new_i == i and new_end == end:
-                    if pick is IntervalSet.lowest:
+                    if lowest:
                         # The candidates hold the old hosts: they stay the lowest unless a lower one is free.
                         below = (1 << (hosts.bit_length() - 1)) - 1
                         if not candidates & ~hosts & below:
-                            return self._kept(key, job)
+                            self._kept(key, job)
+                            return False
                     elif _picked(pick, candidates, nb_res) == hosts:
-                        return self._kept(key, job)
+                        self._kept(key, job)
+                        return False
                 new_hosts = _picked(pick, candidates, nb_res)
                 # Take the job out, then the new place (a boundary there survives the removal, or the first fit
                 # would have found the earlier slice the removal merges it into).
@@ -216,9 +240,9 @@ class TimeSlices:
                     new_i = bisect.bisect_right(begins, new_start) - 1
                 new_k = bisect.bisect_left(begins, new_end, lo=new_i + 1)
                 self._take(key, new_i, new_k, new_start, new_end, new_hosts, nb_res)
-                return Placement(new_start, new_hosts, new_i == 0)
+                return new_i == 0
         self.remove(key)
-        return self.add(key, nb_res, walltime, pick)
+        return self._add(key, nb_res, walltime, pick) and self._jobs[key][4]
 
     def _free_below(self, i: int, k: int, below: int) -> int:
         """The hosts of `below` free all along slices i..k-1 (the two ends first: they rule out most)."""
@@ -226,16 +250,16 @@ class TimeSlices:
         along = free[i] & free[k - 1] & below
         return along and along & reduce(and_, free[i + 1 : k - 1], -1)
 
-    def _kept(self, key: str, job: tuple[float, float, int, int, bool, int]) -> Placement:
+    def _kept(self, key: str, job: tuple[float, float, int, int, bool, int]) -> None:
         """A job keeps its place, which is its first fit now: it has seen every region freed so far."""
         start, end, hosts, nb_res, first, _ = job
         self._jobs[key] = (start, end, hosts, nb_res, first, self._freed_base + len(self._freed))
-        return Placement(start, hosts, False)
 
-    def _may_move(self, seen: int, start: float, end: float, hosts: int) -> tuple[float, float] | None:
+    def _may_move(self, seen: int, start: float, end: float, hosts: int) -> tuple[float, float, bool] | None:
         """The earliest and latest start of a place that regions freed since a job was placed (at position `seen`
-        of `_freed`) may let it take instead of its own (earlier, or on lower hosts); None proves its place is
-        still its first fit.
+        of `_freed`) may let it take instead of its own (earlier, or on lower hosts), and whether a host below its
+        own may now be free all along its place (False proves none is); None proves its place is still its first
+        fit.
 
         Its place was the first fit when it was placed; since then the plan has only gained jobs except in the
         regions freed (and time passed, which removes starts). So a new first fit uses a freed cell, on some host h
@@ -248,22 +272,34 @@ class TimeSlices:
         place's cells, free when its last region was freed and free now, stayed free in between (a cell taken and
         freed again would be in a later region). So each region's stretch is computed again on the current plan
         once places were taken since (`_refreshed`): moved jobs fill what was freed, and a region with no host
-        free any more (filled) moves no job."""
+        free any more (filled) moves no job.
+
+        The same start on a lower host h needs h free all along the job's place now, when it was not at the
+        placement (the job took the lowest hosts free all along). Take the region freed last among those holding a
+        cell of h in the place: when it was freed, h was free all along the place already (a cell taken then would
+        be freed by a later region), so the region's stretch, computed then or since, begins no later than the
+        job's start and ends no earlier than its end, and the region holds h, below the job's highest host."""
         freed = self._freed
         since = seen - self._freed_base
         # When many regions were freed (many jobs moved), checking each would cost more than the search it saves,
         # which takes a few steps per slice: the whole plan is searched then.
         if len(freed) - since > 16 + len(self.begins) // 4:
-            return -math.inf, start
+            return -math.inf, start, True
         walltime = end - start
+        below = (1 << (hosts.bit_length() - 1)) - 1
         lo, hi = math.inf, -math.inf
+        lower = False
         for region, first, last in self._alive(seen):
             if first <= start:
                 if region & hosts and last >= start:
                     lo, hi = min(lo, first), start
                 elif last - first >= walltime:
                     lo, hi = min(lo, first), max(hi, last - walltime if walltime < math.inf else start)
-        return None if hi < lo else (lo, min(hi, start))
+                if last >= end and region & below:
+                    lower = True
+        if hi < lo:
+            return (start, start, True) if lower else None
+        return lo, min(hi, start), lower
 
     def _first_fit(
         self,
@@ -381,7 +417,7 @@ class TimeSlices:
         stretch, as the plan is now; kept until a place is taken or a region freed (the jobs of a compression
         mostly ask from the same position)."""
         takes, end = self._takes, self._freed_base + len(self._freed)
-        if self._alive_since != (seen, end, takes):
+        if seen != self._alive_seen or end != self._alive_end or takes != self._alive_takes:
             freed = self._freed
             alive = []
             for index in range(seen - self._freed_base, len(freed)):
@@ -390,7 +426,7 @@ class TimeSlices:
                     entry = freed[index] = self._refreshed(entry)
                 if entry[0]:
                     alive.append((entry[0], entry[1], entry[2]))
-            self._alive_since, self._alive_regions = (seen, end, takes), alive
+            self._alive_seen, self._alive_end, self._alive_takes, self._alive_regions = seen, end, takes, alive
         return self._alive_regions
 
     def _refreshed(
