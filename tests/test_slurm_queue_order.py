@@ -21,19 +21,19 @@ from clustersim.core.state import ClusterView
 from clustersim.policies.base import Policy
 from clustersim.policies.registry import create_policy
 from clustersim.policies.slurm.conf import parse_slurm_conf, platform_from_conf
-from clustersim.policies.slurm.policy import Slurm
+from clustersim.policies.slurm.policy import Slurm, SlurmModel
 from clustersim.workload.job import Job
 from clustersim.workload.stream import Workload
 from conftest import Collector
 from test_slurm_quiet_calls import CONFS, jobs_of
 
 
-def plain_queue(policy: Slurm) -> list[tuple[str, str]]:
+def plain_queue(model: SlurmModel) -> list[tuple[str, str]]:
     """The queue sorted from scratch, as the policy did before keeping it (a stable sort of the pending jobs in
     the order they were queued, each with its partitions in the order it names them)."""
     entries = [
         (info, part)
-        for info in policy._pending.values() if info.runnable
+        for info in model._pending.values() if info.runnable
         for part in info.partitions if part.index not in info.too_long
     ]
     entries.sort(key=lambda e: (-e[1].conf.priority_tier, -e[0].priorities[e[1].index], e[0].submit,
@@ -53,7 +53,7 @@ class Checked(Policy):
 
     def decide(self, now: float, events: Sequence[Event], view: ClusterView) -> Iterator[Decision]:
         yield from self.inner.decide(now, events, view)
-        inner = self.inner
+        inner = self.inner.model
         entries = inner._entries
         if entries is None:  # to be sorted at the next pass: nothing kept to compare
             return

@@ -40,7 +40,6 @@ import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from clustersim.core.decisions import CallMeLater, Decision, KillJob, RejectJob, StartJob
 from clustersim.core.events import Event, FinalState, JobCompleted, JobSubmitted, NoMoreJobs, RequestedCall
@@ -1099,7 +1098,7 @@ class SlurmModel:
 class Slurm(Policy):
     """Slurm 22.05's main and backfill schedulers, priority plugins and cons_tres CPU allocation.
 
-    The policy users name: `SlurmModel` (its options, the same) does the work; its state reads through."""
+    The policy users name: `SlurmModel` (its options, the same) does the work, and `model` holds its state."""
 
     def __init__(
         self,
@@ -1124,10 +1123,6 @@ class Slurm(Policy):
 
     def decide(self, now: float, events: Sequence[Event], view: ClusterView) -> Iterator[Decision]:
         return self.model.decide(now, events, view)
-
-    def __getattr__(self, name: str) -> Any:
-        """The model's state (`SlurmModel`), for those who inspect it."""
-        return getattr(self.model, name)
 
 
 _QueueKey = tuple[int, int, float, int, int, int, int]
