@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -63,3 +65,38 @@ def test_an_unknown_part_lists_the_valid_ones(tmp_path: Path, capsys: pytest.Cap
                  "--policy-option", "backfilling=easy"])
     assert code == EXIT_BAD_INPUT
     assert "option of policy 'conservative': 'backfilling'; valid: hosts, order" in capsys.readouterr().err
+
+
+class _Recording:
+    """A decision process that passes the built-in fcfs's decisions on, in order, as the core applies them."""
+
+    def __init__(self) -> None:
+        self.fcfs = clustersim.create_policy("fcfs")
+        self.decisions: list[str] = []
+
+    def begin(self, view: clustersim.ClusterView) -> None:
+        self.fcfs.begin(view)
+
+    def decide(self, now: float, events: Sequence[clustersim.Event],
+               view: clustersim.ClusterView) -> Iterator[clustersim.Decision]:
+        for decision in self.fcfs.decide(now, events, view):
+            self.decisions.append(f"{type(decision).__name__} {decision.job_key.split('!')[-1]}")  # type: ignore[union-attr]
+            yield decision
+
+    def end(self, view: clustersim.ClusterView) -> None:
+        self.fcfs.end(view)
+
+
+def test_fcfs_rejects_in_submission_order_among_the_starts(tmp_path: Path) -> None:
+    """batsched's fcfs answers new jobs one by one: a job larger than the platform is rejected after the starts of
+    the jobs submitted before it. On four hosts: 1 (1 host) starts, 2 (5) is rejected, 3 (2) starts, 4 (3) waits,
+    5 (6) is rejected; nothing starts after 4."""
+    workload = tmp_path / "workload.json"
+    jobs = [{"id": n, "subtime": 0, "res": res, "walltime": 10, "profile": "d"}
+            for n, res in enumerate([1, 5, 2, 3, 6], start=1)]
+    workload.write_text(json.dumps({"nb_res": 4, "jobs": jobs, "profiles": {"d": {"type": "delay", "delay": 5}}}))
+    process = _Recording()
+    clustersim.simulate(clustersim.load_platform(EXAMPLES / "platform.yaml"), clustersim.load_workload(workload),
+                        process)
+    assert process.decisions[:4] == ["StartJob 1", "RejectJob 2", "StartJob 3", "RejectJob 5"]
+    assert process.decisions[4:] == ["StartJob 4"]  # at t=5, when 1 and 3 end

@@ -54,13 +54,6 @@ def end_row_earlier(instant: float, ended: str, started: str) -> str:
 
 STATES_DIFFERENT: dict[str, str] = {
     **DIFFERENT,
-    "ties_033_fcfs": (
-        "the built-in fcfs sends its REJECT_JOBs (w0!1, w0!12, w0!24) before its EXECUTE_JOBs, batsched in queue "
-        "order (REJECT w0!1, EXECUTE w0!10...): the starts at t=0 reach Batsim's server two messages (16 ns) later "
-        "than Batsim's, so at t=4 three sleeps end in another order and Batsim writes w0!2's end row first, "
-        "clustersim w0!18's (the jobs and the messages to the scheduler are Batsim's; --platform-model simgrid "
-        "writes the same rows as the step model)"
-    ),
     "profiles_019_mixed_easy_bf": end_row_earlier(20, "w0!30", "w0!25"),
     "profiles_014_mixed_conservative_bf": (
         "at t=6 the ends of w0!3 (a parallel_homogeneous_total job stopped by its walltime, SimGrid's timeout "
@@ -68,7 +61,7 @@ STATES_DIFFERENT: dict[str, str] = {
         "first, clustersim w0!14's (by the order in which their executors began)"
     ),
 }
-"""Cases whose machine_states.csv differs from Batsim's row by row: the one whose jobs differ, and three whose rows
+"""Cases whose machine_states.csv differs from Batsim's row by row: the one whose jobs differ, and two whose rows
 at one instant come in another order."""
 
 _RUNS: dict[str, Path] = {}

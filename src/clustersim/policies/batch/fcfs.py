@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterator, Sequence
 
-from clustersim.core.decisions import Decision, StartJob
-from clustersim.core.events import Event
+from clustersim.core.decisions import Decision, RejectJob, StartJob
+from clustersim.core.events import Event, JobSubmitted
 from clustersim.core.state import ClusterView
 from clustersim.policies.batch.parts import BACKFILLING, BatchPolicy, Hosts
 from clustersim.policies.batch.queue_order import QueueOrder
@@ -34,3 +35,23 @@ class Fcfs(BatchPolicy):
 
     def __init__(self, hosts: str = "lowest"):
         super().__init__("submit", "none", hosts)
+
+    def _reject_then_schedule(self, now: float, events: Sequence[Event], view: ClusterView) -> Iterator[Decision]:
+        """Reject a job larger than the platform where batsched's fcfs does: it answers the new jobs one by one in
+        submission order, so the rejection comes after the starts of the jobs submitted before it (Batsim then
+        receives the starts in that order, which sets when they begin)."""
+        capacity = view.platform.nb_resources
+        too_large: deque[RejectJob] = deque()
+        for event in events:
+            if isinstance(event, JobSubmitted) and not 0 < event.job.nb_res <= capacity:
+                if event.job.nb_res > 0:
+                    too_large.append(RejectJob(event.job.key))
+                else:
+                    yield RejectJob(event.job.key)  # asks for nothing: no place in batsched's order
+        while True:
+            # The starts stop at the first job that does not fit: the next job to reject, or a job that waits
+            # (then no start follows and the remaining rejections come in order).
+            yield from self.schedule(now, events, view)
+            if not too_large:
+                return
+            yield too_large.popleft()
