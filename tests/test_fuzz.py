@@ -34,7 +34,8 @@ def test_fuzzing_finds_no_crash(name: str, tmp_path: Path) -> None:
     work = tmp_path / "corpus"
     shutil.copytree(FUZZ / "corpus" / name, work)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parents[1] / "src"),
-                                                          os.environ.get("PYTHONPATH", "")])}
+                                                          os.environ.get("PYTHONPATH", "")]),
+           "TMPDIR": str(tmp_path)}  # libFuzzer exits without atexit: its scratch files stay in tmp_path
     result = subprocess.run(
         [sys.executable, str(FUZZ / "run.py"), name, f"-max_total_time={SECONDS}", "-max_len=4096",
          "-print_final_stats=1", "-timeout=20", "-rss_limit_mb=2048", f"-artifact_prefix={tmp_path}/", str(work)],

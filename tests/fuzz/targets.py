@@ -7,8 +7,10 @@ replays every crash kept in crashes/.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
+import shutil
 import socket
 import sys
 import tempfile
@@ -18,6 +20,7 @@ from pathlib import Path
 from clustersim.errors import ClusterSimError
 
 _DIR = Path(tempfile.mkdtemp(prefix="clustersim-fuzz-"))
+atexit.register(shutil.rmtree, _DIR, ignore_errors=True)  # each run (and each child process) leaves nothing behind
 
 
 def _file(data: bytes, name: str) -> Path:
