@@ -15,6 +15,8 @@ run's distance to it (second table).
     python benchmarks/slurm_validation.py --runs 3 --record four-backfill-basic-burst@10   # a third real run
     python benchmarks/slurm_validation.py --measure-share slurm-validation   # EPILOG_SHARE from the kept logs
     python benchmarks/slurm_validation.py --fit-timing   # EPILOG_SHARE and CALL_SHARE from the whole-second records
+    python benchmarks/slurm_validation.py --phase-sweep 10   # every scenario with the loop's tick at 10 phases
+    python benchmarks/slurm_validation.py --random-phase 5   # the tick's phase drawn at every pass, 5 seeds
 
 A scenario with a third real run (`real3.csv`) is also judged on all three runs, and gets its third run judged
 as the model is (against runs 1 and 2): how often Slurm itself meets the issue's criterion.
@@ -39,6 +41,7 @@ from pathlib import Path
 from clustersim.policies.slurm.conf import parse_slurm_conf
 from clustersim.slurm.replay import replay, write_replay
 from clustersim.slurm.validation import (
+    LOOP_PERIOD,
     ScenarioVerdict,
     Verdict,
     epilog_share,
@@ -46,6 +49,7 @@ from clustersim.slurm.validation import (
     fit_timing,
     judge,
     judge_all_runs,
+    phase_sweep,
     scenario_directories,
     scenario_verdict,
     submission_gaps,
@@ -272,6 +276,86 @@ def fitted_timing(data: Path, output: Path) -> str:
     return "\n".join(lines)
 
 
+def swept_phases(data: Path, output: Path, count: int) -> str:
+    """Every scenario judged with the loop's tick at `count` phases spread evenly over its period (`phase_sweep`):
+    per scenario, the phases at which it meets the target, and a random phase's expected distances (their mean
+    over the phases) against the median phase's (the model's) and the runs' spread; then the count per phase."""
+    phases = [(i + 0.5) / count for i in range(count)]
+    lines = [f"Phases: {', '.join(f'{p:g}' for p in phases)} of the loop's period after each submission and end.\n",
+             "| scenario | K | phases meeting the target | random phase, expected: mean / max / flips / makespan "
+             "| median phase (model) | runs | expected distances met | median phase met |",
+             "|---|---|---|---|---|---|---|---|"]
+    per_phase = [0] * count
+    expected_met = model_met = 0
+    fraction = 0.0
+    for directory in scenario_directories(data):
+        name, speedup = directory.parent.name, float(directory.name[1:])
+        swept = phase_sweep(directory, output / name / directory.name, phases, name)
+        middle = judge_all_runs(directory, output / name / directory.name / "median", name)
+        for index, (_, verdict) in enumerate(swept):
+            per_phase[index] += verdict.met
+        expected = tuple(statistics.fmean(v.model[i] for _, v in swept) for i in range(4))
+        spread = middle.spread
+        expected_ok = all(e <= r + 1e-9 for e, r in zip(expected, spread, strict=True))
+        expected_met += expected_ok
+        model_met += middle.met
+        met = [phase for phase, verdict in swept if verdict.met]
+        fraction += len(met) / count
+        lines.append(
+            f"| {name} | {speedup:g} | {len(met)} of {count}"
+            f"{': ' + ', '.join(f'{p:g}' for p in met) if 0 < len(met) < count else ''} "
+            f"| {' / '.join(f'{e:.2f}' for e in expected)} | {' / '.join(f'{m:.2f}' for m in middle.model)} "
+            f"| {' / '.join(f'{r:.2f}' for r in spread)} | {'yes' if expected_ok else 'no'} "
+            f"| {'yes' if middle.met else 'no'} |")
+    total = len(scenario_directories(data))
+    lines.append(f"\nScenarios meeting the target per phase: "
+                 f"{', '.join(f'{p:g}: {n}' for p, n in zip(phases, per_phase, strict=True))} (of {total}).")
+    lines.append(f"A phase drawn uniformly, once per run: {fraction:.1f} of {total} scenarios meet the target on "
+                 f"average; its expected distances meet it on {expected_met}; the median phase (the model) on "
+                 f"{model_met}.")
+    return "\n".join(lines)
+
+
+def random_phases(data: Path, output: Path, seeds: int) -> str:
+    """Every scenario judged with the loop's tick at a phase drawn anew, uniformly over its period, for every pass
+    the model asks for while none is pending (a submission's latency the tick, an end's 0.12 s more, as
+    `phase_latencies`), seeded per seed and scenario: a model of the phase as a distribution. It replaces the
+    model's `_ask_for_pass` for the run, so it needs the pure (not compiled) path."""
+    from clustersim.policies.slurm.policy import SUBMIT_LATENCY, SlurmModel
+
+    original = SlurmModel._ask_for_pass
+    rng = random.Random()
+
+    def drawn(model: SlurmModel, now: float, latency: float) -> None:
+        if model._request is None:
+            latency = latency - SUBMIT_LATENCY + rng.random() * LOOP_PERIOD
+        original(model, now, latency)
+
+    lines = ["| seed | scenarios meeting the target | missed |", "|---|---|---|"]
+    counts = []
+    try:
+        SlurmModel._ask_for_pass = drawn  # type: ignore[method-assign]
+    except (AttributeError, TypeError):
+        return "the phase can only be drawn on the pure path (PYTHONPATH=src)"
+    try:
+        for seed in range(seeds):
+            missed = []
+            directories = scenario_directories(data)
+            for directory in directories:
+                name = f"{directory.parent.name} {directory.name}"
+                rng.seed(f"{seed}:{name}")
+                verdict = judge_all_runs(directory, output / f"seed{seed}" / directory.parent.name / directory.name,
+                                         directory.parent.name)
+                if not verdict.met:
+                    missed.append(name)
+            counts.append(len(directories) - len(missed))
+            lines.append(f"| {seed} | {counts[-1]} of {len(directories)} | {', '.join(missed)} |")
+    finally:
+        SlurmModel._ask_for_pass = original  # type: ignore[method-assign]
+    lines.append(f"\nMean over {seeds} seeds: {statistics.fmean(counts):.1f} scenarios.")
+    return "\n".join(lines)
+
+
 def figure(results: list[tuple[str, float, Verdict, float]], data: Path, output: Path, path: Path) -> None:
     """Real vs simulated start times of every scenario, one panel each (the docs' figure)."""
     import matplotlib
@@ -439,7 +523,17 @@ def main() -> int:
     parser.add_argument("--fit-timing", action="store_true",
                         help="only fit the epilog and call shares on the whole-second records (least squares of "
                         "the chains' gaps and the submissions' waits)")
+    parser.add_argument("--phase-sweep", type=int, metavar="N",
+                        help="only judge every scenario with the background loop's tick at N phases of its period")
+    parser.add_argument("--random-phase", type=int, metavar="SEEDS",
+                        help="only judge every scenario with the loop's tick drawn at every pass (pure path)")
     args = parser.parse_args()
+    if args.random_phase:
+        print(random_phases(args.data, args.output, args.random_phase))
+        return 0
+    if args.phase_sweep:
+        print(swept_phases(args.data, args.output, args.phase_sweep))
+        return 0
     if args.measure_share:
         print(measured_share(args.measure_share))
         return 0

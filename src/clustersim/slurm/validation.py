@@ -14,14 +14,14 @@ import json
 import math
 import re
 import statistics
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
 from clustersim.errors import InputError
 from clustersim.policies.slurm.conf import parse_slurm_conf
-from clustersim.policies.slurm.policy import EPILOG_DELAY, SCHED_LATENCY
+from clustersim.policies.slurm.policy import EPILOG_DELAY, SCHED_LATENCY, SUBMIT_LATENCY
 from clustersim.slurm.compare import Deviation, Row, deviation, farther_than, read_schedule
 from clustersim.slurm.replay import simulate_replay
 
@@ -161,15 +161,16 @@ def evaluate(directory: Path, output: Path, name: str = "", reference: int = 1) 
 
 
 def simulate_run(directory: Path, run: int, output: Path, share: float = EPILOG_SHARE,
-                 call_share: float = CALL_SHARE) -> Path:
+                 call_share: float = CALL_SHARE, latencies: Mapping[str, float] | None = None) -> Path:
     """Simulate a scenario's real run `run` from its whole-second record into output/ (the epilog delay `share`
-    of its overhead, an sbatch call `call_share` of it); its jobs.csv."""
+    of its overhead, an sbatch call `call_share` of it; `latencies`, the policy's pass latencies if not its
+    defaults: `phase_latencies`); its jobs.csv."""
     conf = parse_slurm_conf((directory / "slurm.conf").read_text(encoding="utf-8"),
                             source=str(directory / "slurm.conf"))
     options = replay_options(directory / f"replay{run}.json", share, call_share)
     simulate_replay(directory / f"real{run}.csv", conf, options["ctld_start"], output,
                     clock_origin=options["clock_origin"], call_seconds=options["call_seconds"],
-                    epilog_delay=options["epilog_delay"])
+                    epilog_delay=options["epilog_delay"], **(latencies or {}))
     return output / "jobs.csv"
 
 
@@ -232,16 +233,19 @@ def scenario_verdict(name: str, simulated: list[Deviation], spread: list[Deviati
     return ScenarioVerdict(name, mean(simulated), mean(spread), len(simulated))
 
 
-def judge_all_runs(directory: Path, output: Path, name: str = "") -> ScenarioVerdict:
+def judge_all_runs(directory: Path, output: Path, name: str = "", latencies: Mapping[str, float] | None = None
+                   ) -> ScenarioVerdict:
     """The issue's verdict on a scenario with every real run it recorded (2, or 3 with a third run): each run
-    simulated (into output/simulatedN) and against its simulation, each pair of runs in both directions."""
+    simulated (into output/simulatedN; with `latencies`, see `simulate_run`) and against its simulation, each pair
+    of runs in both directions."""
     runs = sorted(int(p.stem[len("real"):]) for p in directory.glob("real*.csv")
                   if (directory / f"replay{p.stem[len('real'):]}.json").exists())
     conf = parse_slurm_conf((directory / "slurm.conf").read_text(encoding="utf-8"),
                             source=str(directory / "slurm.conf"))
     cpus = sum(node.cpus for node in conf.nodes)
     real = {run: read_schedule(directory / f"real{run}.csv", whole_seconds=True) for run in runs}
-    simulated = [deviation(real[run], read_schedule(simulate_run(directory, run, output / f"simulated{run}"),
+    simulated = [deviation(real[run], read_schedule(simulate_run(directory, run, output / f"simulated{run}",
+                                                                 latencies=latencies),
                                                     whole_seconds=True), cpus) for run in runs]
     spread = [deviation(real[a], real[b], cpus) for a in runs for b in runs if a != b]
     return scenario_verdict(name or directory.parent.name, simulated, spread)
@@ -336,3 +340,27 @@ def _means(real: dict[float, list[float]], model: dict[float, list[float]]) -> d
     """Per K with values on both sides, the real and the model's mean."""
     return {k: (statistics.fmean(real[k]), statistics.fmean(model[k]))
             for k in sorted(real) if real[k] and model.get(k)}
+
+
+LOOP_PERIOD = 2 * SUBMIT_LATENCY
+"""The background loop's period (1.02 s: 1.003 s at K=1, 1.02 to 1.04 s at K=10 to 60 in the kept logs); its tick
+falls at a uniform phase of it after a submission or an end, so the model's latencies are its mean."""
+
+
+def phase_latencies(phase: float) -> dict[str, float]:
+    """The pass latencies of a loop whose tick comes `phase` (0 to 1) of its period after every submission and
+    every end: `submit_latency` phase x LOOP_PERIOD, `sched_latency` the measured 0.12 s more. Phase 0.5 gives
+    the model's defaults (SUBMIT_LATENCY, SCHED_LATENCY), the median and mean of a uniform phase."""
+    if not 0 <= phase <= 1:
+        raise ValueError(f"a phase is a share of the loop's period, 0 to 1: {phase}")
+    tick = phase * LOOP_PERIOD
+    return {"submit_latency": round(tick, 4), "sched_latency": round(SCHED_LATENCY - SUBMIT_LATENCY + tick, 4)}
+
+
+def phase_sweep(directory: Path, output: Path, phases: Iterable[float], name: str = ""
+                ) -> list[tuple[float, ScenarioVerdict]]:
+    """A scenario judged as `judge_all_runs` does with the loop's tick at each of `phases` (`phase_latencies`),
+    the same phase for every pass of every run (into output/phaseP/): where the tick can fall, which fixed
+    phase, if any, meets the target, and a random phase's expected distances (the mean over a uniform grid)."""
+    return [(phase, judge_all_runs(directory, output / f"phase{phase:g}", name, phase_latencies(phase)))
+            for phase in phases]
