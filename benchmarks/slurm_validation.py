@@ -15,6 +15,7 @@ run's distance to it (second table).
     python benchmarks/slurm_validation.py --runs 3 --record four-backfill-basic-burst@10   # a third real run
     python benchmarks/slurm_validation.py --measure-share slurm-validation   # EPILOG_SHARE from the kept logs
     python benchmarks/slurm_validation.py --fit-timing   # EPILOG_SHARE and CALL_SHARE from the whole-second records
+    python benchmarks/slurm_validation.py --measure-calls   # one sbatch call, as the records' bursts measure it
     python benchmarks/slurm_validation.py --phase-sweep 10   # every scenario with the loop's tick at 10 phases
     python benchmarks/slurm_validation.py --random-phase 5   # the tick's phase drawn at every pass, 5 seeds
 
@@ -44,6 +45,7 @@ from clustersim.slurm.validation import (
     LOOP_PERIOD,
     ScenarioVerdict,
     Verdict,
+    burst_call_shares,
     epilog_share,
     evaluate,
     fit_timing,
@@ -273,6 +275,28 @@ def fitted_timing(data: Path, output: Path) -> str:
             f"{gaps[k][0]:.2f} / {gaps[k][1]:.2f}, {waits[k][0]:.2f} / {waits[k][1]:.2f}" if k in waits else
             f"{gaps[k][0]:.2f} / {gaps[k][1]:.2f}" for k in speedups) + f" | {squares:.4f} |")
     lines.append(f"\nleast squares: epilog share {best[0]:g}, call share {best[1]:g}")
+    return "\n".join(lines)
+
+
+def measured_calls(data: Path) -> str:
+    """One sbatch call over the run's per-job overhead, measured on every recorded burst run (`burst_call_shares`):
+    per K and over all, the mean and the median (what CALL_SHARE is checked against)."""
+    calls = burst_call_shares(data)
+    if not calls:
+        return "no recorded burst run"
+    lines = ["| K | runs | call (s): mean, median | call / overhead: mean, median | wall time of a call (ms): mean, "
+             "min, max |", "|---|---|---|---|---|"]
+    groups: dict[float, list[tuple[str, int, float, float]]] = {}
+    for call in calls:
+        groups.setdefault(float(call[0].rpartition("/x")[2]), []).append(call)
+    for speedup, group in [*sorted(groups.items()), (0.0, calls)]:
+        seconds = [c[2] for c in group]
+        shares = [c[3] for c in group]
+        walls = [1000 * c[2] / float(c[0].rpartition("/x")[2]) for c in group]
+        lines.append(f"| {f'{speedup:g}' if speedup else 'all'} | {len(group)} "
+                     f"| {statistics.fmean(seconds):.3f}, {statistics.median(seconds):.3f} "
+                     f"| {statistics.fmean(shares):.3f}, {statistics.median(shares):.3f} "
+                     f"| {statistics.fmean(walls):.1f}, {min(walls):.1f}, {max(walls):.1f} |")
     return "\n".join(lines)
 
 
@@ -527,7 +551,12 @@ def main() -> int:
                         help="only judge every scenario with the background loop's tick at N phases of its period")
     parser.add_argument("--random-phase", type=int, metavar="SEEDS",
                         help="only judge every scenario with the loop's tick drawn at every pass (pure path)")
+    parser.add_argument("--measure-calls", action="store_true",
+                        help="only measure one sbatch call on the recorded bursts (calls back to back)")
     args = parser.parse_args()
+    if args.measure_calls:
+        print(measured_calls(args.data))
+        return 0
     if args.random_phase:
         print(random_phases(args.data, args.output, args.random_phase))
         return 0

@@ -24,6 +24,7 @@ from clustersim.runner import simulate
 from clustersim.slurm.compare import deviation, farther_than, read_schedule
 from clustersim.slurm.replay import ReplayResult, simulate_replay, spread_submissions
 from clustersim.slurm.validation import (
+    burst_call_shares,
     distances,
     end_to_pass_latencies,
     epilog_share,
@@ -413,3 +414,19 @@ def test_a_replay_keeps_how_long_its_sbatch_calls_took() -> None:
     result = ReplayResult([], 20.0, 1000.0, -30.5, 2.96, 77.3, 0.0, [], 0.39)
     assert result.summary()["call_seconds"] == 0.39
     assert "call_seconds" not in ReplayResult([], 20.0, 1000.0, -30.5, 2.96, 77.3, 0.0).summary()
+
+
+def test_a_bursts_record_measures_one_sbatch_call(tmp_path: Path) -> None:
+    # Five jobs aimed at t=0, recorded in seconds 0, 0, 1, 1 and 2: the four calls after the first span 2.5 s
+    # (the last lands in the middle of its second on average), 0.625 s each, 0.25 of an overhead of 2.5 s. A
+    # spaced trace's run (trace submits differ) and a run at K=1 measure nothing.
+    rows = "".join(f"{j},w0,,{second},1,180,1,COMPLETED_SUCCESSFULLY,{second},10,{second + 10},0,10,1,0,-1,"
+                   f"slurm_id={j};trace_submit={aimed};times=whole-seconds\n"
+                   for j, second, aimed in ((1, 0, 0), (2, 0, 0), (3, 1, 0), (4, 1, 0), (5, 2, 0)))
+    spaced = rows.replace("trace_submit=0;times", "trace_submit=9;times", 1)
+    for name, text in (("burst/x20", rows), ("spaced/x20", spaced), ("burst/x1", rows)):
+        for run in (1, 2):
+            (tmp_path / name).mkdir(parents=True, exist_ok=True)
+            (tmp_path / name / f"real{run}.csv").write_text(CSV + text)
+            (tmp_path / name / f"replay{run}.json").write_text('{"overhead": 2.5}')
+    assert burst_call_shares(tmp_path) == [("burst/x20", 1, 0.625, 0.25), ("burst/x20", 2, 0.625, 0.25)]

@@ -39,9 +39,10 @@ are the machine's latencies stretched K times): where a whole-second record's su
 second (`spread_submissions`). Fitted with EPILOG_SHARE (`fit_timing`; 0.25, 0.3 and 0.4 leave a sum of squares
 of 0.25 against 0.20): the model's mean whole-second wait of the jobs a submission's pass served
 (`submission_gaps`) is then within 0.22 s of the real runs' one at every K <= 120 but 30 (1.37 s against 1.06 s),
-where with every submission of a second at its start it was 0.3 to 0.9 s short at every K >= 10. It stands for
-more than the call (10 to 15 ms of wall time, about 0.1 of the overhead): whatever else delays a submission's
-pass scales with K too, and the records cannot tell them apart."""
+where with every submission of a second at its start it was 0.3 to 0.9 s short at every K >= 10. It is the call
+as the records' bursts measure it (`burst_call_shares`: 0.32 of the overhead on average over the 36 burst runs at
+K = 10 to 120, median 0.24); replays now keep their median call (`call_seconds` in replay.json), which no recorded
+run has yet."""
 SHARE_MAX_SPEEDUP = 120.0
 """The accelerations the share is fitted on: above, a replay's own stalls dominate its gaps (docs/slurm.md)."""
 SHARE_MIN_SPEEDUP = 10.0
@@ -93,6 +94,31 @@ def replay_options(replay_json: Path, share: float = EPILOG_SHARE, call_share: f
                 "call_seconds": round(call_share * float(info["overhead"]), 3)}
     except (KeyError, TypeError, ValueError) as error:
         raise InputError(str(replay_json), f"not a replay.json written by slurm-replay: {error}") from None
+
+
+def burst_call_shares(root: Path, min_speedup: float = SHARE_MIN_SPEEDUP, max_speedup: float = SHARE_MAX_SPEEDUP
+                      ) -> list[tuple[str, int, float, float]]:
+    """One sbatch call's duration, measured on the recorded runs of a burst (every job's trace submit time the
+    same: the replay makes its calls back to back): (the last submission's second + 0.5, its middle on average,
+    minus the first's) / (jobs - 1), cluster seconds. Per run at min_speedup <= K <= max_speedup: (scenario
+    directory, run, the call, the call over the run's measured per-job overhead)."""
+    calls: list[tuple[str, int, float, float]] = []
+    for directory in scenario_directories(root):
+        if not min_speedup <= float(directory.name[1:]) <= max_speedup:
+            continue
+        for path in sorted(directory.glob("real*.csv")):
+            run = int(path.stem[len("real"):])
+            with open(path, newline="", encoding="utf-8") as f:
+                rows = [row for row in csv.DictReader(f) if row["starting_time"]]
+            aimed = {dict(item.partition("=")[::2] for item in row["metadata"].split(";")).get("trace_submit")
+                     for row in rows}
+            if len(rows) < 2 or len(aimed) != 1:
+                continue
+            submits = sorted(float(row["submission_time"]) for row in rows)
+            call = (submits[-1] + 0.5 - submits[0]) / (len(submits) - 1)
+            info = json.loads((directory / f"replay{run}.json").read_text(encoding="utf-8"))
+            calls.append((f"{directory.parent.name}/{directory.name}", run, call, call / float(info["overhead"])))
+    return calls
 
 
 def end_to_pass_latencies(slurmctld_log: Path) -> list[float]:
