@@ -196,7 +196,7 @@ def simulate_run(directory: Path, run: int, output: Path, share: float = EPILOG_
     options = replay_options(directory / f"replay{run}.json", share, call_share)
     simulate_replay(directory / f"real{run}.csv", conf, options["ctld_start"], output,
                     clock_origin=options["clock_origin"], call_seconds=options["call_seconds"],
-                    epilog_delay=options["epilog_delay"], **(latencies or {}))
+                    sinks=(), epilog_delay=options["epilog_delay"], **(latencies or {}))
     return output / "jobs.csv"
 
 
