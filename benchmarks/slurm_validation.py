@@ -17,6 +17,7 @@ run's distance to it (second table).
     python benchmarks/slurm_validation.py --fit-timing   # EPILOG_SHARE and CALL_SHARE from the whole-second records
     python benchmarks/slurm_validation.py --measure-calls   # one sbatch call, as the records' bursts measure it
     python benchmarks/slurm_validation.py --phase-sweep 10   # every scenario with the loop's tick at 10 phases
+    python benchmarks/slurm_validation.py --timing-grid requests-gpus-typed@10   # phases x call x epilog shares
     python benchmarks/slurm_validation.py --random-phase 5   # the tick's phase drawn at every pass, 5 seeds
 
 A scenario with a third real run (`real3.csv`) is also judged on all three runs, and gets its third run judged
@@ -55,6 +56,7 @@ from clustersim.slurm.validation import (
     scenario_directories,
     scenario_verdict,
     submission_gaps,
+    timing_grid,
     whole_second_gaps,
     whole_second_records,
 )
@@ -380,6 +382,26 @@ def random_phases(data: Path, output: Path, seeds: int) -> str:
     return "\n".join(lines)
 
 
+GRID_CALL_SHARES = (0.1, 0.2, 0.3, 0.35, 0.4, 0.5)
+GRID_EPILOG_SHARES = (0.03, 0.06, 0.1)
+
+
+def gridded_timings(data: Path, output: Path, items: list[str]) -> str:
+    """Each named scenario (NAME@K) judged at every timing of a grid: ten phases of the loop, the call shares
+    GRID_CALL_SHARES and the epilog shares GRID_EPILOG_SHARES (`timing_grid`); the timings that meet the target."""
+    phases = [(i + 0.5) / 10 for i in range(10)]
+    lines = ["| scenario | K | timings meeting the target | which (phase, call share, epilog share) |",
+             "|---|---|---|---|"]
+    for item in items:
+        name, _, speedup = item.partition("@")
+        directory = data / name / f"x{float(speedup):g}"
+        grid = timing_grid(directory, output / name / directory.name / "grid", phases, GRID_CALL_SHARES,
+                           GRID_EPILOG_SHARES, name)
+        met = [f"({p:g}, {c:g}, {e:g})" for p, c, e, verdict in grid if verdict.met]
+        lines.append(f"| {name} | {float(speedup):g} | {len(met)} of {len(grid)} | {', '.join(met) or '-'} |")
+    return "\n".join(lines)
+
+
 def figure(results: list[tuple[str, float, Verdict, float]], data: Path, output: Path, path: Path) -> None:
     """Real vs simulated start times of every scenario, one panel each (the docs' figure)."""
     import matplotlib
@@ -553,7 +575,13 @@ def main() -> int:
                         help="only judge every scenario with the loop's tick drawn at every pass (pure path)")
     parser.add_argument("--measure-calls", action="store_true",
                         help="only measure one sbatch call on the recorded bursts (calls back to back)")
+    parser.add_argument("--timing-grid", nargs="+", metavar="SCENARIO@K",
+                        help="only judge these scenarios at every timing of a grid (loop phase, call and epilog "
+                        "shares)")
     args = parser.parse_args()
+    if args.timing_grid:
+        print(gridded_timings(args.data, args.output, args.timing_grid))
+        return 0
     if args.measure_calls:
         print(measured_calls(args.data))
         return 0

@@ -39,6 +39,7 @@ from clustersim.slurm.validation import (
     scenario_verdict,
     simulate_run,
     submission_gaps,
+    timing_grid,
     whole_second_gaps,
 )
 from clustersim.workload.job import Job
@@ -430,3 +431,11 @@ def test_a_bursts_record_measures_one_sbatch_call(tmp_path: Path) -> None:
             (tmp_path / name / f"real{run}.csv").write_text(CSV + text)
             (tmp_path / name / f"replay{run}.json").write_text('{"overhead": 2.5}')
     assert burst_call_shares(tmp_path) == [("burst/x20", 1, 0.625, 0.25), ("burst/x20", 2, 0.625, 0.25)]
+
+
+def test_a_timing_grid_judges_a_scenario_at_every_phase_call_and_epilog_share(tmp_path: Path) -> None:
+    directory = RECORDED / "requests-gpus-typed" / "x10"
+    grid = timing_grid(directory, tmp_path / "grid", [0.5], [0.1, 0.35], [0.06])
+    assert [(phase, call, share) for phase, call, share, _ in grid] == [(0.5, 0.1, 0.06), (0.5, 0.35, 0.06)]
+    assert grid[1][3] == judge_all_runs(directory, tmp_path / "model", "requests-gpus-typed")
+    assert sorted(p.name for p in (tmp_path / "grid").iterdir()) == ["0.5-0.1-0.06", "0.5-0.35-0.06"]

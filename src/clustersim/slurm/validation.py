@@ -259,19 +259,19 @@ def scenario_verdict(name: str, simulated: list[Deviation], spread: list[Deviati
     return ScenarioVerdict(name, mean(simulated), mean(spread), len(simulated))
 
 
-def judge_all_runs(directory: Path, output: Path, name: str = "", latencies: Mapping[str, float] | None = None
-                   ) -> ScenarioVerdict:
+def judge_all_runs(directory: Path, output: Path, name: str = "", latencies: Mapping[str, float] | None = None,
+                   share: float = EPILOG_SHARE, call_share: float = CALL_SHARE) -> ScenarioVerdict:
     """The issue's verdict on a scenario with every real run it recorded (2, or 3 with a third run): each run
-    simulated (into output/simulatedN; with `latencies`, see `simulate_run`) and against its simulation, each pair
-    of runs in both directions."""
+    simulated (into output/simulatedN; with `latencies`, `share` and `call_share`, see `simulate_run`) and against
+    its simulation, each pair of runs in both directions."""
     runs = sorted(int(p.stem[len("real"):]) for p in directory.glob("real*.csv")
                   if (directory / f"replay{p.stem[len('real'):]}.json").exists())
     conf = parse_slurm_conf((directory / "slurm.conf").read_text(encoding="utf-8"),
                             source=str(directory / "slurm.conf"))
     cpus = sum(node.cpus for node in conf.nodes)
     real = {run: read_schedule(directory / f"real{run}.csv", whole_seconds=True) for run in runs}
-    simulated = [deviation(real[run], read_schedule(simulate_run(directory, run, output / f"simulated{run}",
-                                                                 latencies=latencies),
+    simulated = [deviation(real[run], read_schedule(simulate_run(directory, run, output / f"simulated{run}", share,
+                                                                 call_share, latencies),
                                                     whole_seconds=True), cpus) for run in runs]
     spread = [deviation(real[a], real[b], cpus) for a in runs for b in runs if a != b]
     return scenario_verdict(name or directory.parent.name, simulated, spread)
@@ -390,3 +390,14 @@ def phase_sweep(directory: Path, output: Path, phases: Iterable[float], name: st
     phase, if any, meets the target, and a random phase's expected distances (the mean over a uniform grid)."""
     return [(phase, judge_all_runs(directory, output / f"phase{phase:g}", name, phase_latencies(phase)))
             for phase in phases]
+
+
+def timing_grid(directory: Path, output: Path, phases: Iterable[float], call_shares: Iterable[float],
+                shares: Iterable[float], name: str = "") -> list[tuple[float, float, float, ScenarioVerdict]]:
+    """A scenario judged as `judge_all_runs` does at every (loop phase, call share, epilog share) of the grid (into
+    output/P-C-E/): whether any timing of the model's kind meets the target on it, (phase, call share, epilog
+    share, verdict) each."""
+    calls, epilogs = list(call_shares), list(shares)
+    return [(phase, call, share, judge_all_runs(directory, output / f"{phase:g}-{call:g}-{share:g}", name,
+                                                phase_latencies(phase), share, call))
+            for phase in phases for call in calls for share in epilogs]
