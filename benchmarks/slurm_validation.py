@@ -15,6 +15,10 @@ run's distance to it (second table).
     python benchmarks/slurm_validation.py --runs 3 --record four-backfill-basic-burst@10   # a third real run
     python benchmarks/slurm_validation.py --measure-share slurm-validation   # EPILOG_SHARE from the kept logs
     python benchmarks/slurm_validation.py --fit-timing   # EPILOG_SHARE and CALL_SHARE from the whole-second records
+    python benchmarks/slurm_validation.py --measure-calls   # one sbatch call, as the records' bursts measure it
+    python benchmarks/slurm_validation.py --phase-sweep 10   # every scenario with the loop's tick at 10 phases
+    python benchmarks/slurm_validation.py --timing-grid requests-gpus-typed@10   # phases x call x epilog shares
+    python benchmarks/slurm_validation.py --random-phase 5   # the tick's phase drawn at every pass, 5 seeds
 
 A scenario with a third real run (`real3.csv`) is also judged on all three runs, and gets its third run judged
 as the model is (against runs 1 and 2): how often Slurm itself meets the issue's criterion.
@@ -39,16 +43,20 @@ from pathlib import Path
 from clustersim.policies.slurm.conf import parse_slurm_conf
 from clustersim.slurm.replay import replay, write_replay
 from clustersim.slurm.validation import (
+    LOOP_PERIOD,
     ScenarioVerdict,
     Verdict,
+    burst_call_shares,
     epilog_share,
     evaluate,
     fit_timing,
     judge,
     judge_all_runs,
+    phase_sweep,
     scenario_directories,
     scenario_verdict,
     submission_gaps,
+    timing_grid,
     whole_second_gaps,
     whole_second_records,
 )
@@ -272,6 +280,128 @@ def fitted_timing(data: Path, output: Path) -> str:
     return "\n".join(lines)
 
 
+def measured_calls(data: Path) -> str:
+    """One sbatch call over the run's per-job overhead, measured on every recorded burst run (`burst_call_shares`):
+    per K and over all, the mean and the median (what CALL_SHARE is checked against)."""
+    calls = burst_call_shares(data)
+    if not calls:
+        return "no recorded burst run"
+    lines = ["| K | runs | call (s): mean, median | call / overhead: mean, median | wall time of a call (ms): mean, "
+             "min, max |", "|---|---|---|---|---|"]
+    groups: dict[float, list[tuple[str, int, float, float]]] = {}
+    for call in calls:
+        groups.setdefault(float(call[0].rpartition("/x")[2]), []).append(call)
+    for speedup, group in [*sorted(groups.items()), (0.0, calls)]:
+        seconds = [c[2] for c in group]
+        shares = [c[3] for c in group]
+        walls = [1000 * c[2] / float(c[0].rpartition("/x")[2]) for c in group]
+        lines.append(f"| {f'{speedup:g}' if speedup else 'all'} | {len(group)} "
+                     f"| {statistics.fmean(seconds):.3f}, {statistics.median(seconds):.3f} "
+                     f"| {statistics.fmean(shares):.3f}, {statistics.median(shares):.3f} "
+                     f"| {statistics.fmean(walls):.1f}, {min(walls):.1f}, {max(walls):.1f} |")
+    return "\n".join(lines)
+
+
+def swept_phases(data: Path, output: Path, count: int) -> str:
+    """Every scenario judged with the loop's tick at `count` phases spread evenly over its period (`phase_sweep`):
+    per scenario, the phases at which it meets the target, and a random phase's expected distances (their mean
+    over the phases) against the median phase's (the model's) and the runs' spread; then the count per phase."""
+    phases = [(i + 0.5) / count for i in range(count)]
+    lines = [f"Phases: {', '.join(f'{p:g}' for p in phases)} of the loop's period after each submission and end.\n",
+             "| scenario | K | phases meeting the target | random phase, expected: mean / max / flips / makespan "
+             "| median phase (model) | runs | expected distances met | median phase met |",
+             "|---|---|---|---|---|---|---|---|"]
+    per_phase = [0] * count
+    expected_met = model_met = 0
+    fraction = 0.0
+    for directory in scenario_directories(data):
+        name, speedup = directory.parent.name, float(directory.name[1:])
+        swept = phase_sweep(directory, output / name / directory.name, phases, name)
+        middle = judge_all_runs(directory, output / name / directory.name / "median", name)
+        for index, (_, verdict) in enumerate(swept):
+            per_phase[index] += verdict.met
+        expected = tuple(statistics.fmean(v.model[i] for _, v in swept) for i in range(4))
+        spread = middle.spread
+        expected_ok = all(e <= r + 1e-9 for e, r in zip(expected, spread, strict=True))
+        expected_met += expected_ok
+        model_met += middle.met
+        met = [phase for phase, verdict in swept if verdict.met]
+        fraction += len(met) / count
+        lines.append(
+            f"| {name} | {speedup:g} | {len(met)} of {count}"
+            f"{': ' + ', '.join(f'{p:g}' for p in met) if 0 < len(met) < count else ''} "
+            f"| {' / '.join(f'{e:.2f}' for e in expected)} | {' / '.join(f'{m:.2f}' for m in middle.model)} "
+            f"| {' / '.join(f'{r:.2f}' for r in spread)} | {'yes' if expected_ok else 'no'} "
+            f"| {'yes' if middle.met else 'no'} |")
+    total = len(scenario_directories(data))
+    lines.append(f"\nScenarios meeting the target per phase: "
+                 f"{', '.join(f'{p:g}: {n}' for p, n in zip(phases, per_phase, strict=True))} (of {total}).")
+    lines.append(f"A phase drawn uniformly, once per run: {fraction:.1f} of {total} scenarios meet the target on "
+                 f"average; its expected distances meet it on {expected_met}; the median phase (the model) on "
+                 f"{model_met}.")
+    return "\n".join(lines)
+
+
+def random_phases(data: Path, output: Path, seeds: int) -> str:
+    """Every scenario judged with the loop's tick at a phase drawn anew, uniformly over its period, for every pass
+    the model asks for while none is pending (a submission's latency the tick, an end's 0.12 s more, as
+    `phase_latencies`), seeded per seed and scenario: a model of the phase as a distribution. It replaces the
+    model's `_ask_for_pass` for the run, so it needs the pure (not compiled) path."""
+    from clustersim.policies.slurm.policy import SUBMIT_LATENCY, SlurmModel
+
+    original = SlurmModel._ask_for_pass
+    rng = random.Random()
+
+    def drawn(model: SlurmModel, now: float, latency: float) -> None:
+        if model._request is None:
+            latency = latency - SUBMIT_LATENCY + rng.random() * LOOP_PERIOD
+        original(model, now, latency)
+
+    lines = ["| seed | scenarios meeting the target | missed |", "|---|---|---|"]
+    counts = []
+    try:
+        SlurmModel._ask_for_pass = drawn  # type: ignore[method-assign]
+    except (AttributeError, TypeError):
+        return "the phase can only be drawn on the pure path (PYTHONPATH=src)"
+    try:
+        for seed in range(seeds):
+            missed = []
+            directories = scenario_directories(data)
+            for directory in directories:
+                name = f"{directory.parent.name} {directory.name}"
+                rng.seed(f"{seed}:{name}")
+                verdict = judge_all_runs(directory, output / f"seed{seed}" / directory.parent.name / directory.name,
+                                         directory.parent.name)
+                if not verdict.met:
+                    missed.append(name)
+            counts.append(len(directories) - len(missed))
+            lines.append(f"| {seed} | {counts[-1]} of {len(directories)} | {', '.join(missed)} |")
+    finally:
+        SlurmModel._ask_for_pass = original  # type: ignore[method-assign]
+    lines.append(f"\nMean over {seeds} seeds: {statistics.fmean(counts):.1f} scenarios.")
+    return "\n".join(lines)
+
+
+GRID_CALL_SHARES = (0.1, 0.2, 0.3, 0.35, 0.4, 0.5)
+GRID_EPILOG_SHARES = (0.03, 0.06, 0.1)
+
+
+def gridded_timings(data: Path, output: Path, items: list[str]) -> str:
+    """Each named scenario (NAME@K) judged at every timing of a grid: ten phases of the loop, the call shares
+    GRID_CALL_SHARES and the epilog shares GRID_EPILOG_SHARES (`timing_grid`); the timings that meet the target."""
+    phases = [(i + 0.5) / 10 for i in range(10)]
+    lines = ["| scenario | K | timings meeting the target | which (phase, call share, epilog share) |",
+             "|---|---|---|---|"]
+    for item in items:
+        name, _, speedup = item.partition("@")
+        directory = data / name / f"x{float(speedup):g}"
+        grid = timing_grid(directory, output / name / directory.name / "grid", phases, GRID_CALL_SHARES,
+                           GRID_EPILOG_SHARES, name)
+        met = [f"({p:g}, {c:g}, {e:g})" for p, c, e, verdict in grid if verdict.met]
+        lines.append(f"| {name} | {float(speedup):g} | {len(met)} of {len(grid)} | {', '.join(met) or '-'} |")
+    return "\n".join(lines)
+
+
 def figure(results: list[tuple[str, float, Verdict, float]], data: Path, output: Path, path: Path) -> None:
     """Real vs simulated start times of every scenario, one panel each (the docs' figure)."""
     import matplotlib
@@ -439,7 +569,28 @@ def main() -> int:
     parser.add_argument("--fit-timing", action="store_true",
                         help="only fit the epilog and call shares on the whole-second records (least squares of "
                         "the chains' gaps and the submissions' waits)")
+    parser.add_argument("--phase-sweep", type=int, metavar="N",
+                        help="only judge every scenario with the background loop's tick at N phases of its period")
+    parser.add_argument("--random-phase", type=int, metavar="SEEDS",
+                        help="only judge every scenario with the loop's tick drawn at every pass (pure path)")
+    parser.add_argument("--measure-calls", action="store_true",
+                        help="only measure one sbatch call on the recorded bursts (calls back to back)")
+    parser.add_argument("--timing-grid", nargs="+", metavar="SCENARIO@K",
+                        help="only judge these scenarios at every timing of a grid (loop phase, call and epilog "
+                        "shares)")
     args = parser.parse_args()
+    if args.timing_grid:
+        print(gridded_timings(args.data, args.output, args.timing_grid))
+        return 0
+    if args.measure_calls:
+        print(measured_calls(args.data))
+        return 0
+    if args.random_phase:
+        print(random_phases(args.data, args.output, args.random_phase))
+        return 0
+    if args.phase_sweep:
+        print(swept_phases(args.data, args.output, args.phase_sweep))
+        return 0
     if args.measure_share:
         print(measured_share(args.measure_share))
         return 0

@@ -19,10 +19,12 @@ import pytest
 from clustersim.errors import InputError
 from clustersim.policies.registry import create_policy
 from clustersim.policies.slurm.conf import parse_slurm_conf, platform_from_conf
+from clustersim.policies.slurm.policy import SCHED_LATENCY, SUBMIT_LATENCY
 from clustersim.runner import simulate
 from clustersim.slurm.compare import deviation, farther_than, read_schedule
-from clustersim.slurm.replay import simulate_replay, spread_submissions
+from clustersim.slurm.replay import ReplayResult, simulate_replay, spread_submissions
 from clustersim.slurm.validation import (
+    burst_call_shares,
     distances,
     end_to_pass_latencies,
     epilog_share,
@@ -30,11 +32,14 @@ from clustersim.slurm.validation import (
     fit_timing,
     judge,
     judge_all_runs,
+    phase_latencies,
+    phase_sweep,
     replay_options,
     scenario_directories,
     scenario_verdict,
     simulate_run,
     submission_gaps,
+    timing_grid,
     whole_second_gaps,
 )
 from clustersim.workload.job import Job
@@ -384,3 +389,53 @@ placed)."""
 THIRD_SCENARIOS_MET = 16
 """Scenarios on which the third real run meets the criterion (of 48; the model: 34, 35 before the sbatch calls were
 placed)."""
+
+
+def test_the_loops_phase_sets_both_pass_latencies_and_its_median_is_the_models() -> None:
+    # A tick a share of the 1.02 s period after a submission; an end's pass the measured 0.12 s later still.
+    assert phase_latencies(0.5) == {"submit_latency": SUBMIT_LATENCY, "sched_latency": SCHED_LATENCY}
+    assert phase_latencies(0.0) == {"submit_latency": 0.0, "sched_latency": 0.12}
+    assert phase_latencies(1.0) == {"submit_latency": 1.02, "sched_latency": 1.14}
+    with pytest.raises(ValueError, match="share of the loop's period"):
+        phase_latencies(1.5)
+
+
+def test_a_phase_sweep_judges_a_scenario_at_each_phase_and_the_median_one_as_the_model(tmp_path: Path) -> None:
+    directory = RECORDED / "requests-gpus-typed" / "x10"
+    swept = phase_sweep(directory, tmp_path / "sweep", [0.05, 0.5])
+    assert [phase for phase, _ in swept] == [0.05, 0.5]
+    assert swept[1][1] == judge_all_runs(directory, tmp_path / "model", "requests-gpus-typed")
+    assert swept[0][1].spread == swept[1][1].spread and swept[0][1].model != swept[1][1].model
+    assert sorted(p.name for p in (tmp_path / "sweep").iterdir()) == ["phase0.05", "phase0.5"]
+
+
+def test_a_replay_keeps_how_long_its_sbatch_calls_took() -> None:
+    # The median call, 0.0195 s of wall time at K=20: 0.39 cluster seconds; a replay made before it was measured
+    # has no such field.
+    result = ReplayResult([], 20.0, 1000.0, -30.5, 2.96, 77.3, 0.0, [], 0.39)
+    assert result.summary()["call_seconds"] == 0.39
+    assert "call_seconds" not in ReplayResult([], 20.0, 1000.0, -30.5, 2.96, 77.3, 0.0).summary()
+
+
+def test_a_bursts_record_measures_one_sbatch_call(tmp_path: Path) -> None:
+    # Five jobs aimed at t=0, recorded in seconds 0, 0, 1, 1 and 2: the four calls after the first span 2.5 s
+    # (the last lands in the middle of its second on average), 0.625 s each, 0.25 of an overhead of 2.5 s. A
+    # spaced trace's run (trace submits differ) and a run at K=1 measure nothing.
+    rows = "".join(f"{j},w0,,{second},1,180,1,COMPLETED_SUCCESSFULLY,{second},10,{second + 10},0,10,1,0,-1,"
+                   f"slurm_id={j};trace_submit={aimed};times=whole-seconds\n"
+                   for j, second, aimed in ((1, 0, 0), (2, 0, 0), (3, 1, 0), (4, 1, 0), (5, 2, 0)))
+    spaced = rows.replace("trace_submit=0;times", "trace_submit=9;times", 1)
+    for name, text in (("burst/x20", rows), ("spaced/x20", spaced), ("burst/x1", rows)):
+        for run in (1, 2):
+            (tmp_path / name).mkdir(parents=True, exist_ok=True)
+            (tmp_path / name / f"real{run}.csv").write_text(CSV + text)
+            (tmp_path / name / f"replay{run}.json").write_text('{"overhead": 2.5}')
+    assert burst_call_shares(tmp_path) == [("burst/x20", 1, 0.625, 0.25), ("burst/x20", 2, 0.625, 0.25)]
+
+
+def test_a_timing_grid_judges_a_scenario_at_every_phase_call_and_epilog_share(tmp_path: Path) -> None:
+    directory = RECORDED / "requests-gpus-typed" / "x10"
+    grid = timing_grid(directory, tmp_path / "grid", [0.5], [0.1, 0.35], [0.06])
+    assert [(phase, call, share) for phase, call, share, _ in grid] == [(0.5, 0.1, 0.06), (0.5, 0.35, 0.06)]
+    assert grid[1][3] == judge_all_runs(directory, tmp_path / "model", "requests-gpus-typed")
+    assert sorted(p.name for p in (tmp_path / "grid").iterdir()) == ["0.5-0.1-0.06", "0.5-0.35-0.06"]

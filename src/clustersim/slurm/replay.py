@@ -18,6 +18,7 @@ import json
 import math
 import re
 import shlex
+import statistics
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -134,12 +135,15 @@ class ReplayResult:
     submit_slip: float
     """Largest |recorded submit - trace submit|, cluster seconds."""
     unfinished: list[str] = field(default_factory=list)
+    call_seconds: float | None = None
+    """The median wall duration of its sbatch calls times K: how long one call took, cluster seconds."""
 
     def summary(self) -> dict[str, object]:
         return {
             "speedup": self.speedup, "origin_epoch": self.origin, "ctld_start": self.ctld_start,
             "overhead": self.overhead, "wall_seconds": round(self.wall_seconds, 3),
             "submit_slip": self.submit_slip, "jobs": len(self.outcomes), "unfinished": self.unfinished,
+            **({} if self.call_seconds is None else {"call_seconds": round(self.call_seconds, 3)}),
         }
 
 
@@ -184,6 +188,8 @@ def replay(
         tasks: dict[tuple[int, int], Job] = {}
         """(Slurm's array job id, task id) -> the task's job."""
         rejected: list[Job] = []
+        calls: list[float] = []
+        """Each sbatch call's wall duration."""
         for number, job in enumerate(ordered):
             array = job.extra.get("array_job")
             if array is not None and str(array) in slurm_ids:
@@ -201,7 +207,9 @@ def replay(
             seconds = max(0.0, job_runtime(job) - overhead) / speedup
             command = ["sbatch", "--parsable", "-J", job.id, "-o", "/dev/null", "-e", "/dev/null",
                        *sbatch_arguments(job, slurm_ids), "--wrap", f"sleep {seconds:.3f}"]
+            called = time.perf_counter()
             output = cluster.run(*command, check=False).strip()
+            calls.append(time.perf_counter() - called)
             if output.split(";")[0].isdigit():
                 slurm_id = int(output.split(";")[0])
                 if array is None:
@@ -236,7 +244,8 @@ def replay(
     outcomes, unfinished, slip = _outcomes(records, names, conf, origin, precise_times)
     outcomes += [JobOutcome(job, FinalState.REJECTED, None, None, IntervalSet(), "rejected by sbatch")
                  for job in rejected]
-    return ReplayResult(outcomes, speedup, origin, ctld_start, overhead, time.time() - started, slip, unfinished)
+    return ReplayResult(outcomes, speedup, origin, ctld_start, overhead, time.time() - started, slip, unfinished,
+                        statistics.median(calls) * speedup if calls else None)
 
 
 PENDING_FOREVER = frozenset({"PartitionNodeLimit", "PartitionTimeLimit", "DependencyNeverSatisfied"})

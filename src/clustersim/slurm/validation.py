@@ -14,14 +14,14 @@ import json
 import math
 import re
 import statistics
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
 from clustersim.errors import InputError
 from clustersim.policies.slurm.conf import parse_slurm_conf
-from clustersim.policies.slurm.policy import EPILOG_DELAY, SCHED_LATENCY
+from clustersim.policies.slurm.policy import EPILOG_DELAY, SCHED_LATENCY, SUBMIT_LATENCY
 from clustersim.slurm.compare import Deviation, Row, deviation, farther_than, read_schedule
 from clustersim.slurm.replay import simulate_replay
 
@@ -39,9 +39,10 @@ are the machine's latencies stretched K times): where a whole-second record's su
 second (`spread_submissions`). Fitted with EPILOG_SHARE (`fit_timing`; 0.25, 0.3 and 0.4 leave a sum of squares
 of 0.25 against 0.20): the model's mean whole-second wait of the jobs a submission's pass served
 (`submission_gaps`) is then within 0.22 s of the real runs' one at every K <= 120 but 30 (1.37 s against 1.06 s),
-where with every submission of a second at its start it was 0.3 to 0.9 s short at every K >= 10. It stands for
-more than the call (10 to 15 ms of wall time, about 0.1 of the overhead): whatever else delays a submission's
-pass scales with K too, and the records cannot tell them apart."""
+where with every submission of a second at its start it was 0.3 to 0.9 s short at every K >= 10. It is the call
+as the records' bursts measure it (`burst_call_shares`: 0.32 of the overhead on average over the 36 burst runs at
+K = 10 to 120, median 0.24); replays now keep their median call (`call_seconds` in replay.json), which no recorded
+run has yet."""
 SHARE_MAX_SPEEDUP = 120.0
 """The accelerations the share is fitted on: above, a replay's own stalls dominate its gaps (docs/slurm.md)."""
 SHARE_MIN_SPEEDUP = 10.0
@@ -93,6 +94,31 @@ def replay_options(replay_json: Path, share: float = EPILOG_SHARE, call_share: f
                 "call_seconds": round(call_share * float(info["overhead"]), 3)}
     except (KeyError, TypeError, ValueError) as error:
         raise InputError(str(replay_json), f"not a replay.json written by slurm-replay: {error}") from None
+
+
+def burst_call_shares(root: Path, min_speedup: float = SHARE_MIN_SPEEDUP, max_speedup: float = SHARE_MAX_SPEEDUP
+                      ) -> list[tuple[str, int, float, float]]:
+    """One sbatch call's duration, measured on the recorded runs of a burst (every job's trace submit time the
+    same: the replay makes its calls back to back): (the last submission's second + 0.5, its middle on average,
+    minus the first's) / (jobs - 1), cluster seconds. Per run at min_speedup <= K <= max_speedup: (scenario
+    directory, run, the call, the call over the run's measured per-job overhead)."""
+    calls: list[tuple[str, int, float, float]] = []
+    for directory in scenario_directories(root):
+        if not min_speedup <= float(directory.name[1:]) <= max_speedup:
+            continue
+        for path in sorted(directory.glob("real*.csv")):
+            run = int(path.stem[len("real"):])
+            with open(path, newline="", encoding="utf-8") as f:
+                rows = [row for row in csv.DictReader(f) if row["starting_time"]]
+            aimed = {dict(item.partition("=")[::2] for item in row["metadata"].split(";")).get("trace_submit")
+                     for row in rows}
+            if len(rows) < 2 or len(aimed) != 1:
+                continue
+            submits = sorted(float(row["submission_time"]) for row in rows)
+            call = (submits[-1] + 0.5 - submits[0]) / (len(submits) - 1)
+            info = json.loads((directory / f"replay{run}.json").read_text(encoding="utf-8"))
+            calls.append((f"{directory.parent.name}/{directory.name}", run, call, call / float(info["overhead"])))
+    return calls
 
 
 def end_to_pass_latencies(slurmctld_log: Path) -> list[float]:
@@ -161,15 +187,16 @@ def evaluate(directory: Path, output: Path, name: str = "", reference: int = 1) 
 
 
 def simulate_run(directory: Path, run: int, output: Path, share: float = EPILOG_SHARE,
-                 call_share: float = CALL_SHARE) -> Path:
+                 call_share: float = CALL_SHARE, latencies: Mapping[str, float] | None = None) -> Path:
     """Simulate a scenario's real run `run` from its whole-second record into output/ (the epilog delay `share`
-    of its overhead, an sbatch call `call_share` of it); its jobs.csv."""
+    of its overhead, an sbatch call `call_share` of it; `latencies`, the policy's pass latencies if not its
+    defaults: `phase_latencies`); its jobs.csv."""
     conf = parse_slurm_conf((directory / "slurm.conf").read_text(encoding="utf-8"),
                             source=str(directory / "slurm.conf"))
     options = replay_options(directory / f"replay{run}.json", share, call_share)
     simulate_replay(directory / f"real{run}.csv", conf, options["ctld_start"], output,
                     clock_origin=options["clock_origin"], call_seconds=options["call_seconds"],
-                    epilog_delay=options["epilog_delay"])
+                    sinks=(), epilog_delay=options["epilog_delay"], **(latencies or {}))
     return output / "jobs.csv"
 
 
@@ -232,16 +259,19 @@ def scenario_verdict(name: str, simulated: list[Deviation], spread: list[Deviati
     return ScenarioVerdict(name, mean(simulated), mean(spread), len(simulated))
 
 
-def judge_all_runs(directory: Path, output: Path, name: str = "") -> ScenarioVerdict:
+def judge_all_runs(directory: Path, output: Path, name: str = "", latencies: Mapping[str, float] | None = None,
+                   share: float = EPILOG_SHARE, call_share: float = CALL_SHARE) -> ScenarioVerdict:
     """The issue's verdict on a scenario with every real run it recorded (2, or 3 with a third run): each run
-    simulated (into output/simulatedN) and against its simulation, each pair of runs in both directions."""
+    simulated (into output/simulatedN; with `latencies`, `share` and `call_share`, see `simulate_run`) and against
+    its simulation, each pair of runs in both directions."""
     runs = sorted(int(p.stem[len("real"):]) for p in directory.glob("real*.csv")
                   if (directory / f"replay{p.stem[len('real'):]}.json").exists())
     conf = parse_slurm_conf((directory / "slurm.conf").read_text(encoding="utf-8"),
                             source=str(directory / "slurm.conf"))
     cpus = sum(node.cpus for node in conf.nodes)
     real = {run: read_schedule(directory / f"real{run}.csv", whole_seconds=True) for run in runs}
-    simulated = [deviation(real[run], read_schedule(simulate_run(directory, run, output / f"simulated{run}"),
+    simulated = [deviation(real[run], read_schedule(simulate_run(directory, run, output / f"simulated{run}", share,
+                                                                 call_share, latencies),
                                                     whole_seconds=True), cpus) for run in runs]
     spread = [deviation(real[a], real[b], cpus) for a in runs for b in runs if a != b]
     return scenario_verdict(name or directory.parent.name, simulated, spread)
@@ -336,3 +366,38 @@ def _means(real: dict[float, list[float]], model: dict[float, list[float]]) -> d
     """Per K with values on both sides, the real and the model's mean."""
     return {k: (statistics.fmean(real[k]), statistics.fmean(model[k]))
             for k in sorted(real) if real[k] and model.get(k)}
+
+
+LOOP_PERIOD = 2 * SUBMIT_LATENCY
+"""The background loop's period (1.02 s: 1.003 s at K=1, 1.02 to 1.04 s at K=10 to 60 in the kept logs); its tick
+falls at a uniform phase of it after a submission or an end, so the model's latencies are its mean."""
+
+
+def phase_latencies(phase: float) -> dict[str, float]:
+    """The pass latencies of a loop whose tick comes `phase` (0 to 1) of its period after every submission and
+    every end: `submit_latency` phase x LOOP_PERIOD, `sched_latency` the measured 0.12 s more. Phase 0.5 gives
+    the model's defaults (SUBMIT_LATENCY, SCHED_LATENCY), the median and mean of a uniform phase."""
+    if not 0 <= phase <= 1:
+        raise ValueError(f"a phase is a share of the loop's period, 0 to 1: {phase}")
+    tick = phase * LOOP_PERIOD
+    return {"submit_latency": round(tick, 4), "sched_latency": round(SCHED_LATENCY - SUBMIT_LATENCY + tick, 4)}
+
+
+def phase_sweep(directory: Path, output: Path, phases: Iterable[float], name: str = ""
+                ) -> list[tuple[float, ScenarioVerdict]]:
+    """A scenario judged as `judge_all_runs` does with the loop's tick at each of `phases` (`phase_latencies`),
+    the same phase for every pass of every run (into output/phaseP/): where the tick can fall, which fixed
+    phase, if any, meets the target, and a random phase's expected distances (the mean over a uniform grid)."""
+    return [(phase, judge_all_runs(directory, output / f"phase{phase:g}", name, phase_latencies(phase)))
+            for phase in phases]
+
+
+def timing_grid(directory: Path, output: Path, phases: Iterable[float], call_shares: Iterable[float],
+                shares: Iterable[float], name: str = "") -> list[tuple[float, float, float, ScenarioVerdict]]:
+    """A scenario judged as `judge_all_runs` does at every (loop phase, call share, epilog share) of the grid (into
+    output/P-C-E/): whether any timing of the model's kind meets the target on it, (phase, call share, epilog
+    share, verdict) each."""
+    calls, epilogs = list(call_shares), list(shares)
+    return [(phase, call, share, judge_all_runs(directory, output / f"{phase:g}-{call:g}-{share:g}", name,
+                                                phase_latencies(phase), share, call))
+            for phase in phases for call in calls for share in epilogs]
