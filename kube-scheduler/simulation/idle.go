@@ -67,12 +67,15 @@ type idleReporter struct {
 	off     atomic.Bool
 	seen    atomic.Int64             // resourceVersion of the last new pod or pod end a pod handler began to handle
 	known   int64                    // resourceVersion of the last pod event the facade had published when last asked
+	now     float64                  // the simulated time of that instant
 	active  int                      // pods in the active queue when NextPod last counted them, less those popped since
 	recount atomic.Bool              // set by the pod handlers: they may have taken pods out of the active queue
 	written atomic.Int64             // resourceVersion of the scheduler's last pod status write (its echo is waited for)
 	current *framework.QueuedPodInfo // the pod of the current scheduling cycle
 	order   *bindOrder
-	widen   time.Duration // --widen-races
+	widen   time.Duration         // --widen-races
+	timeout *unschedulableTimeout // podMaxInUnschedulablePodsDuration in simulated time (timeout.go); nil: upstream's
+	untimed bool                  // the facade gave no simulated time (said once)
 }
 
 func newIdleReporter(client clientset.Interface, widen time.Duration) *idleReporter {
@@ -346,6 +349,7 @@ func (r *idleReporter) instantReady(logger klog.Logger) bool {
 		if seen := r.seen.Load(); seen > r.known {
 			var answer struct {
 				ResourceVersion string `json:"resourceVersion"`
+				Time            string `json:"time"` // the instant's simulated time, in seconds
 			}
 			data, err := r.client.CoreV1().RESTClient().Get().AbsPath(idlePath).DoRaw(ctx)
 			if apierrors.IsNotFound(err) {
@@ -358,9 +362,16 @@ func (r *idleReporter) instantReady(logger klog.Logger) bool {
 			}
 			published, _ := strconv.ParseInt(answer.ResourceVersion, 10, 64)
 			r.known = max(published, seen)
+			r.learnTime(logger, answer.Time)
 		}
-		if r.handledAll() >= max(r.known, r.written.Load()) && r.activeQueued() {
-			return true
+		if r.handledAll() >= max(r.known, r.written.Load()) {
+			// The instant is handled and its pass not begun: the pods unschedulable for too long go back first.
+			if r.timeout != nil && !r.untimed && r.timeout.instant(logger, r.queue, r.now) {
+				r.recount.Store(true)
+			}
+			if r.activeQueued() {
+				return true
+			}
 		}
 		select {
 		case <-r.ready:
@@ -370,6 +381,23 @@ func (r *idleReporter) instantReady(logger klog.Logger) bool {
 		}
 	}
 	return true
+}
+
+// learnTime reads the simulated time of the instant published (GET /clustersim/v1/idle's "time"). A facade that
+// does not give it leaves podMaxInUnschedulablePodsDuration unapplied (said once).
+func (r *idleReporter) learnTime(logger klog.Logger, answer string) {
+	if r.timeout == nil {
+		return
+	}
+	now, err := strconv.ParseFloat(answer, 64)
+	if err != nil {
+		if !r.untimed {
+			r.untimed = true
+			logger.Info("The API server gives no simulated time: podMaxInUnschedulablePodsDuration is not applied")
+		}
+		return
+	}
+	r.now = max(r.now, now)
 }
 
 // activeQueued: the active queue has a pod for the Pop that follows. Counting the queue copies it
