@@ -74,13 +74,14 @@ type idleReporter struct {
 	current *framework.QueuedPodInfo // the pod of the current scheduling cycle
 	order   *bindOrder
 	widen   time.Duration         // --widen-races
+	source  *cycleSource          // the scheduling cycle's private source (ties.go), reused
 	timeout *unschedulableTimeout // podMaxInUnschedulablePodsDuration in simulated time (timeout.go); nil: upstream's
 	untimed bool                  // the facade gave no simulated time (said once)
 }
 
 func newIdleReporter(client clientset.Interface, widen time.Duration) *idleReporter {
 	return &idleReporter{client: client, poke: make(chan struct{}, 1), ready: make(chan struct{}, 1),
-		stop: make(chan struct{}), order: newBindOrder(), widen: widen}
+		stop: make(chan struct{}), order: newBindOrder(), widen: widen, source: newCycleSource()}
 }
 
 // factory wraps the informer factory given to scheduler.New: the pod informer's handlers are counted.
@@ -316,9 +317,9 @@ func (r *idleReporter) attach(sched *scheduler.Scheduler) {
 			// ScheduleOne drew once between the Pop and here (the cycle's metrics sample): the same draws as when
 			// the seed was set at the Pop, and no seeding for an attempt answered from failures.go.
 			rand.Intn(100) //nolint:gosec // a draw, not a secret
-			// The cycle's own draws (ties.go), from the same point of the same sequence.
-			source := rand.New(rand.NewSource(seed)) //nolint:gosec // ties, not secrets
-			source.Intn(100)
+			// The cycle's own draws (ties.go), from the same point of the same sequence, seeded at the first.
+			source := r.source
+			source.reset(seed)
 			cycleRand.Store(source)
 			if len(sched.Extenders) == 0 && fwk.HasScorePlugins() {
 				fwk = tieFramework{fwk, source}
