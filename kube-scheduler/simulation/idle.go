@@ -345,9 +345,9 @@ func tieSeed(pInfo *framework.QueuedPodInfo) int64 {
 // instantReady waits until the current instant is fully handled and the active queue has a pod; false when the
 // scheduler stops.
 func (r *idleReporter) instantReady(logger klog.Logger) bool {
-	ctx := klog.NewContext(context.Background(), logger)
 	for !r.off.Load() {
 		if seen := r.seen.Load(); seen > r.known {
+			ctx := klog.NewContext(context.Background(), logger) // here only: NextPod comes here at every Pop
 			var answer struct {
 				ResourceVersion string `json:"resourceVersion"`
 				Time            string `json:"time"` // the instant's simulated time, in seconds
