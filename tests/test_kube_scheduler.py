@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import json
+import re
 import shutil
 import statistics
 import subprocess
@@ -35,6 +36,7 @@ from clustersim.kubernetes.synthetic import saturated
 from clustersim.platform.model import Node, Platform
 from clustersim.policies.registry import create_policy
 from clustersim.runner import simulate
+from clustersim.workload.pods import PodSpec, make_pod
 from clustersim.workload.stream import Workload
 from conftest import csv_rows
 
@@ -219,6 +221,31 @@ def test_a_node_cordoned_through_the_api_reaches_the_scheduler_and_the_settle_lo
     assert {r["node"] for r in rows} == {"node0"}
     assert summary(rows) == (680.0, (170 + 340 + 510) / 4)
     assert time.monotonic() - started < 40  # not held until the deadlock timeout (60 s) at an instant
+
+
+@pytest.mark.parametrize("simulated", [True, False])
+def test_a_pod_unschedulable_for_pod_max_in_unschedulable_pods_duration_is_retried_in_simulated_time(
+        tmp_path: Path, binaries: dict[str, Path], simulated: bool) -> None:
+    """A pod no node can take (a nodeSelector no node matches: only a node event could requeue it) among pods that
+    start and end every 30 s until t=990. The simulation build sends it back to the queue once it has been
+    unschedulable for longer than podMaxInUnschedulablePodsDuration (5 min) of simulated time, at the first
+    instant past it: tried at t=0, 330, 660 and 990, on every run. With upstream's rule (wall time, checked every
+    30 s; --unschedulable-timeout-in-simulated-time=false) the run, a few seconds long, never retries it."""
+    gib = 2**30
+    pods = [make_pod(PodSpec(name=f"pod-{i:02d}"), {"cpu": 1000, "memory": gib}, 30.0, 30.0 * i) for i in range(33)]
+    pods.append(make_pod(PodSpec(name="picky", node_selector={"disk": "ssd"}), {"cpu": 1000, "memory": gib}, 30.0))
+    session = KubeSession(batkube_platform(nodes=2), PodWorkload(Workload.from_jobs(pods)), tmp_path / "out",
+                          TimeControl(deadlock_timeout=30), port=0)
+    options = ("--v=2", f"--unschedulable-timeout-in-simulated-time={str(simulated).lower()}")
+    with scheduling(session, binaries[SIMULATION], "", *options) as scheduler:
+        rows = finish(session, scheduler)
+    picky = next(row for row in rows if row["name"] == "picky")
+    assert (picky["node"], picky["final_state"]) == ("", "PENDING")
+    assert summary([row for row in rows if row is not picky]) == (990.0, 0.0)
+    log = scheduler.log.read_text()
+    attempts = [line for line in log.splitlines() if "Unable to schedule pod" in line and "default/picky" in line]
+    moved = re.findall(r"podMaxInUnschedulablePodsDuration \(simulated time\) moved\" time=(\S+) pods=1", log)
+    assert (len(attempts), moved) == ((4, ["330", "660", "990"]) if simulated else (1, []))
 
 
 def test_the_builtin_policy_queues_as_the_simulation_build_on_saturated_heterogeneous_pods(

@@ -20,6 +20,8 @@
 //   - a failed pod is put back in the queue without a deep copy when the informer's pod is the attempt's pod, and
 //     its PodScheduled condition is compared without a copy of its status (failurehandler.go): the same queue,
 //     the same patches;
+//   - podMaxInUnschedulablePodsDuration is measured in simulated time and checked at the start of each instant
+//     (timeout.go), not every 30 s of wall time by the queue's own goroutine;
 //   - Go's garbage collector runs at GOGC=400 unless GOGC is set (main.go): it changes no decision.
 package simulation
 
@@ -80,6 +82,10 @@ func NewCommand(registryOptions ...app.Option) *cobra.Command {
 		"the queue without a deep copy of it when the informer's pod is the attempt's pod (same resourceVersion), "+
 		"and see whether its PodScheduled condition changes without copying its status (failurehandler.go). "+
 		"Off: upstream's failure handler.")
+	nfs.FlagSet("simulation").BoolVar(&cuts.simulatedTimeout, "unschedulable-timeout-in-simulated-time", true,
+		"Apply podMaxInUnschedulablePodsDuration in simulated time: at the start of each instant, the pods "+
+			"unschedulable for longer than that go back to the queue, as upstream's queue does every 30 s of wall "+
+			"time (timeout.go). Off: upstream's, in wall time.")
 	nfs.FlagSet("simulation").DurationVar(&cuts.repeats, "failure-event-repeats", time.Minute, "Hand a pod's "+
 		"FailedScheduling event repeated at the same pod version to the event recorder at most once this often "+
 		"(wall time) after the first two, which are all the API sees of the series until the recorder's own "+
@@ -108,8 +114,8 @@ func milestone[T int | int64](count T) bool {
 
 // shortcuts: the flags that turn the build's exact shortcuts on or off.
 type shortcuts struct {
-	keepFailures, noVictims, unlisted, uncopied bool
-	repeats                                     time.Duration
+	keepFailures, noVictims, unlisted, uncopied, simulatedTimeout bool
+	repeats                                                       time.Duration
 }
 
 func run(cmd *cobra.Command, opts *options.Options, cuts shortcuts, widen time.Duration,
@@ -165,6 +171,11 @@ func setup(ctx context.Context, opts *options.Options, cuts shortcuts, widen tim
 		return newRepeatedFailures(cc.EventBroadcaster.NewRecorder(name), cuts.repeats)
 	}
 	idle := newIdleReporter(cc.Client, widen)
+	inWallTime := cc.PodMaxInUnschedulablePodsDuration
+	if cuts.simulatedTimeout {
+		idle.timeout = newUnschedulableTimeout(inWallTime)
+		inWallTime = neverInWallTime // the queue's own goroutine then moves no pod (timeout.go)
+	}
 	client := idle.writes(cc.Client)            // status writes followed (idle.go)
 	factory := idle.factory(cc.InformerFactory) // the same informers; the pod handlers are followed (idle.go)
 	var completedProfiles []kubeschedulerconfig.KubeSchedulerProfile
@@ -180,7 +191,7 @@ func setup(ctx context.Context, opts *options.Options, cuts shortcuts, widen tim
 		scheduler.WithFrameworkOutOfTreeRegistry(registry),
 		scheduler.WithPodMaxBackoffSeconds(0), // the only difference: no per-pod backoff
 		scheduler.WithPodInitialBackoffSeconds(0),
-		scheduler.WithPodMaxInUnschedulablePodsDuration(cc.PodMaxInUnschedulablePodsDuration),
+		scheduler.WithPodMaxInUnschedulablePodsDuration(inWallTime),
 		scheduler.WithExtenders(cc.ComponentConfig.Extenders...),
 		scheduler.WithParallelism(1), // nodes filtered and scored in order: the same feasible list every run
 		scheduler.WithBuildFrameworkCapturer(func(profile kubeschedulerconfig.KubeSchedulerProfile) {

@@ -67,17 +67,21 @@ type idleReporter struct {
 	off     atomic.Bool
 	seen    atomic.Int64             // resourceVersion of the last new pod or pod end a pod handler began to handle
 	known   int64                    // resourceVersion of the last pod event the facade had published when last asked
+	now     float64                  // the simulated time of that instant
 	active  int                      // pods in the active queue when NextPod last counted them, less those popped since
 	recount atomic.Bool              // set by the pod handlers: they may have taken pods out of the active queue
 	written atomic.Int64             // resourceVersion of the scheduler's last pod status write (its echo is waited for)
 	current *framework.QueuedPodInfo // the pod of the current scheduling cycle
 	order   *bindOrder
-	widen   time.Duration // --widen-races
+	widen   time.Duration         // --widen-races
+	source  *cycleSource          // the scheduling cycle's private source (ties.go), reused
+	timeout *unschedulableTimeout // podMaxInUnschedulablePodsDuration in simulated time (timeout.go); nil: upstream's
+	untimed bool                  // the facade gave no simulated time (said once)
 }
 
 func newIdleReporter(client clientset.Interface, widen time.Duration) *idleReporter {
 	return &idleReporter{client: client, poke: make(chan struct{}, 1), ready: make(chan struct{}, 1),
-		stop: make(chan struct{}), order: newBindOrder(), widen: widen}
+		stop: make(chan struct{}), order: newBindOrder(), widen: widen, source: newCycleSource()}
 }
 
 // factory wraps the informer factory given to scheduler.New: the pod informer's handlers are counted.
@@ -313,9 +317,9 @@ func (r *idleReporter) attach(sched *scheduler.Scheduler) {
 			// ScheduleOne drew once between the Pop and here (the cycle's metrics sample): the same draws as when
 			// the seed was set at the Pop, and no seeding for an attempt answered from failures.go.
 			rand.Intn(100) //nolint:gosec // a draw, not a secret
-			// The cycle's own draws (ties.go), from the same point of the same sequence.
-			source := rand.New(rand.NewSource(seed)) //nolint:gosec // ties, not secrets
-			source.Intn(100)
+			// The cycle's own draws (ties.go), from the same point of the same sequence, seeded at the first.
+			source := r.source
+			source.reset(seed)
 			cycleRand.Store(source)
 			if len(sched.Extenders) == 0 && fwk.HasScorePlugins() {
 				fwk = tieFramework{fwk, source}
@@ -341,11 +345,12 @@ func tieSeed(pInfo *framework.QueuedPodInfo) int64 {
 // instantReady waits until the current instant is fully handled and the active queue has a pod; false when the
 // scheduler stops.
 func (r *idleReporter) instantReady(logger klog.Logger) bool {
-	ctx := klog.NewContext(context.Background(), logger)
 	for !r.off.Load() {
 		if seen := r.seen.Load(); seen > r.known {
+			ctx := klog.NewContext(context.Background(), logger) // here only: NextPod comes here at every Pop
 			var answer struct {
 				ResourceVersion string `json:"resourceVersion"`
+				Time            string `json:"time"` // the instant's simulated time, in seconds
 			}
 			data, err := r.client.CoreV1().RESTClient().Get().AbsPath(idlePath).DoRaw(ctx)
 			if apierrors.IsNotFound(err) {
@@ -358,9 +363,16 @@ func (r *idleReporter) instantReady(logger klog.Logger) bool {
 			}
 			published, _ := strconv.ParseInt(answer.ResourceVersion, 10, 64)
 			r.known = max(published, seen)
+			r.learnTime(logger, answer.Time)
 		}
-		if r.handledAll() >= max(r.known, r.written.Load()) && r.activeQueued() {
-			return true
+		if r.handledAll() >= max(r.known, r.written.Load()) {
+			// The instant is handled and its pass not begun: the pods unschedulable for too long go back first.
+			if r.timeout != nil && !r.untimed && r.timeout.instant(logger, r.queue, r.now) {
+				r.recount.Store(true)
+			}
+			if r.activeQueued() {
+				return true
+			}
 		}
 		select {
 		case <-r.ready:
@@ -370,6 +382,23 @@ func (r *idleReporter) instantReady(logger klog.Logger) bool {
 		}
 	}
 	return true
+}
+
+// learnTime reads the simulated time of the instant published (GET /clustersim/v1/idle's "time"). A facade that
+// does not give it leaves podMaxInUnschedulablePodsDuration unapplied (said once).
+func (r *idleReporter) learnTime(logger klog.Logger, answer string) {
+	if r.timeout == nil {
+		return
+	}
+	now, err := strconv.ParseFloat(answer, 64)
+	if err != nil {
+		if !r.untimed {
+			r.untimed = true
+			logger.Info("The API server gives no simulated time: podMaxInUnschedulablePodsDuration is not applied")
+		}
+		return
+	}
+	r.now = max(r.now, now)
 }
 
 // activeQueued: the active queue has a pod for the Pop that follows. Counting the queue copies it

@@ -43,29 +43,57 @@ import (
 var offsetRand func(int32) int32
 
 // cycleRand is the current scheduling cycle's private source (nil outside the facade's cycles).
-var cycleRand atomic.Pointer[rand.Rand]
+var cycleRand atomic.Pointer[cycleSource]
 
 func init() {
 	global := offsetRand
 	offsetRand = func(n int32) int32 {
 		if source := cycleRand.Load(); source != nil {
-			return source.Int31n(n)
+			return source.get().Int31n(n)
 		}
 		return global(n)
 	}
 }
 
+// cycleSource is a scheduling cycle's private source, seeded and advanced (the metrics sample) at its first draw:
+// the same draws as a source made at the start of the cycle, but most cycles (the failures) draw nothing, and a
+// new math/rand source is 4.9 KB to allocate and 607 values to seed. One is reused from cycle to cycle: Seed
+// gives it the state of rand.NewSource(seed).
+type cycleSource struct {
+	seed   int64
+	seeded bool
+	source *rand.Rand
+}
+
+func newCycleSource() *cycleSource {
+	return &cycleSource{source: rand.New(rand.NewSource(0))} //nolint:gosec // ties, not secrets
+}
+
+// reset makes it the source of the cycle seeded with seed, not seeded yet.
+func (c *cycleSource) reset(seed int64) {
+	c.seed, c.seeded = seed, false
+}
+
+func (c *cycleSource) get() *rand.Rand {
+	if !c.seeded {
+		c.source.Seed(c.seed)
+		c.source.Intn(100) // ScheduleOne's metrics sample, drawn before the cycle's own draws (idle.go)
+		c.seeded = true
+	}
+	return c.source
+}
+
 // tieFramework is the profile's framework during one SchedulePod: its RunScorePlugins settles the ties.
 type tieFramework struct {
 	framework.Framework
-	source *rand.Rand
+	source *cycleSource
 }
 
 func (t tieFramework) RunScorePlugins(ctx context.Context, state fwk.CycleState, pod *v1.Pod,
 	nodes []fwk.NodeInfo) ([]framework.NodePluginScores, *fwk.Status) {
 	scores, status := t.Framework.RunScorePlugins(ctx, state, pod, nodes)
 	if status.IsSuccess() && len(scores) > 1 {
-		chosen := selectHostIndex(scores, t.source)
+		chosen := selectHostIndex(scores, t.source.get())
 		top := scores[chosen].TotalScore
 		for i := range scores {
 			top = max(top, scores[i].TotalScore)

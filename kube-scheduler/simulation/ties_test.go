@@ -100,12 +100,31 @@ func slicesMax(scores []framework.NodePluginScores) int64 {
 // DefaultPreemption's offset comes from the cycle's source when one is set, from the global source otherwise.
 func TestPreemptionOffsetDrawsFromTheCyclesSource(t *testing.T) {
 	plugin := &defaultpreemption.DefaultPreemption{}
-	cycleRand.Store(rand.New(rand.NewSource(42)))
+	source := newCycleSource()
+	source.reset(42)
+	cycleRand.Store(source)
 	defer cycleRand.Store(nil)
 	want := rand.New(rand.NewSource(42))
+	want.Intn(100) // the metrics sample
 	for i := 0; i < 100; i++ {
 		if got, _ := plugin.GetOffsetAndNumCandidates(1000); got != want.Int31n(1000) {
 			t.Fatalf("draw %d: offset %d is not the cycle source's", i, got)
+		}
+	}
+}
+
+// A cycle's source, reused and seeded at its first draw, draws what a source made and advanced at the start of
+// the cycle drew, whatever the previous cycles drew from it.
+func TestAReusedCycleSourceDrawsAsANewOne(t *testing.T) {
+	source := newCycleSource()
+	for seed := int64(0); seed < 200; seed++ {
+		source.reset(seed * 7919)
+		want := rand.New(rand.NewSource(seed * 7919))
+		want.Intn(100)
+		for i := 0; i < int(seed%13); i++ {
+			if got, wanted := source.get().Intn(i+1), want.Intn(i+1); got != wanted {
+				t.Fatalf("seed %d, draw %d: %d, want %d", seed, i, got, wanted)
+			}
 		}
 	}
 }

@@ -147,7 +147,8 @@ class Api:
         if path == IDLE_PATH and method == "POST":
             return self.idle(body)
         if path == IDLE_PATH and method == "GET":
-            return 200, {"resourceVersion": str(self.facade.published_version())}
+            version, now = self.facade.published()
+            return 200, {"resourceVersion": str(version), "time": repr(now)}
         fixed = self.fixed.get(path.rstrip("/") or "/")
         if fixed is not None and method == "GET":
             return 200, fixed()

@@ -99,6 +99,8 @@ class KubeFacade:
         self._answering = threading.local()
         self._awaiting_answers = False
         self._last_pod_rv = 0
+        self._published_now = 0.0
+        """The simulated time of the last instant published (GET /clustersim/v1/idle)."""
         """resourceVersion of the last pod write a scheduler's pod informer sees (all but the removal of
         finished pods)."""
         self._warned_unreported = False
@@ -400,14 +402,16 @@ class KubeFacade:
     # -- publication -------------------------------------------------------------------------------------
 
     def _publish(self, now: float, events: Sequence[Event]) -> None:
-        with self._lock:  # an instant's pods are published whole (published_version)
+        with self._lock:  # an instant's pods are published whole (published), with their instant's time
             self._publish_locked(now, events)
+            self._published_now = now
 
-    def published_version(self) -> int:
+    def published(self) -> tuple[int, float]:
         """GET /clustersim/v1/idle: the resourceVersion of the last pod event published, never half-way through
-        an instant's publication (kube-scheduler-sim waits until it has handled it before it schedules)."""
+        an instant's publication (kube-scheduler-sim waits until it has handled it before it schedules), and the
+        simulated time of that instant (its clock for `podMaxInUnschedulablePodsDuration`)."""
         with self._lock:
-            return self._last_pod_rv
+            return self._last_pod_rv, self._published_now
 
     def _publish_locked(self, now: float, events: Sequence[Event]) -> None:
         changed = False
