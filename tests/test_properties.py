@@ -535,13 +535,14 @@ def test_easy_reservation_by_its_highest_id_is_checked() -> None:
 
 def test_easy_keeps_its_reservation_when_a_job_ends_early_before_it() -> None:
     """Head `2` needs all 5 units: its reservation is t=20, when `1` ends. `0` ends at t=5, before its walltime
-    (10 <= 20): the start stays t=20, so the reservation is kept without being computed again. `3` cannot
+    (10 <= 20): the start stays t=20, so the reservation is kept without being computed again. `3` (one unit, so
+    the reservation is computed at t=0: a queue of jobs that need more units than are free needs none) cannot
     backfill: it would end after t=20 and no free unit lies outside the reservation."""
     jobs = (
         Job("0", 0.0, 2, Delay(5.0), 10.0),
         Job("1", 0.0, 2, Delay(20.0), 20.0),
         Job("2", 0.0, 5, Delay(5.0), 5.0),
-        Job("3", 6.0, 2, Delay(5.0), 100.0),
+        Job("3", 0.0, 1, Delay(5.0), 100.0),
     )
     policy = CheckedEasy()
     r = run(Case(hosts(5), jobs), policy)
@@ -549,7 +550,7 @@ def test_easy_keeps_its_reservation_when_a_job_ends_early_before_it() -> None:
         "0": (0.0, "0-1"),
         "1": (0.0, "2-3"),
         "2": (20.0, "0-4"),
-        "3": (25.0, "0-1"),
+        "3": (25.0, "0"),
     }
     assert isinstance(policy.backfilling, CheckedKeep)
     assert policy.backfilling.kept >= 1
@@ -617,7 +618,8 @@ def test_easy_skips_the_scan_when_only_jobs_that_cannot_backfill_arrive() -> Non
         policy = ScannedEasy(keep)
         r = run(Case(hosts(4), jobs), policy)
         starts.append({o.job.id: (o.start, str(o.resources)) for o in r.outcomes})
-        assert policy.scanned.scans == (4 if keep else 5)  # t=0, 1, (2,) 3 and 8: kept, the call at t=2 is skipped
+        # t=1, (2,) 3 and 8: kept, the call at t=2 is skipped; at t=0 no queued job fits the free unit: no scan
+        assert policy.scanned.scans == (3 if keep else 4)
     assert starts[0] == starts[1]
     assert starts[0] == {
         "0": (0.0, "0-2"), "1": (10.0, "0-3"), "2": (15.0, "0"), "3": (15.0, "1"), "4": (3.0, "3"),

@@ -1,4 +1,5 @@
-"""ShapeIndex finds the job a walk over the whole queue finds: the first, in queue order, that may backfill."""
+"""ShapeIndex finds the job a walk over the whole queue finds: the first, in queue order, that may backfill; and
+the fewest units a queued job needs."""
 
 from __future__ import annotations
 
@@ -47,3 +48,4 @@ def test_the_first_backfill_is_the_first_job_of_the_queue_that_may(
         expected = next((job for job in pending.values()
                          if may_backfill(job.nb_res, job.walltime, now, start, nb_free, nb_outside)), None)
         assert index.first_backfill(now, start, nb_free, nb_outside) is expected
+        assert index.fewest_units() == min((job.nb_res for job in pending.values()), default=0)

@@ -206,6 +206,9 @@ class EasyBackfilling:
     cannot later in the same scan. The next job started is then the earliest queued job of the shapes that can
     start one: each start costs one look at each shape instead of a walk over the queue. Other orders walk it.
 
+    When no queued job fits the free units, nothing may backfill: the reservation is not even computed (the one
+    held stays as it was, since no job started but heads, and a new head gets its own).
+
     A scan that ends with nothing more to start is remembered (`_settled`): at the next call, if the free units
     and the reservation are the very same objects (no job started or ended, no machine changed, the head is the
     same), every job it turned down is turned down again (the units free and outside the reservation are the
@@ -258,6 +261,8 @@ class EasyBackfilling:
         free = view.free
         if not pending or not free:
             return  # nothing left, or nothing can backfill: no need to look at the queue
+        if indexed and self._shapes.fewest_units() > len(free):
+            return  # no queued job fits the free units: none may backfill, wherever the head's reservation is
         queue = None if indexed else order.jobs(pending)
         head = next(iter(pending.values())) if queue is None else queue[0]
         held = self._reservation

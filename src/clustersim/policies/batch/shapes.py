@@ -87,6 +87,10 @@ class ShapeIndex:
                 del self._units[i]
                 del self._by_units[i]
 
+    def fewest_units(self) -> int:
+        """The fewest units a queued job needs (0 when none is queued)."""
+        return self._units[0] if self._units else 0
+
     def first_backfill(self, now: float, start: float, nb_free: int, nb_outside: int) -> Job | None:
         """The earliest queued job that may backfill now before a reservation at `start`: it needs at most
         `nb_outside` units (those the reservation does not need), or at most `nb_free` and ends by `start`."""
