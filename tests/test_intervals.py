@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from clustersim.intervals import IntervalSet
-from clustersim.policies.batch.easy import _SHIFT, _lowest_of
+from clustersim.policies.batch.easy import _SHIFT, _lowest_of, _nth_lowest
 
 ids = st.sets(st.integers(0, 20), max_size=15)
 one_interval = st.tuples(st.integers(0, 20), st.integers(0, 4)).map(lambda t: set(range(t[0], t[0] + t[1] + 1)))
@@ -62,3 +62,15 @@ def test_easy_lowest_of_a_union_matches_the_merged_set(intervals: list[tuple[int
     result = _lowest_of([lo << _SHIFT | hi for lo, hi in intervals], count)
     assert result == expected
     assert canonical(result)
+
+
+@settings(max_examples=200)
+@given(pieces, pieces, st.integers(0, 400))
+def test_easy_nth_lowest_of_two_lists_is_the_highest_of_the_lowest(
+    first: list[tuple[int, int]], second: list[tuple[int, int]], count: int
+) -> None:
+    """EASY's reservation by its highest id: the `count`-th lowest id of the union of two sorted lists (free
+    units, and the units of jobs ending by then, which may overlap), merged as it goes."""
+    lowest = IntervalSet([*first, *second]).lowest(count)
+    expected = lowest.max() if lowest and count else -1
+    assert _nth_lowest(sorted(first), sorted(second), count) == expected

@@ -33,7 +33,7 @@ from clustersim.intervals import IntervalSet
 from clustersim.platform.model import Node, Platform, Unit
 from clustersim.policies.base import Policy
 from clustersim.policies.batch.conservative import Conservative
-from clustersim.policies.batch.easy import Easy, EasyBackfilling, Reservation, reserve
+from clustersim.policies.batch.easy import Easy, EasyBackfilling, _Held, reserve
 from clustersim.policies.batch.parts import QueueOrder
 from clustersim.policies.registry import create_policy
 from clustersim.runner import simulate
@@ -449,8 +449,11 @@ class CheckedKeep(EasyBackfilling):
     def _same_start(self, nb_res: int, view: ClusterView, start: float) -> bool:
         same = super()._same_start(nb_res, view, start)
         if same:
-            assert self._reservation is not None
-            assert reserve(nb_res, view, IntervalSet.lowest, self._by_end) == self._reservation[1]
+            held = self._reservation
+            assert held is not None
+            again = reserve(nb_res, view, IntervalSet.lowest, self._by_end)
+            assert (again.start, again.resources.max()) == (held.start, held.cutoff)
+            assert held.resources in (None, again.resources)
             self.kept += 1
         return same
 
@@ -489,15 +492,57 @@ def test_easy_keeps_a_reservation_after_job_ends_only_when_it_is_the_same(case: 
     assert schedules[0] == schedules[1]
 
 
-def test_easy_keeps_its_reservation_when_a_job_ends_early_before_it() -> None:
-    """Head `2` needs all 5 units: its reservation is t=20, when `1` ends. `0` ends at t=5, before its walltime
-    (10 <= 20): the start stays t=20, so the reservation is kept without being computed again. `3` cannot
-    backfill: it would end after t=20 and no free unit lies outside the reservation."""
+class CheckedCutoff(EasyBackfilling):
+    """EASY's backfilling, checking each reservation it computes by its highest id alone (`reserved_cutoff`)
+    against `reserve`'s whole set, from a full sort of the running jobs."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cut = 0
+
+    def _reserve(self, head: Job, view: ClusterView, hosts: Callable[[IntervalSet, int], IntervalSet],
+                 cut: bool) -> _Held:
+        held = super()._reserve(head, view, hosts, cut)
+        whole = reserve(head.nb_res, view, hosts)
+        assert (held.start, held.cutoff) == (whole.start, whole.resources.max() if whole.resources else -1)
+        assert held.resources in (None, whole.resources)
+        self.cut += held.resources is None
+        return held
+
+
+@PROPERTY_SETTINGS
+@given(case=cases(), delivery=st.sampled_from(Delivery))
+def test_easy_reservation_by_its_highest_id_is_the_one_reserve_gives(case: Case, delivery: Delivery) -> None:
+    """The reservation a scan by shape computes (its start and highest id, no set) is `reserve`'s."""
+    policy = Easy()
+    policy.backfilling = CheckedCutoff()
+    Simulation(case.platform, case.workload(), policy, [Collect()], delivery=delivery).run()
+
+
+def test_easy_reservation_by_its_highest_id_is_checked() -> None:
+    """The property above sees reservations computed by their highest id (a head waiting on several ends)."""
     jobs = (
         Job("0", 0.0, 2, Delay(5.0), 10.0),
         Job("1", 0.0, 2, Delay(20.0), 20.0),
         Job("2", 0.0, 5, Delay(5.0), 5.0),
         Job("3", 6.0, 2, Delay(5.0), 100.0),
+    )
+    policy = Easy()
+    policy.backfilling = checked = CheckedCutoff()
+    run(Case(hosts(5), jobs), policy)
+    assert checked.cut >= 1
+
+
+def test_easy_keeps_its_reservation_when_a_job_ends_early_before_it() -> None:
+    """Head `2` needs all 5 units: its reservation is t=20, when `1` ends. `0` ends at t=5, before its walltime
+    (10 <= 20): the start stays t=20, so the reservation is kept without being computed again. `3` (one unit, so
+    the reservation is computed at t=0: a queue of jobs that need more units than are free needs none) cannot
+    backfill: it would end after t=20 and no free unit lies outside the reservation."""
+    jobs = (
+        Job("0", 0.0, 2, Delay(5.0), 10.0),
+        Job("1", 0.0, 2, Delay(20.0), 20.0),
+        Job("2", 0.0, 5, Delay(5.0), 5.0),
+        Job("3", 0.0, 1, Delay(5.0), 100.0),
     )
     policy = CheckedEasy()
     r = run(Case(hosts(5), jobs), policy)
@@ -505,7 +550,7 @@ def test_easy_keeps_its_reservation_when_a_job_ends_early_before_it() -> None:
         "0": (0.0, "0-1"),
         "1": (0.0, "2-3"),
         "2": (20.0, "0-4"),
-        "3": (25.0, "0-1"),
+        "3": (25.0, "0"),
     }
     assert isinstance(policy.backfilling, CheckedKeep)
     assert policy.backfilling.kept >= 1
@@ -526,10 +571,10 @@ class FullScanBackfilling(EasyBackfilling):
             self._settled = None
         return super().schedule(now, events, view, order, hosts)
 
-    def _backfill_by_shape(self, now: float, view: ClusterView, reservation: Reservation,
+    def _backfill_by_shape(self, now: float, view: ClusterView, held: _Held,
                            hosts: Callable[[IntervalSet, int], IntervalSet]) -> Iterator[Decision]:
         self.scans += 1
-        return super()._backfill_by_shape(now, view, reservation, hosts)
+        return super()._backfill_by_shape(now, view, held, hosts)
 
 
 class ScannedEasy(Easy):
@@ -573,7 +618,8 @@ def test_easy_skips_the_scan_when_only_jobs_that_cannot_backfill_arrive() -> Non
         policy = ScannedEasy(keep)
         r = run(Case(hosts(4), jobs), policy)
         starts.append({o.job.id: (o.start, str(o.resources)) for o in r.outcomes})
-        assert policy.scanned.scans == (4 if keep else 5)  # t=0, 1, (2,) 3 and 8: kept, the call at t=2 is skipped
+        # t=1, (2,) 3 and 8: kept, the call at t=2 is skipped; at t=0 no queued job fits the free unit: no scan
+        assert policy.scanned.scans == (3 if keep else 4)
     assert starts[0] == starts[1]
     assert starts[0] == {
         "0": (0.0, "0-2"), "1": (10.0, "0-3"), "2": (15.0, "0"), "3": (15.0, "1"), "4": (3.0, "3"),

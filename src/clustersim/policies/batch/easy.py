@@ -119,6 +119,59 @@ def _lowest_of(keys: list[int], count: int) -> IntervalSet:
     return IntervalSet._trusted(lowest, count - left)
 
 
+def reserved_cutoff(nb_res: int, view: ClusterView, by_end: Iterable[RunningJob]) -> tuple[float, int]:
+    """`reserve`'s start and the highest id of its units (-1: none), with hosts by lowest id and no machine
+    unavailable, without the set: the walk of `reserve`, then one merge of the free intervals (sorted already)
+    with those of the jobs ending by the start (few: sorted here) that stops at the `nb_res`-th id."""
+    free = view.free
+    if nb_res <= len(free):
+        return view.now, _nth_lowest(free.intervals, [], nb_res)
+    available = len(free)
+    start = math.inf
+    freed: list[Interval] = []
+    walked = 0
+    for running in by_end:
+        if running.expected_end > start:
+            break
+        resources = running.resources
+        available += len(resources)
+        freed.extend(resources.intervals)
+        walked += 1
+        if available >= nb_res:
+            start = running.expected_end
+    if walked > 1:
+        freed.sort()
+    return start, _nth_lowest(free.intervals, freed, nb_res)
+
+
+def _nth_lowest(first: Sequence[Interval], second: Sequence[Interval], count: int) -> int:
+    """The highest of the `count` lowest ids of the union of two sorted interval lists (the union's highest if it
+    holds fewer, -1 if none): `_lowest_of`'s walk, over the two lists merged as it goes."""
+    if count <= 0:
+        return -1
+    i = j = 0
+    nb_first, nb_second = len(first), len(second)
+    left = count
+    last_hi = -1
+    while True:
+        if i < nb_first and (j >= nb_second or first[i][0] <= second[j][0]):
+            lo, hi = first[i]
+            i += 1
+        elif j < nb_second:
+            lo, hi = second[j]
+            j += 1
+        else:
+            return last_hi
+        if lo <= last_hi:  # units held twice (pods sharing a node): only those above are new
+            if hi <= last_hi:
+                continue
+            lo = last_hi + 1
+        if hi - lo + 1 >= left:
+            return lo + left - 1
+        left -= hi - lo + 1
+        last_hi = hi
+
+
 def earliest_start(nb_res: int, view: ClusterView, by_end: Iterable[RunningJob]) -> float:
     """`reserve`'s start alone: a walk that only counts units, without their sets."""
     unavailable = view.unavailable
@@ -153,6 +206,9 @@ class EasyBackfilling:
     cannot later in the same scan. The next job started is then the earliest queued job of the shapes that can
     start one: each start costs one look at each shape instead of a walk over the queue. Other orders walk it.
 
+    When no queued job fits the free units, nothing may backfill: the reservation is not even computed (the one
+    held stays as it was, since no job started but heads, and a new head gets its own).
+
     A scan that ends with nothing more to start is remembered (`_settled`): at the next call, if the free units
     and the reservation are the very same objects (no job started or ended, no machine changed, the head is the
     same), every job it turned down is turned down again (the units free and outside the reservation are the
@@ -163,17 +219,19 @@ class EasyBackfilling:
     the reservation's highest: the reservation is the lowest ids of the units it picked from, and every free unit
     is one of those while it is kept (free then, or freed since by a job that ended by its start: a later end or a
     machine's change drops it), so the difference of the free set with the reservation is a cut by bisection.
+    That cut needs only the reservation's highest id, so it is all a scan by shape computes (`reserved_cutoff`):
+    no set of the reserved units, made and dropped at each head.
     """
 
     def __init__(self) -> None:
-        self._reservation: tuple[str, Reservation] | None = None
+        self._reservation: _Held | None = None
         self._recheck = False
         """Jobs ended since the reservation was computed: it holds only if its start is still the same."""
         self._shapes = ShapeIndex()
         """The queue by job shape, in submit order."""
         self._by_end = RunningByEnd()
         """The running jobs by expected end, for the reservation."""
-        self._settled: tuple[IntervalSet, Reservation, int] | None = None
+        self._settled: tuple[IntervalSet, _Held, int] | None = None
         """The free units and the reservation with which the last call's scan by shape ended starting nothing
         more, and at least the number of free units outside the reservation then (see the class)."""
 
@@ -183,7 +241,7 @@ class EasyBackfilling:
         if not all(isinstance(e, _UNCHANGING) for e in events):
             latest_end = self._by_end.forget([e.job.key for e in events if type(e) is JobCompleted])
             kept = self._reservation
-            if (kept is not None and hosts is IntervalSet.lowest and latest_end <= kept[1].start
+            if (kept is not None and hosts is IntervalSet.lowest and latest_end <= kept.start
                     and all(isinstance(e, _ENDS) for e in events)):
                 self._recheck = True
             else:
@@ -203,55 +261,65 @@ class EasyBackfilling:
         free = view.free
         if not pending or not free:
             return  # nothing left, or nothing can backfill: no need to look at the queue
+        if indexed and self._shapes.fewest_units() > len(free):
+            return  # no queued job fits the free units: none may backfill, wherever the head's reservation is
         queue = None if indexed else order.jobs(pending)
         head = next(iter(pending.values())) if queue is None else queue[0]
-        if self._reservation is not None and self._reservation[0] == head.key and (
-            not self._recheck or self._same_start(head.nb_res, view, self._reservation[1].start)
+        held = self._reservation
+        if held is None or held.head != head.key or (queue is not None and held.resources is None) or (
+            self._recheck and not self._same_start(head.nb_res, view, held.start)
         ):
-            reservation = self._reservation[1]
-        else:
-            self._by_end.sync(view.running)
-            reservation = reserve(head.nb_res, view, hosts, self._by_end)
-            self._reservation = (head.key, reservation)
+            held = self._reserve(head, view, hosts, queue is None and hosts is IntervalSet.lowest)
+            self._reservation = held
         self._recheck = False
         if queue is None:
-            if settled is not None and settled[0] is free and settled[1] is reservation and not any(
-                may_backfill(job.nb_res, job.walltime, now, reservation.start, len(free), settled[2])
+            if settled is not None and settled[0] is free and settled[1] is held and not any(
+                may_backfill(job.nb_res, job.walltime, now, held.start, len(free), settled[2])
                 for job in added
             ):
                 self._settled = settled  # nothing changed but jobs queued that cannot backfill either
                 return
-            yield from self._backfill_by_shape(now, view, reservation, hosts)
+            yield from self._backfill_by_shape(now, view, held, hosts)
         else:
-            yield from _backfill(now, islice(queue, 1, None), view, reservation, hosts)
+            assert held.resources is not None
+            yield from _backfill(now, islice(queue, 1, None), view, held.start, held.resources, hosts)
+
+    def _reserve(self, head: Job, view: ClusterView, hosts: Hosts, cut: bool) -> _Held:
+        """The head's reservation; only its highest id (`reserved_cutoff`) when the scan `cut`s by it."""
+        self._by_end.sync(view.running)
+        if cut and not view.unavailable:
+            start, cutoff = reserved_cutoff(head.nb_res, view, self._by_end)
+            return _Held(head.key, start, cutoff, None)
+        reservation = reserve(head.nb_res, view, hosts, self._by_end)
+        resources = reservation.resources
+        return _Held(head.key, reservation.start, resources.max() if resources else -1, resources)
 
     def _same_start(self, nb_res: int, view: ClusterView, start: float) -> bool:
         self._by_end.sync(view.running)
         return earliest_start(nb_res, view, self._by_end) == start
 
-    def _backfill_by_shape(
-        self, now: float, view: ClusterView, reservation: Reservation, hosts: Hosts
-    ) -> Iterator[Decision]:
+    def _backfill_by_shape(self, now: float, view: ClusterView, held: _Held, hosts: Hosts) -> Iterator[Decision]:
         """The scan of `_backfill`, one shape lookup per start (see the class).
 
         Most scans start nothing: a first lookup that counts every free unit as outside the reservation (it
         admits every shape the exact one does) says so before the units outside are computed, a difference with
         a set that a fragmented cluster splits into hundreds of intervals."""
         free = view.free
-        start = reservation.start
+        start = held.start
         if self._shapes.first_backfill(now, start, len(free), len(free)) is None:
-            self._settled = (free, reservation, len(free))
+            self._settled = (free, held, len(free))
             return
-        if hosts is IntervalSet.lowest and reservation.resources:
+        if hosts is IntervalSet.lowest:
             # the reservation is the lowest ids of a set that holds every free unit (see the class): the free
             # units outside it are those above its last, a cut by bisection instead of a difference of two sets
-            outside = free - IntervalSet.range(0, reservation.resources.max() + 1)
+            outside = free - IntervalSet.range(0, held.cutoff + 1) if held.cutoff >= 0 else free
         else:
-            outside = free - reservation.resources
+            assert held.resources is not None  # computed whole for other host selections
+            outside = free - held.resources
         while True:
             job = self._shapes.first_backfill(now, start, len(free), len(outside))
             if job is None:
-                self._settled = (free, reservation, len(outside))
+                self._settled = (free, held, len(outside))
                 return
             if job.walltime is not None and now + job.walltime <= start:
                 resources = hosts(free, job.nb_res)
@@ -265,19 +333,32 @@ class EasyBackfilling:
             outside = outside - resources
 
 
+class _Held:
+    """The head's reservation as `EasyBackfilling` holds it between calls: the head, the start, the highest
+    reserved id (-1: none), and the reserved units, None where only that id is needed (see the class)."""
+
+    __slots__ = ("cutoff", "head", "resources", "start")
+
+    def __init__(self, head: str, start: float, cutoff: int, resources: IntervalSet | None) -> None:
+        self.head = head
+        self.start = start
+        self.cutoff = cutoff
+        self.resources = resources
+
+
 def _backfill(
-    now: float, candidates: Iterable[Job], view: ClusterView, reservation: Reservation, hosts: Hosts
+    now: float, candidates: Iterable[Job], view: ClusterView, start: float, reserved: IntervalSet, hosts: Hosts
 ) -> Iterator[Decision]:
-    """Start each candidate, in order, that fits now and cannot delay the reservation."""
+    """Start each candidate, in order, that fits now and cannot delay the reservation (at `start`, on `reserved`)."""
     free = view.free
-    outside = free - reservation.resources
+    outside = free - reserved
     nb_free, nb_outside = len(free), len(outside)
     for job in candidates:
         nb_res = job.nb_res
         if nb_res > nb_free:
             continue
         walltime = job.walltime
-        if walltime is not None and now + walltime <= reservation.start:
+        if walltime is not None and now + walltime <= start:
             resources = hosts(free, nb_res)
         elif nb_res <= nb_outside:
             resources = hosts(outside, nb_res)
