@@ -63,7 +63,7 @@ def main() -> None:
         placed = plan._jobs.get(key)
         if job is None:
             kind = KINDS[0]
-        elif placed is None or (placed[0], placed[2]) != (job[0], job[2]):
+        elif placed is None or (placed.start, placed.hosts) != (job.start, job.hosts):
             kind = KINDS[1]
         else:
             kind = KINDS[3] if searched[0] else KINDS[2]

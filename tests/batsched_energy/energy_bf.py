@@ -19,7 +19,7 @@ from typing import Any
 
 from batsched_variants import Batsched
 from clustersim.intervals import IntervalSet
-from clustersim.policies.batch.timeslices import Placement, TimeSlices
+from clustersim.policies.batch.timeslices import Placement, Planned, TimeSlices
 
 SWITCH_ON, SWITCH_OFF = "fakejob_son_", "fakejob_soff_"
 ENSURED_SLEEP, POTENTIAL_SLEEP = "fakejob_esleep_", "fakejob_psleep_"
@@ -40,9 +40,11 @@ class EnergySchedule(TimeSlices):
     """The time-slice plan with what energy_bf asks of batsched's `Schedule` besides first fit: copies, the jobs of
     a slice, jobs put at a given instant on given machines, first fit after an instant, and the first slice moved
     forward dropping the slices (and the sleep jobs) that are over. It works on TimeSlices' own lists and its
-    private `_jobs` (start, end, hosts, count, first, freed regions seen), `_edges` and `_take`: a change there
-    shows in the energy tests. It places every job by the full search (`prune` off): its own steps (jobs dropped
-    with their slices, jobs put on given machines) are outside what the skip of TimeSlices.replace is proved for."""
+    private `_jobs` (each a `Planned`: start, end, hosts, count, first, freed regions seen), `_edges` and `_take`: a
+    change there shows in the energy tests. It places every job by the full search (`prune` off): its own steps
+    (jobs dropped with their slices, jobs put on given machines) are outside what the skip of TimeSlices.replace is
+    proved for. A copy shares the `Planned` entries: a place is never changed in place (a job placed again, or
+    turned into a job of the first slice, gets a new entry), only `seen`, which no search reads with `prune` off."""
 
     def __init__(self, now: float, hosts: IntervalSet):
         super().__init__(now, hosts)
@@ -65,8 +67,8 @@ class EnergySchedule(TimeSlices):
     def jobs_at(self, s: int) -> dict[str, int]:
         """The jobs planned in slice `s` and their machines (a mask), by job id (batsched's map order)."""
         begin = self.begins[s]
-        return {key: job[2] for key, job in sorted(self._jobs.items())
-                if (job[4] or job[0] <= begin) and job[1] > begin}
+        return {key: job.hosts for key, job in sorted(self._jobs.items())
+                if (job.first or job.start <= begin) and job.end > begin}
 
     def free_during(self, begin: float, end: float) -> IntervalSet:
         """The machines free all along [begin, end) (batsched's available_machines_during_period)."""
@@ -81,7 +83,7 @@ class EnergySchedule(TimeSlices):
 
     def job_start(self, key: str) -> float:
         """When the job's (last, here only) occurrence begins, within the plan."""
-        return max(self._jobs[key][0], self.begins[0])
+        return max(self._jobs[key].start, self.begins[0])
 
     def put(self, key: str, start: float, end: float, hosts: int) -> None:
         """Plan `key` on `hosts` from `start` to `end` (batsched: a first fit that the caller knows lands there)."""
@@ -118,11 +120,11 @@ class EnergySchedule(TimeSlices):
             del begins[0], self.free[0], self.counts[0]
         begins[0] = now
         if ended:
-            for key, (start, end, hosts, nb, first, seen) in list(jobs.items()):
-                if end <= now:
+            for key, job in list(jobs.items()):
+                if job.end <= now:
                     del jobs[key]
-                elif not first and start <= now:
-                    jobs[key] = (start, end, hosts, nb, True, seen)
+                elif not job.first and job.start <= now:
+                    jobs[key] = Planned(job.start, job.end, job.hosts, job.nb_res, True, job.seen)
         return ended
 
 

@@ -97,13 +97,13 @@ class ConservativeBackfilling:
                 submitted.sort(key=lambda job: (by(job), job.key))
             placing = [job.key for job in submitted]
         started: set[str] = set()
-        sizes, replan = self._sizes, plan.replan
+        sizes = self._sizes
         for key in placing:
             size = sizes.get(key)
             if size is None:
                 job = pending[key]
                 size = sizes[key] = job.nb_res, requested_time(job) + self.rjms_delay
-            if replan(key, size[0], size[1], hosts):
+            if plan.replan(key, size[0], size[1], hosts):
                 started.add(key)
                 self._running[key] = None
                 yield StartJob(key, plan.hosts(key))

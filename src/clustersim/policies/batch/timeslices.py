@@ -32,7 +32,7 @@ from collections.abc import Callable
 from functools import reduce
 from itertools import accumulate, repeat
 from operator import and_, or_
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from clustersim.intervals import IntervalSet
 
@@ -43,6 +43,27 @@ jobs: about 42 slices, half the re-placements move)."""
 
 Pick = Callable[[IntervalSet, int], IntervalSet]
 """Which `count` hosts of the candidates a job takes (batsched: the lowest)."""
+
+_LOWEST: Final[Pick] = IntervalSet.lowest
+"""batsched's host selection, compared by identity (read once, not looked up on the class at every call)."""
+
+
+class Planned:
+    """A planned job's place: from `start` to `end` on the hosts of the mask `hosts` (`nb_res` of them), `first`
+    when it was placed in the first slice, and `seen`, how many regions had been freed when it was last placed or
+    kept (the position in the log of freed regions it has seen). A place never changes: a job placed again gets a
+    new one; only `seen` moves forward when a compression keeps the job where it is (one store, compiled, no
+    tuple to build)."""
+
+    __slots__ = ("end", "first", "hosts", "nb_res", "seen", "start")
+
+    def __init__(self, start: float, end: float, hosts: int, nb_res: int, first: bool, seen: int) -> None:
+        self.start = start
+        self.end = end
+        self.hosts = hosts
+        self.nb_res = nb_res
+        self.first = first
+        self.seen = seen
 
 
 class Placement(NamedTuple):
@@ -86,9 +107,8 @@ class TimeSlices:
         self._edges: dict[float, int] = {}
         """How many planned jobs start or end at each boundary between two slices (the first slice's beginning
         is not one): the boundary goes when that count falls to zero."""
-        self._jobs: dict[str, tuple[float, float, int, int, bool, int]] = {}
-        """Each planned job's (start, end, hosts mask, number of hosts, started in the first slice, and how many
-        regions had been freed when it was last placed: the position in `_freed` it has seen)."""
+        self._jobs: dict[str, Planned] = {}
+        """Each planned job's place."""
         self._freed: list[tuple[int, float, float, float, float, int]] = []
         """Every region freed (a job taken out), in order: those of its hosts still free somewhere in it, the
         earliest beginning and latest end of the stretch any of them is free through it (`_may_move`), the
@@ -115,7 +135,7 @@ class TimeSlices:
 
     def start(self, key: str) -> float:
         """When a planned job starts (or started)."""
-        return self._jobs[key][0]
+        return self._jobs[key].start
 
     def slices(self) -> list[tuple[float, IntervalSet]]:
         """Each slice's beginning and free hosts."""
@@ -134,7 +154,7 @@ class TimeSlices:
 
     def hosts(self, key: str) -> IntervalSet:
         """The hosts of a planned job."""
-        return IntervalSet.from_mask(self._jobs[key][2])
+        return IntervalSet.from_mask(self._jobs[key].hosts)
 
     def add(self, key: str, nb_res: int, walltime: float, pick: Pick = IntervalSet.lowest) -> Placement | None:
         """Place a job by first fit (batsched's `add_job_first_fit`); None if it can never fit."""
@@ -151,7 +171,7 @@ class TimeSlices:
 
     def _placement(self, key: str) -> Placement | None:
         job = self._jobs.get(key)
-        return None if job is None else Placement(job[0], job[2], job[4])
+        return None if job is None else Placement(job.start, job.hosts, job.first)
 
     def replace(self, key: str, nb_res: int, walltime: float, pick: Pick = IntervalSet.lowest) -> Placement | None:
         """Take a job out and place it again by first fit (batsched's compression step), or place it if it was not
@@ -173,10 +193,10 @@ class TimeSlices:
             # A zero walltime's place lasts to the end of the slice it is found in, which taking it out may merge.
             if job is not None:
                 self.remove(key)
-            return self._add(key, nb_res, walltime, pick) and self._jobs[key][4]
-        start, end, hosts, nb_own, first, seen = job
+            return self._add(key, nb_res, walltime, pick) and self._jobs[key].first
+        start, end, hosts, nb_own, first = job.start, job.end, job.hosts, job.nb_res, job.first
         begins, counts = self.begins, self.counts
-        lowest = pick is IntervalSet.lowest
+        lowest = pick is _LOWEST
         if (
             self.prune
             and len(begins) > self.prune_from
@@ -185,9 +205,9 @@ class TimeSlices:
             and nb_own == nb_res
             and end == start + walltime
         ):
-            window = self._may_move(seen, start, end, hosts)
+            window = self._may_move(job.seen, start, end, hosts)
             if window is None:
-                self._kept(key, job)
+                job.seen = self._freed_base + len(self._freed)
                 return False
             # Only starts within the window may fit before the job's own.
             i = bisect.bisect_right(begins, start) - 1
@@ -204,7 +224,7 @@ class TimeSlices:
                 # lower one is now free all along its place.
                 below = (1 << (hosts.bit_length() - 1)) - 1
                 if not lower or not self._free_below(i, k, below):
-                    self._kept(key, job)
+                    self._kept(job)
                     return False
             own = (i, k, hosts, nb_own)
             # Another host selection may pick other hosts at the own start or later (and `lo` is 0 then).
@@ -218,7 +238,7 @@ class TimeSlices:
                 if free_along:
                     fit = i, k, start, end, free_along | hosts
             if fit is None and lowest:
-                self._kept(key, job)
+                self._kept(job)
                 return False
             if fit is not None:
                 new_i, _, new_start, new_end, candidates = fit
@@ -227,10 +247,10 @@ class TimeSlices:
                         # The candidates hold the old hosts: they stay the lowest unless a lower one is free.
                         below = (1 << (hosts.bit_length() - 1)) - 1
                         if not candidates & ~hosts & below:
-                            self._kept(key, job)
+                            self._kept(job)
                             return False
                     elif _picked(pick, candidates, nb_res) == hosts:
-                        self._kept(key, job)
+                        self._kept(job)
                         return False
                 new_hosts = _picked(pick, candidates, nb_res)
                 # Take the job out, then the new place (a boundary there survives the removal, or the first fit
@@ -242,7 +262,7 @@ class TimeSlices:
                 self._take(key, new_i, new_k, new_start, new_end, new_hosts, nb_res)
                 return new_i == 0
         self.remove(key)
-        return self._add(key, nb_res, walltime, pick) and self._jobs[key][4]
+        return self._add(key, nb_res, walltime, pick) and self._jobs[key].first
 
     def _free_below(self, i: int, k: int, below: int) -> int:
         """The hosts of `below` free all along slices i..k-1 (the two ends first: they rule out most)."""
@@ -250,10 +270,9 @@ class TimeSlices:
         along = free[i] & free[k - 1] & below
         return along and along & reduce(and_, free[i + 1 : k - 1], -1)
 
-    def _kept(self, key: str, job: tuple[float, float, int, int, bool, int]) -> None:
+    def _kept(self, job: Planned) -> None:
         """A job keeps its place, which is its first fit now: it has seen every region freed so far."""
-        start, end, hosts, nb_res, first, _ = job
-        self._jobs[key] = (start, end, hosts, nb_res, first, self._freed_base + len(self._freed))
+        job.seen = self._freed_base + len(self._freed)
 
     def _may_move(self, seen: int, start: float, end: float, hosts: int) -> tuple[float, float, bool] | None:
         """The earliest and latest start of a place that regions freed since a job was placed (at position `seen`
@@ -286,7 +305,7 @@ class TimeSlices:
         if len(freed) - since > 16 + len(self.begins) // 4:
             return -math.inf, start, True
         walltime = end - start
-        below = (1 << (hosts.bit_length() - 1)) - 1
+        below = -1  # the hosts below the job's highest one, computed when a region first asks
         lo, hi = math.inf, -math.inf
         lower = False
         for region, first, last in self._alive(seen):
@@ -295,8 +314,11 @@ class TimeSlices:
                     lo, hi = min(lo, first), start
                 elif last - first >= walltime:
                     lo, hi = min(lo, first), max(hi, last - walltime if walltime < math.inf else start)
-                if last >= end and region & below:
-                    lower = True
+                if last >= end and not lower:
+                    if below < 0:
+                        below = (1 << (hosts.bit_length() - 1)) - 1
+                    if region & below:
+                        lower = True
         if hi < lo:
             return (start, start, True) if lower else None
         return lo, min(hi, start), lower
@@ -313,12 +335,14 @@ class TimeSlices:
         end and the hosts free all along (a mask). `own` (slices i0..k0-1, hosts mask, number of hosts) are free
         too: the job being placed again holds them. Only slices from `begin` (and before `stop`) are tried.
 
-        A start needs `nb_res` free hosts in its first slice; then its whole span is checked at once, the
-        intersections of its slices' free hosts accumulated from the span's end backwards at C level rather than
-        a Python step per slice (spans of a hundred slices are common in long queues). Where the intersection of
-        slices j..k-1 falls below `nb_res` hosts, every start up to j fails too (its span holds those slices,
-        since spans end no earlier as starts move later), so the scan jumps past j. Within the own slices, the
-        own hosts add to the free hosts of each slice (and to the count of a first slice)."""
+        A start needs `nb_res` free hosts in its first slice and in every slice of its span: the counts are checked
+        from the span's end, and where one has too few every start up to it fails too (its span holds that slice,
+        since spans end no earlier as starts move later), so the scan jumps past it. Then the whole span is checked
+        at once, the intersections of its slices' free hosts accumulated from the span's end backwards at C level
+        rather than a Python step per slice (spans of a hundred slices are common in long queues). Where the
+        intersection of slices j..k-1 falls below `nb_res` hosts, every start up to j fails too, for the same
+        reason, so the scan jumps past j. Within the own slices, the own hosts add to the free hosts (and to the
+        count) of each slice."""
         begins, free, counts = self.begins, self.free, self.counts
         own_from, own_to, own_hosts, own_nb = own if own is not None else (0, 0, 0, 0)
         nb_slices = len(begins)
@@ -332,6 +356,17 @@ class TimeSlices:
             start = begins[i]
             end = start + walltime if walltime else begins[i + 1] if i + 1 < nb_slices else math.inf
             k = bisect.bisect_left(begins, end, i + 1)
+            # Every slice of the span needs `nb_res` free hosts: the last that has fewer rules out every start up
+            # to it (its span holds it), by the counts alone, before any intersection is made.
+            s = k - 1
+            while s > i:
+                count = counts[s]
+                if count < nb_res and not (own_from <= s < own_to and count + own_nb >= nb_res):
+                    break
+                s -= 1
+            if s > i:
+                i = s + 1
+                continue
             if k <= own_from or i >= own_to:
                 span = free[i:k]
             else:
@@ -368,7 +403,7 @@ class TimeSlices:
         for s in range(i, k):
             free[s] &= keep
             counts[s] -= nb_res
-        self._jobs[key] = (start, end, hosts, nb_res, i == 0, self._freed_base + len(self._freed))
+        self._jobs[key] = Planned(start, end, hosts, nb_res, i == 0, self._freed_base + len(self._freed))
 
     def place_running(self, key: str, hosts: IntervalSet, end: float) -> None:
         """Hold `hosts` from now until `end` for a job already running (when the plan is built again)."""
@@ -381,7 +416,7 @@ class TimeSlices:
         job = self._jobs.pop(key, None)
         if job is None:
             return False
-        start, end, hosts, nb_res, first, _ = job
+        start, end, hosts, nb_res, first = job.start, job.end, job.hosts, job.nb_res, job.first
         begins, free, counts = self.begins, self.free, self.counts
         i = 0 if first else bisect.bisect_right(begins, start) - 1
         s = i
@@ -408,7 +443,8 @@ class TimeSlices:
         freed.append((hosts, first, last, begins[i], begins[k] if k < len(begins) else math.inf, self._takes))
         if len(freed) > 256 + 2 * len(self._jobs):
             # Drop what every job waiting in the plan has seen (jobs in the first slice are never skipped).
-            seen = min((job[5] for job in self._jobs.values() if not job[4]), default=self._freed_base + len(freed))
+            end = self._freed_base + len(freed)
+            seen = min((job.seen for job in self._jobs.values() if not job.first), default=end)
             del freed[: seen - self._freed_base]
             self._freed_base = seen
 
@@ -422,7 +458,8 @@ class TimeSlices:
             alive = []
             for index in range(seen - self._freed_base, len(freed)):
                 entry = freed[index]
-                if entry[5] != takes:
+                # A region with no free host left (filled) never gets one back: it is not computed again.
+                if entry[5] != takes and entry[0]:
                     entry = freed[index] = self._refreshed(entry)
                 if entry[0]:
                     alive.append((entry[0], entry[1], entry[2]))
@@ -442,7 +479,16 @@ class TimeSlices:
         begins = self.begins
         i = max(bisect.bisect_right(begins, begin) - 1, 0)
         k = bisect.bisect_left(begins, end, lo=i + 1)
-        hosts &= reduce(or_, self.free[i:k], 0)
+        # Its hosts free on some slice of it: slice by slice, until every one was found (often in the first).
+        free = self.free
+        missing = hosts
+        for s in range(i, k):
+            found = free[s] & missing
+            if found:
+                missing ^= found
+                if not missing:
+                    break
+        hosts ^= missing
         if hosts:
             first, last = self._stretch(i, k, hosts)
         return hosts, first, last, begin, end, self._takes
@@ -481,7 +527,7 @@ def _minus_bits(mask: int) -> int:
 
 def _picked(pick: Pick, candidates: int, count: int) -> int:
     """The hosts `pick` takes among the candidates (masks)."""
-    if pick is IntervalSet.lowest:
+    if pick is _LOWEST:
         return _lowest(candidates, count)
     return pick(IntervalSet.from_mask(candidates), count).mask
 
