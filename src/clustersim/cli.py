@@ -279,7 +279,8 @@ def _load_inputs(args: argparse.Namespace, default: Platform | None = None) -> t
             model = getattr(args, "platform_model", "fast")
             if model == "simgrid" or (model is None and workload.communicates):  # SimGrid reads the links
                 warnings.simplefilter("ignore", IgnoredPlatformElements)
-            elif model in ("step", None) and workload.delays_only and _batsim_actors(args):
+            elif _batsim_actors(args) and (model == "step" or (
+                    model is None and workload.delays_only and not getattr(args, "energy", False))):
                 from clustersim.platform.messages import message_bandwidth
 
                 if message_bandwidth(args.platform) is not None:  # the step model times messages on the links
@@ -297,9 +298,10 @@ def _load_inputs(args: argparse.Namespace, default: Platform | None = None) -> t
 
 
 def _batsim_actors(args: argparse.Namespace) -> bool:
-    """Whether the run would deliver events with Batsim's actors: Batsim's delivery, no energy, no external events."""
-    return (getattr(args, "delivery", None) == "batsim" and not getattr(args, "energy", False)
-            and getattr(args, "power_off", None) is None and getattr(args, "events", None) is None)
+    """Whether the run would deliver events with Batsim's actors: Batsim's delivery, no built-in power policy, no
+    external events."""
+    return (getattr(args, "delivery", None) == "batsim" and getattr(args, "power_off", None) is None
+            and getattr(args, "events", None) is None)
 
 
 def _execution_model(args: argparse.Namespace, platform: Platform, workload: Workload) -> ExecutionModel:
@@ -308,7 +310,7 @@ def _execution_model(args: argparse.Namespace, platform: Platform, workload: Wor
     from clustersim.platform.load import platform_format
 
     platform_file = args.platform if args.platform is not None and platform_format(args.platform) == "simgrid" else None
-    name = resolve_model(args.platform_model, platform_file, workload, _batsim_actors(args))
+    name = resolve_model(args.platform_model, platform_file, workload, _batsim_actors(args), energy=args.energy)
     return execution_model(name, platform, platform_file, workload, energy=args.energy or args.power_off is not None)
 
 

@@ -47,7 +47,7 @@ from clustersim.workload.profiles import needs_speed
 if TYPE_CHECKING:
     from clustersim.core.simgrid_execution import EnergyPlugin, SimgridExecution
     from clustersim.core.simulation import Simulation, _Execution
-    from clustersim.core.step_execution import StepExecution
+    from clustersim.core.step_execution import StepEnergyPlugin, StepExecution
 
 MAILBOX = "batsim-server"
 SHORTEST_WAIT = 1e-5
@@ -125,17 +125,14 @@ class BatsimActors:
         """machine_states.csv rows written so far: they keep the order in which the actors write them."""
         self._awake_pstate: dict[int, int] = {}
         """Node -> the SimGrid power state its host computed in before it switched off."""
-        self._plugin: EnergyPlugin | None = None
-        """SimGrid's energy plugin, when the energy files' rows read it as Batsim's do (then a job's executor writes
-        its start rows in its first turn, as Batsim's). Energy runs only in the simgrid model."""
-        if simulation.meter is not None:
-            from clustersim.core.simgrid_execution import SimgridExecution
-
-            if isinstance(model, SimgridExecution) and model.energy_plugin is not None:
-                self._plugin = model.energy_plugin
-                simulation.meter.reader = model.energy_plugin.reading
-                simulation.meter.set_power_states = self._set_power_states
-                model.on_launched = self._job_launched
+        self._plugin: EnergyPlugin | StepEnergyPlugin | None = None
+        """SimGrid's energy plugin (the step model's emulates it), when the energy files' rows read it as Batsim's do
+        (then a job's executor writes its start rows in its first turn, as Batsim's)."""
+        if simulation.meter is not None and model.energy_plugin is not None:
+            self._plugin = model.energy_plugin
+            simulation.meter.reader = model.energy_plugin.reading
+            simulation.meter.set_power_states = self._set_power_states
+            model.on_launched = self._job_launched
 
     def serve(self) -> None:
         """The server's loop, in the core's actor on the master host, until no actor can send anything."""

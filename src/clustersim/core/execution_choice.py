@@ -27,7 +27,7 @@ class CommunicationIgnored(UserWarning):
 
 
 def resolve_model(requested: str | None, platform_file: Path | None, workload: Workload,
-                  batsim_actors: bool = False) -> str:
+                  batsim_actors: bool = False, energy: bool = False) -> str:
     """The model's name: the requested one, else `simgrid` when jobs communicate on a SimGrid platform, else
     `step` when Batsim's actors would run (`batsim_actors`: Batsim's delivery, no energy, no external events) jobs
     of delays on a platform whose messages all take one known time, else `fast`."""
@@ -35,14 +35,14 @@ def resolve_model(requested: str | None, platform_file: Path | None, workload: W
         if requested not in MODELS:
             raise InputError("--platform-model", f"unknown platform model '{requested}'; valid: {', '.join(MODELS)}")
         if requested == "step" and not batsim_actors:
-            raise InputError("--platform-model", "the step model runs Batsim's actors: it needs Batsim's delivery, "
-                             "no energy and no external events")
+            raise InputError("--platform-model", "the step model runs Batsim's actors: it needs Batsim's delivery "
+                             "and no external events")
         return requested
     if platform_file is None:
         return "fast"
     if workload.communicates:
         return "simgrid"
-    if batsim_actors and workload.delays_only and message_bandwidth(platform_file) is not None:
+    if batsim_actors and not energy and workload.delays_only and message_bandwidth(platform_file) is not None:
         return "step"
     return "fast"
 
@@ -60,6 +60,8 @@ def execution_model(
             raise InputError("--platform-model", "the step model needs a SimGrid platform file whose every message "
                              "to the master host takes one known time (hosts in clusters of one bandwidth, no "
                              "latency: docs/platform-model.md)")
+        if energy:  # the hosts' energy as SimGrid's plugin keeps it; jobs may compute without communicating
+            return StepExecution(bandwidth, platform, energy=True)
         if not workload.delays_only:
             raise InputError("--platform-model", "the step model runs workloads whose profiles are all delays")
         return StepExecution(bandwidth)

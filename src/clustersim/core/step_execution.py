@@ -26,7 +26,8 @@ platforms where every message to the master host takes the same time (platform/m
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import math
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from greenlet import greenlet
@@ -34,7 +35,8 @@ from greenlet import greenlet
 from clustersim.core.interrupts import SignalWatch
 from clustersim.core.state import RunningJob
 from clustersim.errors import ClusterSimError
-from clustersim.workload.profiles import Composed, Delay, Profile
+from clustersim.platform.model import Node, Platform
+from clustersim.workload.profiles import Composed, Delay, Parallel, ParallelHomogeneous, Profile
 
 TIMING_PRECISION = 1e-9
 """SimGrid's `precision/timing`: a sleep's rest below it is 0."""
@@ -46,6 +48,8 @@ class Actor:
     """Something the engine runs: `resume` runs it until its next simcall, which it returns (None: it is over)."""
 
     killed = False
+    host: Any = None
+    """The host it runs on: a `Host` (a compute host, whose energy SimGrid's plugin keeps), else the master."""
 
     def resume(self, value: Any) -> Simcall | None:
         raise NotImplementedError
@@ -54,10 +58,12 @@ class Actor:
 class Comm:
     """A message: posted by `put_async`, started when a receiver takes it, done when its bytes are sent."""
 
-    __slots__ = ("done", "payload", "rate", "remains", "size", "waiters")
+    __slots__ = ("done", "payload", "rate", "remains", "size", "source", "waiters")
 
-    def __init__(self, payload: Any, size: float, rate: float):
+    def __init__(self, payload: Any, size: float, rate: float, source: Any = None):
         self.payload = payload
+        self.source = source
+        """The sender's host (SimGrid's ptask_L07 communication is an action on both hosts' CPUs)."""
         self.size = size
         self.rate = rate
         self.remains = -1.0
@@ -67,11 +73,103 @@ class Comm:
 
 
 class _Sleep:
-    __slots__ = ("actor", "rest")
+    __slots__ = ("actor", "exec", "rest")
 
-    def __init__(self, actor: Actor, rest: float):
+    def __init__(self, actor: Actor, rest: float, exec: Exec | None = None):
         self.actor = actor
         self.rest = rest
+        self.exec = exec
+        """For a wait's timeout: the execution waited for (the actor wakes with False if it is not done)."""
+
+
+class Exec:
+    """A parallel task (SimGrid's ptask_L07 action, no communication): `flops[i]` on `hosts[i]`. Its work is 1 and
+    its rate the solver's value, the slowest host's speed over its flops; it ends when its work is below 1e-14."""
+
+    __slots__ = ("done", "flops", "hosts", "rate", "remains", "timer", "waiter")
+
+    def __init__(self, hosts: Sequence[Host], flops: Sequence[float]):
+        self.hosts = hosts
+        self.flops = flops
+        self.remains = 1.0
+        self.rate = 0.0
+        """The value of its variable at the last solve (0 before the first: it loads no CPU until then)."""
+        self.done = False
+        self.waiter: Actor | None = None
+        self.timer: _Sleep | None = None
+
+    def solve(self) -> None:
+        rate = -1.0
+        for host, flops in zip(self.hosts, self.flops, strict=True):
+            if flops > 0:
+                value = host.speed / flops
+                rate = value if rate < 0 or value < rate else rate
+        self.rate = rate if rate > 0 else 0.0
+
+
+class Host:
+    """A compute host as Batsim's actors use it, with what SimGrid's energy plugin keeps of it (host_energy.cpp,
+    SimGrid 3.32): the energy up to `last_updated`, in the power state `saved_pstate` seen then.
+
+    Setting `pstate` is a simcall (s4u `Host::set_pstate`), which brings the energy up to date (`on_speed_change`)."""
+
+    __slots__ = ("_actors", "cores", "execs", "last_updated", "name", "pstate_now", "ranges", "saved_pstate",
+                 "speeds", "total_energy")
+
+    def __init__(self, actors: _Actors, name: str, speeds: Sequence[float],
+                 ranges: Sequence[tuple[float, float, float]], pstate: int, cores: int = 1):
+        self._actors = actors
+        self.name = name
+        self.cores = cores
+        self.speeds = speeds
+        self.ranges = ranges
+        """Per power state: (idle, epsilon, slope) watts, as the plugin reads `wattage_per_state`."""
+        self.pstate_now = pstate
+        self.saved_pstate = pstate
+        self.last_updated = 0.0
+        self.total_energy = 0.0
+        self.execs: list[tuple[Exec, float]] = []
+        """The executions under way on it, with their flops here: its load."""
+
+    @property
+    def speed(self) -> float:
+        return self.speeds[self.pstate_now]
+
+    @property
+    def pstate(self) -> int:
+        return self.pstate_now
+
+    @pstate.setter
+    def pstate(self, value: int) -> None:
+        self._actors.call(SetPstate(self, value))
+
+    def update(self, now: float) -> None:
+        """HostEnergy::update: the energy since the last update at the power of the power state saved then and of
+        the load now; then the power state is saved again."""
+        start = self.last_updated
+        if start < now:
+            speed = self.speeds[self.saved_pstate]
+            idle, epsilon, slope = self.ranges[self.saved_pstate]
+            if speed <= 0:
+                load = 1.0
+            else:
+                usage = 0.0
+                for action, flops in self.execs:
+                    if flops > 0:
+                        usage += flops * action.rate
+                load = usage / speed
+                load /= self.cores
+                if load > 1:
+                    load = 1.0
+            power = epsilon + load * slope if load > 0 else idle
+            self.total_energy = self.total_energy + power * (now - start)
+            self.last_updated = now
+        self.saved_pstate = self.pstate_now
+
+    def touched(self, now: float) -> None:
+        """An action on its CPU changed state (`CpuAction::on_state_change`): the energy is brought up to date."""
+        if self.last_updated < now:
+            self.update(now)
 
 
 class Sleep(NamedTuple):
@@ -98,7 +196,30 @@ class Get(NamedTuple):
     pass
 
 
-Simcall = Sleep | Create | PutAsync | Wait | Get
+class SetPstate(NamedTuple):
+    host: Host
+    pstate: int
+
+
+class Update(NamedTuple):
+    """The energy plugin's simcall: a host's energy read when it is older than the clock."""
+
+    host: Host
+
+
+class StartExec(NamedTuple):
+    hosts: Sequence[Host]
+    flops: Sequence[float]
+
+
+class WaitExec(NamedTuple):
+    """Wait for an execution, at most `timeout` seconds (< 0: no timeout); the answer says whether it ended."""
+
+    exec: Exec
+    timeout: float
+
+
+Simcall = Sleep | Create | PutAsync | Wait | Get | SetPstate | Update | StartExec | WaitExec
 
 
 class Engine:
@@ -108,13 +229,16 @@ class Engine:
         self.now = 0.0
         self.stopped = False
         self._ready: list[tuple[Actor, Any]] = []
-        self._actions: list[_Sleep | Comm] = []
+        self._actions: list[_Sleep | Comm | Exec] = []
         self._posted: list[Comm] = []
         """The mailbox's messages that no receiver took yet, in the order they were posted."""
         self._receiver: Actor | None = None
         """An actor waiting in `get` for a message."""
+        self.running: Actor | None = None
+        """The actor resumed last: the one that runs, while an actor runs."""
         self._handlers: dict[type, Callable[[Actor, Any], None]] = {
             Sleep: self._sleep, Create: self._create, PutAsync: self._put_async, Wait: self._wait, Get: self._get,
+            SetPstate: self._set_pstate, Update: self._update, StartExec: self._start_exec, WaitExec: self._wait_exec,
         }
 
     @property
@@ -127,12 +251,33 @@ class Engine:
         self._ready.append((actor, None))
 
     def kill(self, actor: Actor) -> None:
-        """The actor runs no more: its sleep and its place among the ready actors or as the receiver go."""
+        """The actor runs no more: its sleep and its place among the ready actors or as the receiver go; the
+        execution it waits for is cancelled (its hosts' energy brought up to date, as a failed action's)."""
         actor.killed = True
         self._ready = [entry for entry in self._ready if entry[0] is not actor]
-        self._actions = [action for action in self._actions if type(action) is not _Sleep or action.actor is not actor]
+        kept: list[_Sleep | Comm | Exec] = []
+        for action in self._actions:
+            if type(action) is _Sleep and action.actor is actor:
+                if type(action.actor.host) is Host:
+                    action.actor.host.touched(self.now)
+                continue
+            if type(action) is Exec and action.waiter is actor:
+                for host in action.hosts:
+                    host.touched(self.now)
+                self.drop(action)
+                continue
+            kept.append(action)
+        self._actions = kept
         if self._receiver is actor:
             self._receiver = None
+
+    def drop(self, action: Exec) -> None:
+        """An execution no longer loads its hosts (SimGrid frees its variable; no energy update)."""
+        action.done = True
+        if action in self._actions:
+            self._actions.remove(action)
+        for host in action.hosts:
+            host.execs = [entry for entry in host.execs if entry[0] is not action]
 
     def run(self) -> None:
         """Run the actors until none can run and no action is under way, or `stopped` is set."""
@@ -143,6 +288,7 @@ class Engine:
                 for actor, value in ran:
                     if actor.killed:
                         continue
+                    self.running = actor
                     call = actor.resume(value)
                     if call is not None:
                         calls.append((actor, call))
@@ -155,11 +301,21 @@ class Engine:
 
     def _step(self) -> None:
         """One solver step: the shortest remaining action ends, every other loses as much."""
-        step = min(action.rest if type(action) is _Sleep else action.remains / action.rate  # type: ignore[union-attr]
-                   for action in self._actions)
+        step = math.inf
+        for action in self._actions:
+            if type(action) is _Sleep:
+                rest = action.rest
+            elif type(action) is Comm:
+                rest = action.remains / action.rate
+            else:
+                assert type(action) is Exec
+                action.solve()
+                rest = action.remains / action.rate if action.rate > 0 else (0.0 if action.remains <= 0 else math.inf)
+            if rest < step:
+                step = rest
         self.now = self.now + step
-        ended: list[_Sleep | Comm] = []
-        left: list[_Sleep | Comm] = []
+        ended: list[_Sleep | Comm | Exec] = []
+        left: list[_Sleep | Comm | Exec] = []
         for action in self._actions:
             if type(action) is _Sleep:
                 action.rest -= step
@@ -168,7 +324,7 @@ class Engine:
                     ended.append(action)
                     continue
             else:
-                assert type(action) is Comm
+                assert type(action) is Comm or type(action) is Exec
                 action.remains -= action.rate * step
                 if action.remains < WORK_PRECISION:
                     action.remains = 0.0
@@ -176,9 +332,36 @@ class Engine:
                     continue
             left.append(action)
         self._actions = left
+        now = self.now
+        for action in ended:  # the energy plugin (`CpuAction::on_state_change`), the ended actions' load counted
+            if type(action) is Exec:
+                for host in action.hosts:
+                    host.touched(now)
+            elif type(action) is _Sleep:
+                if type(action.actor.host) is Host:
+                    action.actor.host.touched(now)
+            else:
+                assert type(action) is Comm
+                if type(action.source) is Host:
+                    action.source.touched(now)
         for action in ended:
             if type(action) is _Sleep:
-                self._ready.append((action.actor, None))
+                if action.exec is None:
+                    self._ready.append((action.actor, None))
+                elif not action.exec.done and action.exec.waiter is action.actor:
+                    action.exec.waiter = action.exec.timer = None
+                    self._ready.append((action.actor, False))
+            elif type(action) is Exec:
+                action.done = True
+                for host in action.hosts:
+                    host.execs = [entry for entry in host.execs if entry[0] is not action]
+                if action.timer is not None:
+                    timer, action.timer = action.timer, None
+                    if timer in self._actions:
+                        self._actions.remove(timer)
+                if action.waiter is not None and not action.waiter.killed:
+                    self._ready.append((action.waiter, True))
+                action.waiter = None
             else:
                 assert type(action) is Comm
                 action.done = True
@@ -191,12 +374,40 @@ class Engine:
     def _sleep(self, actor: Actor, call: Sleep) -> None:
         self._actions.append(_Sleep(actor, call.seconds))
 
+    def _set_pstate(self, actor: Actor, call: SetPstate) -> None:
+        call.host.pstate_now = call.pstate
+        call.host.update(self.now)  # (`Host::on_speed_change`)
+        self._ready.append((actor, None))
+
+    def _update(self, actor: Actor, call: Update) -> None:
+        call.host.touched(self.now)
+        self._ready.append((actor, None))
+
+    def _start_exec(self, actor: Actor, call: StartExec) -> None:
+        action = Exec(call.hosts, call.flops)
+        if all(flops <= 0 for flops in call.flops):
+            action.remains = 0.0
+        for host, flops in zip(call.hosts, call.flops, strict=True):
+            host.execs.append((action, flops))
+        self._actions.append(action)
+        self._ready.append((actor, action))
+
+    def _wait_exec(self, actor: Actor, call: WaitExec) -> None:
+        action = call.exec
+        if action.done:
+            self._ready.append((actor, True))
+            return
+        action.waiter = actor
+        if call.timeout >= 0:
+            action.timer = _Sleep(actor, call.timeout, action)
+            self._actions.append(action.timer)
+
     def _create(self, actor: Actor, call: Create) -> None:
         self._ready.append((call.actor, None))
         self._ready.append((actor, None))
 
     def _put_async(self, actor: Actor, call: PutAsync) -> None:
-        comm = Comm(call.payload, call.size, call.rate)
+        comm = Comm(call.payload, call.size, call.rate, actor.host)
         if self._receiver is not None:
             receiver, self._receiver = self._receiver, None
             self._start(comm, receiver)
@@ -228,9 +439,10 @@ class _Green(Actor):
     """An actor whose body is a plain function: it runs in a greenlet and each simcall switches back to the
     engine's loop (`_Actors.call`)."""
 
-    def __init__(self, body: Callable[..., None], args: tuple[Any, ...]):
+    def __init__(self, body: Callable[..., None], args: tuple[Any, ...], host: Any = None):
         self._body = body
         self._args = args
+        self.host = host
         self._greenlet: Any = None
 
     def resume(self, value: Any) -> Simcall | None:
@@ -273,6 +485,15 @@ class _ThisActor:
     def sleep_for(self, seconds: float) -> None:
         self._actors.call(Sleep(seconds))
 
+    def execute(self, flops: float) -> None:
+        """s4u's `this_actor::execute` on the actor's host: the start (a simcall, then the energy plugin's update of
+        that host, `Exec::on_start`), then the wait."""
+        actors = self._actors
+        host = actors.current_host()
+        assert type(host) is Host
+        action = actors.start_exec([host], [flops])
+        actors.call(WaitExec(action, -1.0))
+
 
 class _Handle:
     """An actor as the code that created it sees it."""
@@ -300,12 +521,33 @@ class _Actors:
         self._loop: Any = None
         """The greenlet of the engine's loop, where a simcall goes (None before `run`)."""
 
+
     def call(self, simcall: Simcall) -> Any:
         """A simcall from the running actor: the engine resumes it with the simcall's answer."""
         return self._loop.switch(simcall)
 
+    def current_host(self) -> Any:
+        """The host of the actor that runs now."""
+        running = self.engine.running
+        return running.host if running is not None else None
+
+    def update(self, host: Host) -> None:
+        """The energy plugin's update of a host's energy: a simcall from an actor."""
+        if self._loop is None or greenlet.getcurrent() is self._loop:
+            host.touched(self.engine.now)
+        else:
+            self.call(Update(host))
+
+    def start_exec(self, hosts: Sequence[Host], flops: Sequence[float]) -> Exec:
+        """An execution's start, from the running actor: a simcall, then (on one host) the energy plugin's update of
+        that host (`Exec::on_start`, in the actor, after the simcall)."""
+        action: Exec = self.call(StartExec(hosts, flops))
+        if len(hosts) == 1:
+            hosts[0].update(self.engine.now)
+        return action
+
     def create(self, name: str, host: object, body: Callable[..., None], *args: Any) -> _Handle:
-        actor = _Green(body, args)
+        actor = _Green(body, args, host)
         if self._loop is None or greenlet.getcurrent() is self._loop:
             self.engine.create(actor)
         else:
@@ -335,23 +577,105 @@ def delays(profile: Profile) -> list[float] | None:
     return None
 
 
+class StepEnergyPlugin:
+    """SimGrid's energy plugin as Batsim 4.2 reads it for consumed_energy.csv (export.cpp, machines.cpp), on the step
+    engine's hosts: each machine's consumed energy (`sg_host_get_consumed_energy`: a simcall, an `Update`, whenever
+    the host's energy is older than the clock), summed in C's `long double` as `EnergyPlugin` sums SimGrid's."""
+
+    def __init__(self, actors: _Actors, hosts: Sequence[Host]):
+        self._actors = actors
+        self._hosts = hosts
+        self._last_date = 0
+        self._last_energy = 0
+
+    def reading(self, date: float) -> tuple[float, float | None, float]:
+        from clustersim.core.simgrid_execution import _double, _extended, _quotient, _scaled
+
+        actors, now = self._actors, self._actors.engine.now
+        energy = 0
+        for host in self._hosts:
+            if host.last_updated < now:
+                actors.update(host)
+            energy = _extended(energy + _scaled(host.total_energy))
+        wattmin = 0
+        for host in self._hosts:
+            wattmin = _extended(wattmin + _scaled(host.ranges[host.pstate_now][1]))
+        scaled_date = _scaled(date)
+        elapsed = _extended(scaled_date - self._last_date)
+        epower = _quotient(_extended(energy - self._last_energy), elapsed) if elapsed > 0 else None
+        self._last_date, self._last_energy = scaled_date, energy
+        return _double(energy), epower, _double(wattmin)
+
+
+def power_ranges(text: str) -> list[tuple[float, float, float]]:
+    """`wattage_per_state` as SimGrid's energy plugin reads it: per power state (idle, epsilon, slope); with two
+    values per state, epsilon is the idle value."""
+    ranges = []
+    for state in text.split(","):
+        values = [float(value) for value in state.split(":")]
+        idle = values[0]
+        epsilon = values[1] if len(values) == 3 else idle
+        ranges.append((idle, epsilon, values[-1] - epsilon))
+    return ranges
+
+
+def computations(profile: Profile, nb_hosts: int) -> list[float | list[float]] | None:
+    """A profile's steps when each is a delay (seconds) or a computation without communication (flops per host), a
+    composed profile's unrolled; else None."""
+    if type(profile) is Delay:
+        return [float(profile.seconds)]
+    if type(profile) is ParallelHomogeneous:
+        return [[float(profile.flops)] * nb_hosts] if profile.comm_bytes <= 0 else None
+    if type(profile) is Parallel:
+        if len(profile.flops) != nb_hosts or any(value > 0 for value in profile.comm):
+            return None
+        return [[float(value) for value in profile.flops]]
+    if type(profile) is Composed:
+        once: list[float | list[float]] = []
+        for part in profile.sequence:
+            steps = computations(part, nb_hosts)
+            if steps is None:
+                return None
+            once += steps
+        return once * profile.repeat
+    return None
+
+
 class StepExecution:
     """Jobs of delay profiles, with Batsim's actors, on SimGrid's solver steps computed in Python (no SimGrid).
 
     `bandwidth` is the bytes per second of every message to the master host on the platform
-    (platform/messages.py)."""
+    (platform/messages.py). With `platform` its compute hosts are hosts of the engine: jobs may then also compute
+    without communicating (parallel tasks at the hosts' speeds in their power states), switching actors compute
+    their 1 flop, and with `energy` SimGrid's energy plugin keeps the hosts' energy (`energy_plugin`)."""
 
     stepped = True
 
-    def __init__(self, bandwidth: float):
+    def __init__(self, bandwidth: float, platform: Platform | None = None, energy: bool = False):
         self._engine = Engine()
         self._actors = _Actors(self._engine, bandwidth)
         self._running: dict[str, _Handle] = {}
-        self._prepared: dict[str, tuple[list[float], float]] = {}
+        self._prepared: dict[str, tuple[Any, list[Any], float]] = {}
         self._error: BaseException | None = None
         self._signals = SignalWatch()
         self.on_end: Callable[[str, float, bool], None] | None = None
         """Set by Batsim's actors: a job's executor calls it when the job ends (key, time, walltime reached)."""
+        self.on_launched: Callable[[str], None] | None = None
+        """Set by Batsim's actors in energy runs: a job's executor calls it first, in its first turn."""
+        self._hosts: list[Host] | None = None
+        self._units: list[Host] = []
+        if platform is not None:
+            self._hosts = [self._host(node) for node in platform.nodes]
+            self._units = [self._hosts[platform.node_of(unit).id] for unit in range(platform.nb_resources)]
+        self.energy_plugin = StepEnergyPlugin(self._actors, self._hosts) if energy and self._hosts else None
+
+    def _host(self, node: Node) -> Host:
+        speeds_text = node.properties.get("speeds")
+        speeds = [float(value) for value in speeds_text.split(",")] if speeds_text else [node.speed]
+        watts = node.properties.get("wattage_per_state")
+        ranges = power_ranges(watts) if watts else [(0.0, 0.0, 0.0)] * len(speeds)
+        pstate = node.power.compute_pstate if node.power is not None else 0
+        return Host(self._actors, node.name, speeds, ranges, pstate, node.cores)
 
     @property
     def engine(self) -> Engine:
@@ -368,8 +692,8 @@ class StepExecution:
         return "master"
 
     def host_of(self, node: int) -> Any:
-        """A node's host, as Batsim's actors name it (the step model's messages do not depend on it)."""
-        return node
+        """A node's host, as Batsim's actors name it (without a platform, the node: messages do not depend on it)."""
+        return self._hosts[node] if self._hosts is not None else node
 
     def drive(self, loop: Callable[[], None]) -> None:
         def core() -> None:
@@ -393,20 +717,33 @@ class StepExecution:
 
     def start(self, running: RunningJob) -> None:
         """Prepare a job's executor; `launch` creates it when the start's message reaches the server."""
-        steps = delays(running.job.profile)
-        if steps is None:
-            raise ClusterSimError(f"the step platform model runs delay profiles only, not job "
-                                  f"'{running.job.key}'s {type(running.job.profile).__name__}")
-        walltime = running.job.walltime
-        self._prepared[running.job.key] = (steps, -1.0 if walltime is None else float(walltime))
+        key, walltime = running.job.key, running.job.walltime
+        limit = -1.0 if walltime is None else float(walltime)
+        if self._hosts is None:
+            steps = delays(running.job.profile)
+            if steps is None:
+                raise ClusterSimError(f"the step platform model runs delay profiles only, not job "
+                                      f"'{key}'s {type(running.job.profile).__name__}")
+            self._prepared[key] = (None, list(steps), limit)
+            return None
+        hosts = [self._units[unit] for unit in running.resources]
+        tasks = computations(running.job.profile, len(hosts))
+        if tasks is None:
+            raise ClusterSimError(f"the step platform model runs delays and computations without communication, not "
+                                  f"job '{key}'s {type(running.job.profile).__name__}")
+        self._prepared[key] = (hosts, tasks, limit)
         return None
 
     def is_prepared(self, key: str) -> bool:
         return key in self._prepared
 
     def launch(self, key: str) -> None:
-        steps, walltime = self._prepared.pop(key)
-        self._running[key] = self._actors.create(f"job {key}", None, self._execute_within, key, steps, walltime)
+        hosts, steps, walltime = self._prepared.pop(key)
+        if hosts is None:
+            self._running[key] = self._actors.create(f"job {key}", None, self._execute_within, key, steps, walltime)
+        else:
+            self._running[key] = self._actors.create(f"job {key}", hosts[0], self._compute_within, key, hosts, steps,
+                                                     walltime)
 
     def _execute_within(self, key: str, steps: list[float], walltime: float) -> None:
         """Batsim's executor (jobs_execution.cpp): each delay within the time left of the walltime (-1: none); a
@@ -426,6 +763,39 @@ class StepExecution:
         assert self.on_end is not None
         self.on_end(key, self._engine.now, reached)
 
+    def _compute_within(self, key: str, hosts: list[Host], steps: list[float | list[float]], walltime: float) -> None:
+        """Batsim's executor on the job's first host, as the simgrid model's (`SimgridExecution._execute_within`):
+        delays are sleeps, computations parallel tasks waited for within the time left of the walltime. A task
+        that reaches the walltime is not cancelled: it loads its hosts until the executor is over."""
+        actors = self._actors
+        if self.on_launched is not None:
+            self.on_launched(key)
+        remaining, reached = walltime, False
+        left: Exec | None = None
+        for step in steps:
+            if type(step) is float:
+                if remaining < 0 or step < remaining:
+                    actors.this_actor.sleep_for(step)
+                    if remaining > 0:
+                        remaining = remaining - step
+                    continue
+                actors.this_actor.sleep_for(remaining)
+                reached = True
+                break
+            assert type(step) is list
+            before = self._engine.now
+            action = actors.start_exec(hosts, step)
+            if not actors.call(WaitExec(action, remaining)):
+                reached, left = True, action
+                break
+            if remaining >= 0:
+                remaining = remaining - (self._engine.now - before)
+        self._running.pop(key, None)
+        assert self.on_end is not None
+        self.on_end(key, self._engine.now, reached)
+        if left is not None:
+            self._engine.drop(left)
+
     def advance(self, until: float | None) -> Sequence[tuple[float, str]]:
         return ()  # Batsim's actors report the ends (`on_end`)
 
@@ -435,6 +805,14 @@ class StepExecution:
         if handle is not None:
             handle.kill()
 
-    def change_speeds(self, now: float, speeds: object, pstate: int, running: object) -> Sequence[tuple[str, float]]:
-        return ()  # delays do not depend on speeds
+    def change_speeds(self, now: float, speeds: Mapping[int, float], pstate: int,
+                      running: object) -> Sequence[tuple[str, float]]:
+        """A change of computation power state (DVFS) sets the hosts' power states, as the simgrid model does: the
+        solver re-times the computations there at its next step."""
+        if self._units:
+            for unit in speeds:
+                host = self._units[unit]
+                if host.pstate_now != pstate:
+                    host.pstate = pstate
+        return ()
 
