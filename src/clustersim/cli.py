@@ -279,8 +279,8 @@ def _load_inputs(args: argparse.Namespace, default: Platform | None = None) -> t
             model = getattr(args, "platform_model", "fast")
             if model == "simgrid" or (model is None and workload.communicates):  # SimGrid reads the links
                 warnings.simplefilter("ignore", IgnoredPlatformElements)
-            elif _batsim_actors(args) and (model == "step" or (
-                    model is None and workload.delays_only and not getattr(args, "energy", False))):
+            elif _batsim_actors(args) and (model == "step" or (model is None and (
+                    workload.on_hosts if getattr(args, "energy", False) else workload.delays_only))):
                 from clustersim.platform.messages import message_bandwidth
 
                 if message_bandwidth(args.platform) is not None:  # the step model times messages on the links

@@ -2,9 +2,10 @@
 
 By default the inputs decide, never the environment: `simgrid` when the workload's profiles communicate and
 the platform is a SimGrid file (it has links); `step` when Batsim's actors would run (Batsim's delivery, no
-energy, no external events) on a workload of delays only and a SimGrid platform whose every message takes one
-known time (platform/messages.py): there it gives Batsim's values, SimGrid's solver steps included, without
-SimGrid; `fast` otherwise. When SimGrid is needed and missing the run stops with SimgridMissing, which says how to
+built-in power policy, no external events) on a workload of delays only (in energy runs: of delays and
+computations without communication, with SimGrid's energy plugin emulated) and a SimGrid platform whose every
+message takes one known time (platform/messages.py): there it gives Batsim's values, SimGrid's solver steps
+included, without SimGrid; `fast` otherwise. When SimGrid is needed and missing the run stops with SimgridMissing, which says how to
 install it or to pass `--platform-model fast`.
 """
 
@@ -29,8 +30,9 @@ class CommunicationIgnored(UserWarning):
 def resolve_model(requested: str | None, platform_file: Path | None, workload: Workload,
                   batsim_actors: bool = False, energy: bool = False) -> str:
     """The model's name: the requested one, else `simgrid` when jobs communicate on a SimGrid platform, else
-    `step` when Batsim's actors would run (`batsim_actors`: Batsim's delivery, no energy, no external events) jobs
-    of delays on a platform whose messages all take one known time, else `fast`."""
+    `step` when Batsim's actors would run (`batsim_actors`: Batsim's delivery, no built-in power policy, no external
+    events) jobs of delays (with `energy`, Batsim's -E: delays and computations without communication) on a
+    platform whose messages all take one known time, else `fast`."""
     if requested is not None:
         if requested not in MODELS:
             raise InputError("--platform-model", f"unknown platform model '{requested}'; valid: {', '.join(MODELS)}")
@@ -42,7 +44,8 @@ def resolve_model(requested: str | None, platform_file: Path | None, workload: W
         return "fast"
     if workload.communicates:
         return "simgrid"
-    if batsim_actors and not energy and workload.delays_only and message_bandwidth(platform_file) is not None:
+    runs = workload.on_hosts if energy else workload.delays_only
+    if batsim_actors and runs and message_bandwidth(platform_file) is not None:
         return "step"
     return "fast"
 

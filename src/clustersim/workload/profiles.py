@@ -111,6 +111,20 @@ def only_delays(profile: Profile) -> bool:
     return False
 
 
+def runs_on_hosts(profile: Profile) -> bool:
+    """Whether executing the profile only waits or computes on its own hosts: delays and computations without
+    communication (a composition of those)."""
+    if type(profile) is Delay:
+        return True
+    if isinstance(profile, ParallelHomogeneous):
+        return profile.comm_bytes <= 0
+    if isinstance(profile, Parallel):
+        return not any(value > 0 for value in profile.comm)
+    if isinstance(profile, Composed):
+        return all(runs_on_hosts(p) for p in profile.sequence)
+    return False
+
+
 def communicates(profile: Profile) -> bool:
     """Whether executing the profile sends bytes between hosts, storage hosts included (only a network model can
     time that)."""

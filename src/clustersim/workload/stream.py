@@ -49,6 +49,8 @@ class Workload:
     `communicates` says that some job's profile sends bytes between hosts (readers that hold every job set it),
     which only the simgrid platform model can time. `delays_only` says that every job's profile is a delay (or a
     composition of delays), as readers that hold every job may say: the step platform model runs those.
+    `on_hosts` says that every job's profile only waits or computes on its own hosts (no communication): the step
+    platform model runs those in energy runs.
     """
 
     name: str
@@ -59,6 +61,7 @@ class Workload:
     skips: SkipReport = field(default_factory=SkipReport)
     communicates: bool = False
     delays_only: bool = False
+    on_hosts: bool = False
 
     @classmethod
     def from_jobs(cls, jobs: Iterable[Job], name: str = "w0", nb_res: int | None = None) -> Workload:
