@@ -16,12 +16,19 @@ from clustersim.core.step_execution import (
     Comm,
     Create,
     Engine,
+    Exec,
     Get,
+    Host,
     PutAsync,
+    SetPstate,
     Simcall,
     Sleep,
+    StartExec,
     StepExecution,
+    Update,
     Wait,
+    WaitExec,
+    power_ranges,
 )
 from clustersim.errors import ClusterSimError
 from clustersim.platform.messages import message_bandwidth
@@ -225,12 +232,179 @@ def test_batsim_delay_workloads_on_such_platforms_default_to_the_step_model() ->
     assert resolve_model(None, None, delays, batsim_actors=True) == "fast"
     swf = Workload("w0", iter(()))  # SWF readers do not hold every job: never known to be delays only
     assert resolve_model(None, TIES / "platform.xml", swf, batsim_actors=True) == "fast"
+    assert resolve_model(None, TIES / "platform.xml", swf, batsim_actors=True, energy=True) == "fast"
+
+
+def test_batsim_energy_runs_of_delays_and_computations_default_to_the_step_model() -> None:
+    """With -E the step model emulates SimGrid's energy plugin and runs computations without communication."""
+    computing = Workload("w0", iter(()), on_hosts=True)
+    assert resolve_model(None, TIES / "platform.xml", computing, batsim_actors=True, energy=True) == "step"
+    assert resolve_model(None, TIES / "platform.xml", computing, batsim_actors=True) == "fast"  # no energy: fast
+    assert resolve_model(None, TIES / "platform.xml", computing, batsim_actors=False, energy=True) == "fast"
+    communicating = Workload("w0", iter(()), communicates=True)
+    assert resolve_model(None, TIES / "platform.xml", communicating, batsim_actors=True, energy=True) == "simgrid"
 
 
 def test_the_step_model_is_refused_where_batsims_actors_do_not_run() -> None:
     from clustersim.errors import InputError
 
     delays = Workload("w0", iter(()), delays_only=True)
-    with pytest.raises(InputError, match="Batsim's delivery, no energy and no external events"):
+    with pytest.raises(InputError, match="Batsim's delivery, no built-in power policy"):
         resolve_model("step", TIES / "platform.xml", delays, batsim_actors=False)
     assert resolve_model("step", TIES / "platform.xml", delays, batsim_actors=True) == "step"
+
+
+# -- SimGrid's energy plugin (host_energy.cpp) and executions, on the step engine ---------------------------------
+
+def _host(on: Actor | None = None) -> Host:
+    """A host of 1 Gflop/s (power state 0: 100 W idle, 200 W full) and a virtual power state of 0.2 flop/s at 300 W."""
+    return Host(None, "h", [1e9, 0.2], power_ranges("100:200, 300:300"), 0)  # type: ignore[arg-type]
+
+
+class OnHost(Scripted):
+    def __init__(self, body: Body, host: Host):
+        super().__init__(body)
+        self.host = host
+
+
+def test_power_ranges_are_idle_epsilon_and_slope_as_the_plugin_reads_them() -> None:
+    assert power_ranges("80.0:200.0, 10:10") == [(80.0, 80.0, 120.0), (10.0, 10.0, 0.0)]
+    assert power_ranges("95:120:200") == [(95.0, 120.0, 80.0)]
+
+
+def test_a_computation_runs_at_the_host_speed_over_its_flops_and_draws_full_power() -> None:
+    """5 Gflop on 1 Gflop/s: rate 0.2 of a work of 1, 5 s; its end brings the host's energy up to date with the
+    load it still counts: 200 W for 5 s."""
+    host = _host()
+    log: list[tuple[float, object]] = []
+    engine = Engine()
+
+    def executor() -> Body:
+        action = yield StartExec([host], [5e9])
+        assert type(action) is Exec
+        done = yield WaitExec(action, -1.0)
+        log.append((engine.now, done))
+
+    engine.create(Scripted(executor()))
+    engine.run()
+    assert log == [(5.0, True)]
+    assert (host.last_updated, host.total_energy) == (5.0, 1000.0)
+
+
+def test_a_wait_for_a_computation_times_out_at_the_walltime_and_leaves_it_running() -> None:
+    host = _host()
+    log: list[tuple[float, object]] = []
+    engine = Engine()
+
+    def executor() -> Body:
+        action = yield StartExec([host], [5e9])
+        done = yield WaitExec(action, 2.0)
+        log.append((engine.now, done, action.done))
+
+    engine.create(Scripted(executor()))
+    engine.run()
+    assert log[0] == (2.0, False, False)
+
+
+def test_the_plugin_charges_the_interval_at_the_power_state_saved_at_its_start_and_the_load_at_its_end() -> None:
+    """`update` uses the power state saved at the previous update and the load at the time of the update; a power
+    state set at the clock value of the last update only saves the new one (`start == finish`)."""
+    host = _host()
+    engine = Engine()
+
+    def switcher() -> Body:
+        yield Sleep(10.0)  # idle 10 s at 100 W: counted when the power state changes
+        yield SetPstate(host, 1)
+        yield Update(host)  # already up to date: no simcall effect
+        yield Sleep(5.0)
+        yield Update(host)  # 5 s in the virtual state: 300 W
+
+    engine.create(Scripted(switcher()))
+    engine.run()
+    assert (host.total_energy, host.saved_pstate) == (100.0 * 10 + 300.0 * 5, 1)
+
+
+def test_a_one_flop_execution_in_a_virtual_power_state_lasts_one_over_its_speed() -> None:
+    """Batsim's switching actor: 1 flop at 0.2 flop/s is its 5 s transition."""
+    host = _host()
+    log: list[float] = []
+    engine = Engine()
+
+    def switcher() -> Body:
+        yield SetPstate(host, 1)
+        action = yield StartExec([host], [1.0])
+        yield WaitExec(action, -1.0)
+        log.append(engine.now)
+
+    engine.create(OnHost(switcher(), host))
+    engine.run()
+    assert log == [5.0] and host.total_energy == 1500.0
+
+
+def test_an_energy_read_of_a_host_out_of_date_is_a_simcall_after_which_the_reader_sees_a_new_power_state() -> None:
+    """Batsim's rows read `sg_host_get_consumed_energy`, a simcall when the host's energy is older than the clock: the
+    reader's turn ends there, and an actor woken at the same clock value sets its machine's power state (a simcall
+    handled after the read's) before the reader writes its row, which then has the new power state's wattmin and the
+    energy at the old one."""
+    host = _host()
+    log: list[tuple[str, float, int]] = []
+    engine = Engine()
+
+    def reader() -> Body:
+        yield Sleep(1.0)
+        if host.last_updated < engine.now:
+            yield Update(host)
+        log.append(("read", host.total_energy, host.pstate_now))
+
+    def switcher() -> Body:
+        yield Sleep(1.0)
+        yield SetPstate(host, 1)
+        log.append(("set", host.total_energy, host.pstate_now))
+
+    engine.create(Scripted(reader()))
+    engine.create(Scripted(switcher()))
+    engine.run()
+    assert log == [("read", 100.0, 1), ("set", 100.0, 1)]
+
+
+def test_an_energy_query_is_answered_from_the_plugins_energies_as_batsim_answers_it() -> None:
+    """The corpus's energy platform (32 hosts, 80 W idle, 200 W computing at 1 Gflop/s): a 5 Gflop job submitted at
+    t=1 runs on host 0 from t=1 to 6 (plus the messages' nanoseconds). The QUERY sent on its completion is answered
+    with the machines' energies as SimGrid's plugin keeps them: 32 x 80 W x 6 s + 120 W x 5 s."""
+    import warnings
+
+    from clustersim.core.simulation import Delivery
+    from clustersim.platform.load import load_platform
+    from clustersim.protocols.batsim.adapter import ExternalScheduler
+    from clustersim.protocols.batsim.options import ProtocolOptions
+    from clustersim.runner import simulate
+    from clustersim.workload.job import Job
+    from clustersim.workload.profiles import ParallelHomogeneous
+    from test_batsim_adapter import Message, ScriptedScheduler, ev
+
+    platform_file = CORPUS / "energy" / "energy_000_energy_bf" / "platform.xml"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        platform = load_platform(platform_file)
+    bandwidth = message_bandwidth(platform_file)
+    assert bandwidth is not None
+
+    def answer(message: Message) -> list[Message]:
+        out: list[Message] = []
+        for e in message["events"]:
+            if e["type"] == "JOB_SUBMITTED":
+                out.append(ev(message["now"], "EXECUTE_JOB", job_id=e["data"]["job_id"], alloc="0"))
+            elif e["type"] == "JOB_COMPLETED":
+                out.append(ev(message["now"], "QUERY", requests={"consumed_energy": {}}))
+        return out
+
+    scheduler = ScriptedScheduler(answer)
+    adapter = ExternalScheduler(scheduler.endpoint, ProtocolOptions(timeout=10))
+    job = Job("1", 1.0, 1, ParallelHomogeneous(5e9), walltime=100.0)
+    try:
+        simulate(platform, Workload.from_jobs([job]), adapter, energy=True, delivery=Delivery.BATSIM,
+                 execution=StepExecution(bandwidth, platform, energy=True))
+    finally:
+        scheduler.join()
+    (answered,) = [e["data"]["consumed_energy"] for e in scheduler.events("ANSWER")]
+    assert answered == pytest.approx(32 * 80 * 6 + 120 * 5, rel=1e-8)

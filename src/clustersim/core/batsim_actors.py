@@ -131,6 +131,7 @@ class BatsimActors:
         if simulation.meter is not None and model.energy_plugin is not None:
             self._plugin = model.energy_plugin
             simulation.meter.reader = model.energy_plugin.reading
+            simulation.meter.total = model.energy_plugin.total
             simulation.meter.set_power_states = self._set_power_states
             model.on_launched = self._job_launched
 

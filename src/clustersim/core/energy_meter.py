@@ -126,6 +126,9 @@ class EnergyMeter:
         """With the simgrid model and Batsim's actors: reads a consumed_energy.csv row's (energy, epower or None for
         NA, wattmin) from SimGrid's energy plugin, in the actor that writes the row, as Batsim does
         (`EnergyPlugin.reading`); the meter's own integral still gives the jobs' energy and the totals."""
+        self.total: Callable[[], float] | None = None
+        """With `reader`: the platform's energy since t=0 as SimGrid's energy plugin gives it (an energy QUERY's
+        answer, as Batsim's)."""
         self.reading: tuple[float, float | None, float] | None = None
         """A reading taken just before the row it is for, when the row must follow changes made after the reading
         (a job's executor reads the energy, then moves its machines, then writes its start row)."""

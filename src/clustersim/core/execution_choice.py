@@ -37,8 +37,8 @@ def resolve_model(requested: str | None, platform_file: Path | None, workload: W
         if requested not in MODELS:
             raise InputError("--platform-model", f"unknown platform model '{requested}'; valid: {', '.join(MODELS)}")
         if requested == "step" and not batsim_actors:
-            raise InputError("--platform-model", "the step model runs Batsim's actors: it needs Batsim's delivery "
-                             "and no external events")
+            raise InputError("--platform-model", "the step model runs Batsim's actors: it needs Batsim's delivery, "
+                             "no built-in power policy (--power-off) and no external events")
         return requested
     if platform_file is None:
         return "fast"

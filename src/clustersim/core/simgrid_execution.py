@@ -515,6 +515,13 @@ class EnergyPlugin:
         self._last_energy = 0
         """The previous row's time and energy, `long double`s in units of 2**-1074."""
 
+    def total(self) -> float:
+        """The platform's energy since t=0 as Batsim answers an energy QUERY (the machines' energies summed)."""
+        energy = 0
+        for _, handle in self._hosts:
+            energy = _extended(energy + _scaled(self._consumed(handle)))
+        return _double(energy)
+
     def reading(self, date: float) -> tuple[float, float | None, float]:
         """A consumed_energy.csv row's (energy, epower or None for NA, wattmin) at SimGrid's clock `date`, read from
         the calling actor (Batsim's EnergyConsumptionTracer::add_entry)."""

@@ -177,9 +177,12 @@ class ClusterView:
 
     @property
     def consumed_energy(self) -> float | None:
-        """Joules consumed by the platform since t=0 (None when energy is not accounted for)."""
+        """Joules consumed by the platform since t=0 (None when energy is not accounted for): SimGrid's energy plugin's
+        when the execution model reads it, as Batsim does, else the meter's integral."""
         meter = self._state.meter
-        return None if meter is None else meter.energy
+        if meter is None:
+            return None
+        return meter.energy if meter.total is None else meter.total()
 
     @property
     def shared(self) -> SharedView:

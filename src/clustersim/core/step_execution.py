@@ -588,8 +588,9 @@ class StepEnergyPlugin:
         self._last_date = 0
         self._last_energy = 0
 
-    def reading(self, date: float) -> tuple[float, float | None, float]:
-        from clustersim.core.simgrid_execution import _double, _extended, _quotient, _scaled
+    def _energy(self) -> int:
+        """The machines' energies read and summed as Batsim does, a `long double` in units of 2**-1074."""
+        from clustersim.core.simgrid_execution import _extended, _scaled
 
         actors, now = self._actors, self._actors.engine.now
         energy = 0
@@ -597,6 +598,18 @@ class StepEnergyPlugin:
             if host.last_updated < now:
                 actors.update(host)
             energy = _extended(energy + _scaled(host.total_energy))
+        return energy
+
+    def total(self) -> float:
+        """The platform's energy since t=0 as Batsim answers an energy QUERY (the machines' energies summed)."""
+        from clustersim.core.simgrid_execution import _double
+
+        return _double(self._energy())
+
+    def reading(self, date: float) -> tuple[float, float | None, float]:
+        from clustersim.core.simgrid_execution import _double, _extended, _quotient, _scaled
+
+        energy = self._energy()
         wattmin = 0
         for host in self._hosts:
             wattmin = _extended(wattmin + _scaled(host.ranges[host.pstate_now][1]))
