@@ -5,8 +5,8 @@ the platform is a SimGrid file (it has links); `step` when Batsim's actors would
 built-in power policy, no external events) on a workload of delays only (in energy runs: of delays and
 computations without communication, with SimGrid's energy plugin emulated) and a SimGrid platform whose every
 message takes one known time (platform/messages.py): there it gives Batsim's values, SimGrid's solver steps
-included, without SimGrid; `fast` otherwise. When SimGrid is needed and missing the run stops with SimgridMissing, which says how to
-install it or to pass `--platform-model fast`.
+included, without SimGrid; `fast` otherwise. When SimGrid is needed and missing the run stops with
+SimgridMissing, which says how to install it or to pass `--platform-model fast`.
 """
 
 from __future__ import annotations

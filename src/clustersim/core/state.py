@@ -7,7 +7,7 @@ are live read-only proxies (no copy per decision, no way to write).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Protocol
@@ -64,6 +64,11 @@ class EnergyReading(Protocol):
 
     @property
     def energy(self) -> float: ...
+
+    @property
+    def total(self) -> Callable[[], float] | None:
+        """SimGrid's energy plugin's total, when the execution model reads it (Batsim answers a QUERY from it)."""
+        ...
 
 
 class SharedView(Protocol):
