@@ -217,9 +217,13 @@ def test_step_model_with_batsims_actors_re_times_jobs_and_reads_the_plugin_as_th
 
 def check_batsim_rows(out: Path) -> None:
     jobs = {row["job_id"]: row for row in csv_rows(out / "jobs.csv")}
-    for key, (state, finish, _) in EXPECTED.items():
+    for key, (state, finish, joules) in EXPECTED.items():
         assert jobs[key]["final_state"] == state, key
         assert float(jobs[key]["finish_time"]) == pytest.approx(finish, abs=1e-6), key
+        # A job's energy is its machines' in SimGrid's plugin, end minus start, as Batsim's: B's host idles during
+        # its delay (100 W, then 60 W from t=5), where the fast model charges it full power.
+        idle = 5 * (200 - 100) + 5 * (80 - 60) if key == "B" else 0
+        assert float(jobs[key]["consumed_energy"]) == pytest.approx(joules - idle, rel=1e-9, abs=1e-3), key
     assert (out / "pstate_changes.csv").read_text().split()[1:] == PSTATE_CHANGES
     rows = [row for row in csv_rows(out / "consumed_energy.csv") if row["event_type"] == "p"]
     assert [(row["time"], float(row["wattmin"]), row["epower"] == "NA") for row in rows] == [

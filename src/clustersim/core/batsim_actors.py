@@ -132,6 +132,7 @@ class BatsimActors:
             self._plugin = model.energy_plugin
             simulation.meter.reader = model.energy_plugin.reading
             simulation.meter.total = model.energy_plugin.total
+            simulation.meter.machines = self._machines_energy
             simulation.meter.set_power_states = self._set_power_states
             model.on_launched = self._job_launched
 
@@ -381,6 +382,12 @@ class BatsimActors:
         self.sim._power.finish(Switching((node,), switching.on))
         self._put(("switched", switching), last=True)
 
+    def _machines_energy(self, resources: IntervalSet) -> int:
+        """The energy of an allocation's machines, read from SimGrid's energy plugin as Batsim reads it."""
+        assert self._plugin is not None
+        platform = self.sim.platform
+        return self._plugin.machines(sorted({platform.node_of(unit).id for unit in resources}))
+
     def _set_power_states(self, nodes: Iterable[int], pstate: int) -> None:
         """Nodes' hosts take a computation power state (DVFS) in SimGrid, where the energy plugin sees it."""
         for node in nodes:
@@ -397,6 +404,8 @@ class BatsimActors:
             return
         running = execution.running
         now = self._now()
+        if meter.machines is not None:
+            meter.job_energy_start(running.resources)
         meter.reading = meter.reader(now)
         if sim.state.nodes is not None:
             sim.state.nodes.occupy(running.resources, now)

@@ -588,13 +588,13 @@ class StepEnergyPlugin:
         self._last_date = 0
         self._last_energy = 0
 
-    def _energy(self) -> int:
+    def _energy(self, hosts: Sequence[Host] | None = None) -> int:
         """The machines' energies read and summed as Batsim does, a `long double` in units of 2**-1074."""
         from clustersim.core.simgrid_execution import _extended, _scaled
 
         actors, now = self._actors, self._actors.engine.now
         energy = 0
-        for host in self._hosts:
+        for host in self._hosts if hosts is None else hosts:
             if host.last_updated < now:
                 actors.update(host)
             energy = _extended(energy + _scaled(host.total_energy))
@@ -605,6 +605,10 @@ class StepEnergyPlugin:
         from clustersim.core.simgrid_execution import _double
 
         return _double(self._energy())
+
+    def machines(self, nodes: Sequence[int]) -> int:
+        """Some machines' energy, read and summed as Batsim does (a `long double` in units of 2**-1074)."""
+        return self._energy([self._hosts[node] for node in nodes])
 
     def reading(self, date: float) -> tuple[float, float | None, float]:
         from clustersim.core.simgrid_execution import _double, _extended, _quotient, _scaled
