@@ -191,19 +191,20 @@ def test_the_model_runs_plain_functions_as_actors() -> None:
     assert log == [("b", 1.0 + 8e-9), ("a", 2.0 + 8e-9)]
 
 
-def test_the_model_runs_delays_only() -> None:
+def test_the_model_refuses_a_job_that_communicates() -> None:
     from clustersim.core.state import RunningJob
     from clustersim.intervals import IntervalSet
     from clustersim.workload.job import Job
     from clustersim.workload.profiles import ParallelHomogeneous
 
-    job = Job("1", 0.0, 1, ParallelHomogeneous(1e9, 0.0), 10.0)
-    with pytest.raises(ClusterSimError, match="delay profiles only"):
+    job = Job("1", 0.0, 1, ParallelHomogeneous(1e9, 1e6), 10.0)
+    with pytest.raises(ClusterSimError, match="job 'w0!1'.*communicates or does I/O.*--platform-model simgrid"):
         StepExecution(125e6).start(RunningJob(job, 0.0, IntervalSet.range(0, 1)))
 
 
 TIES = CORPUS / "ties" / "ties_000_easy_bf"
 PROFILES = CORPUS / "profiles" / "profiles_010_ph_conservative_bf"
+NETWORK = CORPUS / "network" / "network_016_routes_easy_bf"
 
 
 def test_message_bandwidth_is_the_clusters_bandwidth_when_every_route_has_it(tmp_path: Path) -> None:
@@ -221,7 +222,8 @@ def test_batsim_delay_workloads_on_such_platforms_default_to_the_step_model() ->
     delays = Workload("w0", iter(()), delays_only=True)
     assert resolve_model(None, TIES / "platform.xml", delays, batsim_actors=True) == "step"
     assert resolve_model(None, TIES / "platform.xml", delays, batsim_actors=False) == "fast"  # energy, events...
-    assert resolve_model(None, PROFILES / "platform.xml", delays, batsim_actors=True) == "fast"
+    assert resolve_model(None, PROFILES / "platform.xml", delays, batsim_actors=True) == "step"  # explicit routes
+    assert resolve_model(None, NETWORK / "platform.xml", delays, batsim_actors=True) == "fast"  # latencies
     assert resolve_model(None, None, delays, batsim_actors=True) == "fast"
     swf = Workload("w0", iter(()))  # SWF readers do not hold every job: never known to be delays only
     assert resolve_model(None, TIES / "platform.xml", swf, batsim_actors=True) == "fast"

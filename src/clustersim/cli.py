@@ -279,10 +279,10 @@ def _load_inputs(args: argparse.Namespace, default: Platform | None = None) -> t
             model = getattr(args, "platform_model", "fast")
             if model == "simgrid" or (model is None and workload.communicates):  # SimGrid reads the links
                 warnings.simplefilter("ignore", IgnoredPlatformElements)
-            elif model in ("step", None) and workload.delays_only and _batsim_actors(args):
-                from clustersim.platform.messages import message_bandwidth
+            elif model in ("step", None) and (workload.local_only or workload.delays_only) and _batsim_actors(args):
+                from clustersim.platform.messages import message_rates
 
-                if message_bandwidth(args.platform) is not None:  # the step model times messages on the links
+                if message_rates(args.platform) is not None:  # the step model times messages on the links
                     warnings.simplefilter("ignore", IgnoredPlatformElements)
             return load_platform(args.platform, host_order=args.host_order, format=formats["platform"]), workload
     if default is not None:

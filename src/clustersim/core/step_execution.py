@@ -33,8 +33,10 @@ from greenlet import greenlet
 
 from clustersim.core.interrupts import SignalWatch
 from clustersim.core.state import RunningJob
-from clustersim.errors import ClusterSimError
-from clustersim.workload.profiles import Composed, Delay, Profile
+from clustersim.errors import ClusterSimError, InputError
+from clustersim.platform.messages import MessageRates
+from clustersim.platform.model import Platform
+from clustersim.workload.profiles import Composed, Delay, Parallel, ParallelHomogeneous, Profile
 
 TIMING_PRECISION = 1e-9
 """SimGrid's `precision/timing`: a sleep's rest below it is 0."""
@@ -43,9 +45,13 @@ WORK_PRECISION = 1e-5 * 1e-9
 
 
 class Actor:
-    """Something the engine runs: `resume` runs it until its next simcall, which it returns (None: it is over)."""
+    """Something the engine runs: `resume` runs it until its next simcall, which it returns (None: it is over).
+
+    `message_rate`: the bytes per second of its messages to the master host (over its host's route), for a
+    `PutAsync` that names no rate."""
 
     killed = False
+    message_rate = 0.0
 
     def resume(self, value: Any) -> Simcall | None:
         raise NotImplementedError
@@ -67,11 +73,34 @@ class Comm:
 
 
 class _Sleep:
-    __slots__ = ("actor", "rest")
+    """A sleep's rest; `exec` when it is the timeout of an actor's wait for that computation (`WaitFor`), and
+    `dead` once that computation ended first (its timeout no longer counts)."""
 
-    def __init__(self, actor: Actor, rest: float):
+    __slots__ = ("actor", "dead", "exec", "rest")
+
+    def __init__(self, actor: Actor, rest: float, exec: Exec | None = None):
         self.actor = actor
         self.rest = rest
+        self.exec = exec
+        self.dead = False
+
+
+class Exec:
+    """A computation: SimGrid's ptask_L07 action, whose work is one unit (the whole parallel task) done at `rate`
+    units per second: the smallest of its hosts' speed over their flops (each host computes alone, Batsim does not
+    share hosts). Its rest below 1e-14 units is 0 (`precision/work-amount` times `precision/timing`)."""
+
+    __slots__ = ("actor", "done", "rate", "remains", "timeout", "waiter")
+
+    def __init__(self, actor: Actor, rate: float):
+        self.actor = actor
+        self.rate = rate
+        self.remains = 1.0
+        self.done = False
+        self.waiter: Actor | None = None
+        """The actor waiting for it to end (`WaitFor`)."""
+        self.timeout: _Sleep | None = None
+        """The sleep that stops that wait, if it ends first."""
 
 
 class Sleep(NamedTuple):
@@ -83,11 +112,12 @@ class Create(NamedTuple):
 
 
 class PutAsync(NamedTuple):
-    """Post a message of `size` bytes to the server's mailbox, sent at `rate` bytes per second once received."""
+    """Post a message of `size` bytes to the server's mailbox, sent at `rate` bytes per second once received (None:
+    the sender's `message_rate`, its host's route to the master)."""
 
     payload: Any
     size: float
-    rate: float
+    rate: float | None
 
 
 class Wait(NamedTuple):
@@ -98,23 +128,43 @@ class Get(NamedTuple):
     pass
 
 
-Simcall = Sleep | Create | PutAsync | Wait | Get
+class Execute(NamedTuple):
+    """Start a computation of `rate` units per second (`Exec`; SimGrid's `exec_init` then `start`): the actor
+    gets it back at once, to wait for."""
+
+    rate: float
+
+
+class WaitFor(NamedTuple):
+    """Wait for a computation to end, at most `timeout` seconds (SimGrid's `wait_for`; -1: no limit). The actor
+    gets False when it ended, True when the timeout came first: the computation then goes on until the actor is
+    over (Batsim's executor keeps its task until then) or ends."""
+
+    exec: Exec
+    timeout: float
+
+
+Simcall = Sleep | Create | PutAsync | Wait | Get | Execute | WaitFor
 
 
 class Engine:
-    """Sub-rounds of actors, their simcalls, and SimGrid's steps over sleeps and messages to one mailbox."""
+    """Sub-rounds of actors, their simcalls, and SimGrid's steps over sleeps, computations and messages to one
+    mailbox."""
 
     def __init__(self) -> None:
         self.now = 0.0
         self.stopped = False
         self._ready: list[tuple[Actor, Any]] = []
-        self._actions: list[_Sleep | Comm] = []
+        self._actions: list[_Sleep | Comm | Exec] = []
         self._posted: list[Comm] = []
         """The mailbox's messages that no receiver took yet, in the order they were posted."""
         self._receiver: Actor | None = None
         """An actor waiting in `get` for a message."""
+        self._orphans: dict[Actor, Exec] = {}
+        """Computations whose wait timed out, by their actor: they go on until it is over."""
         self._handlers: dict[type, Callable[[Actor, Any], None]] = {
             Sleep: self._sleep, Create: self._create, PutAsync: self._put_async, Wait: self._wait, Get: self._get,
+            Execute: self._execute, WaitFor: self._wait_for,
         }
 
     @property
@@ -127,10 +177,12 @@ class Engine:
         self._ready.append((actor, None))
 
     def kill(self, actor: Actor) -> None:
-        """The actor runs no more: its sleep and its place among the ready actors or as the receiver go."""
+        """The actor runs no more: its sleeps and computations, and its place among the ready actors or as the
+        receiver go."""
         actor.killed = True
         self._ready = [entry for entry in self._ready if entry[0] is not actor]
-        self._actions = [action for action in self._actions if type(action) is not _Sleep or action.actor is not actor]
+        self._actions = [action for action in self._actions if getattr(action, "actor", None) is not actor]
+        self._orphans.pop(actor, None)
         if self._receiver is actor:
             self._receiver = None
 
@@ -146,6 +198,8 @@ class Engine:
                     call = actor.resume(value)
                     if call is not None:
                         calls.append((actor, call))
+                    elif self._orphans:
+                        self._over(actor)
                 for actor, call in calls:
                     if not actor.killed:
                         self._handlers[type(call)](actor, call)
@@ -153,13 +207,19 @@ class Engine:
                 return
             self._step()
 
+    def _over(self, actor: Actor) -> None:
+        """An actor's body returned: a computation it stopped waiting for stops too (its task is dropped)."""
+        orphan = self._orphans.pop(actor, None)
+        if orphan is not None:
+            self._actions = [action for action in self._actions if action is not orphan]
+
     def _step(self) -> None:
         """One solver step: the shortest remaining action ends, every other loses as much."""
         step = min(action.rest if type(action) is _Sleep else action.remains / action.rate  # type: ignore[union-attr]
                    for action in self._actions)
         self.now = self.now + step
-        ended: list[_Sleep | Comm] = []
-        left: list[_Sleep | Comm] = []
+        ended: list[_Sleep | Comm | Exec] = []
+        left: list[_Sleep | Comm | Exec] = []
         for action in self._actions:
             if type(action) is _Sleep:
                 action.rest -= step
@@ -168,23 +228,47 @@ class Engine:
                     ended.append(action)
                     continue
             else:
-                assert type(action) is Comm
-                action.remains -= action.rate * step
-                if action.remains < WORK_PRECISION:
-                    action.remains = 0.0
+                action.remains -= action.rate * step  # type: ignore[union-attr]
+                if action.remains < WORK_PRECISION:  # type: ignore[union-attr]
+                    action.remains = 0.0  # type: ignore[union-attr]
                     ended.append(action)
                     continue
             left.append(action)
         self._actions = left
         for action in ended:
             if type(action) is _Sleep:
-                self._ready.append((action.actor, None))
-            else:
-                assert type(action) is Comm
+                if action.exec is None:
+                    self._ready.append((action.actor, None))
+                elif not action.dead:
+                    self._timed_out(action, action.exec)
+            elif type(action) is Comm:
                 action.done = True
                 for waiter in action.waiters:
                     if not waiter.killed:
                         self._ready.append((waiter, action.payload))
+            else:
+                assert type(action) is Exec
+                self._computed(action)
+
+    def _computed(self, exec: Exec) -> None:
+        """A computation ends: its waiter gets False (done), its timeout is dropped (even one ending in this step,
+        after it: SimGrid answers the wait once)."""
+        exec.done = True
+        timeout = exec.timeout
+        if timeout is not None:
+            timeout.dead = True
+            if timeout.rest > 0:
+                self._actions = [action for action in self._actions if action is not timeout]
+        if exec.waiter is not None:
+            self._ready.append((exec.waiter, False))
+        elif self._orphans.get(exec.actor) is exec:
+            del self._orphans[exec.actor]
+
+    def _timed_out(self, timeout: _Sleep, exec: Exec) -> None:
+        """A wait's timeout ends before its computation: the waiter gets True, the computation goes on."""
+        exec.waiter = exec.timeout = None
+        self._orphans[timeout.actor] = exec
+        self._ready.append((timeout.actor, True))
 
     # -- simcalls, handled after the sub-round that made them --------------------------------------------
 
@@ -196,7 +280,7 @@ class Engine:
         self._ready.append((actor, None))
 
     def _put_async(self, actor: Actor, call: PutAsync) -> None:
-        comm = Comm(call.payload, call.size, call.rate)
+        comm = Comm(call.payload, call.size, actor.message_rate if call.rate is None else call.rate)
         if self._receiver is not None:
             receiver, self._receiver = self._receiver, None
             self._start(comm, receiver)
@@ -223,19 +307,37 @@ class Engine:
         comm.waiters.append(receiver)
         self._actions.append(comm)
 
+    def _execute(self, actor: Actor, call: Execute) -> None:
+        exec = Exec(actor, call.rate)
+        self._actions.append(exec)
+        self._ready.append((actor, exec))
+
+    def _wait_for(self, actor: Actor, call: WaitFor) -> None:
+        exec = call.exec
+        if exec.done:
+            self._ready.append((actor, False))
+            return
+        exec.waiter = actor
+        if call.timeout >= 0:  # SimGrid's wait makes a sleep of the timeout, after the computation began
+            exec.timeout = _Sleep(actor, call.timeout, exec)
+            self._actions.append(exec.timeout)
+
 
 class _Green(Actor):
     """An actor whose body is a plain function: it runs in a greenlet and each simcall switches back to the
-    engine's loop (`_Actors.call`)."""
+    engine's loop (`_Actors.call`). `host` is where it runs, as the actors' API names hosts."""
 
-    def __init__(self, body: Callable[..., None], args: tuple[Any, ...]):
+    def __init__(self, body: Callable[..., None], args: tuple[Any, ...], host: object, message_rate: float):
         self._body = body
         self._args = args
         self._greenlet: Any = None
+        self.host = host
+        self.message_rate = message_rate
 
     def resume(self, value: Any) -> Simcall | None:
         if self._greenlet is None:  # made here, so that its parent is the engine's loop
             self._greenlet = greenlet(self._run)
+            self._greenlet.actor = self
         call: Simcall | None = self._greenlet.switch(value)
         return None if self._greenlet.dead else call
 
@@ -259,7 +361,8 @@ class _Mailbox:
         self._actors = actors
 
     def put_async(self, message: Any, size: int) -> _Comm:
-        comm: Comm = self._actors.call(PutAsync(message, size, self._actors.bandwidth))
+        """A message from the calling actor's host, at its route's rate."""
+        comm: Comm = self._actors.call(PutAsync(message, size, None))
         return _Comm(self._actors, comm)
 
     def get(self) -> Any:
@@ -272,6 +375,20 @@ class _ThisActor:
 
     def sleep_for(self, seconds: float) -> None:
         self._actors.call(Sleep(seconds))
+
+    def execute(self, flops: float) -> None:
+        """Compute `flops` on the calling actor's host, at its speed (`_Actors.speed_of`), until done."""
+        actor: _Green = greenlet.getcurrent().actor
+        compute(self._actors.call, self._actors.speed_of(actor.host) / flops)
+
+
+def compute(call: Callable[[Simcall], Any], rate: float, timeout: float = -1.0) -> bool:
+    """Run one computation of `rate` units per second from the calling actor, as SimGrid's `exec_init`, `start`
+    and `wait_for(timeout)` (-1: no limit) do: True when the timeout came first (the computation goes on until the
+    actor is over), False when it ended."""
+    exec: Exec = call(Execute(rate))
+    timed_out: bool = call(WaitFor(exec, timeout))
+    return timed_out
 
 
 class _Handle:
@@ -286,13 +403,14 @@ class _Handle:
 
 
 class _Actors:
-    """SimGrid's Python API as Batsim's actors use it (`Actor.create`, `Mailbox.by_name`, `this_actor.sleep_for`,
-    a communication's `wait`), on `Engine`."""
+    """SimGrid's Python API as Batsim's actors use it (`Actor.create`, `Mailbox.by_name`, `this_actor.sleep_for`
+    and `execute`, a communication's `wait`), on `Engine`. `rate_of(host)`: the bytes per second of a message from
+    that host to the master; `speed_of(host)`: its flops per second."""
 
-    def __init__(self, engine: Engine, bandwidth: float):
+    def __init__(self, engine: Engine, rate_of: Callable[[Any], float], speed_of: Callable[[Any], float]):
         self.engine = engine
-        self.bandwidth = bandwidth
-        """Bytes per second of every message."""
+        self.rate_of = rate_of
+        self.speed_of = speed_of
         self.this_actor = _ThisActor(self)
         self.Actor = self  # `simgrid.Actor.create`
         self.Mailbox = self  # `simgrid.Mailbox.by_name`
@@ -305,7 +423,7 @@ class _Actors:
         return self._loop.switch(simcall)
 
     def create(self, name: str, host: object, body: Callable[..., None], *args: Any) -> _Handle:
-        actor = _Green(body, args)
+        actor = _Green(body, args, host, self.rate_of(host))
         if self._loop is None or greenlet.getcurrent() is self._loop:
             self.engine.create(actor)
         else:
@@ -320,38 +438,94 @@ class _Actors:
         self.engine.run()
 
 
-def delays(profile: Profile) -> list[float] | None:
-    """A profile's steps when they are all delays (a composed profile's unrolled), else None."""
-    if type(profile) is Delay:
+class Computation(NamedTuple):
+    """A step of a job that computes: one parallel task of `rate` units (the whole task) per second."""
+
+    rate: float
+
+
+Step = float | Computation
+"""A step of a job: seconds of sleep (`delay`), or a computation."""
+
+
+def job_steps(profile: Profile, speeds: Sequence[float]) -> list[Step]:
+    """A profile's steps on hosts of these speeds (the allocation's, in id order), as Batsim runs them
+    (task_execution.cpp): a delay sleeps; a parallel task computes the i-th amount on the i-th host, at the pace of
+    the host whose amount takes longest (SimGrid's rate: the smallest speed over flops); a composed profile's steps
+    in order, `repeat` times. Communication and I/O are refused (the simgrid model times them)."""
+    if isinstance(profile, Delay):
         return [float(profile.seconds)]
-    if type(profile) is Composed:
-        once: list[float] = []
-        for part in profile.sequence:
-            steps = delays(part)
-            if steps is None:
-                return None
-            once += steps
+    if isinstance(profile, Composed):
+        once = [step for part in profile.sequence for step in job_steps(part, speeds)]
         return once * profile.repeat
-    return None
+    flops: Sequence[float]
+    if isinstance(profile, ParallelHomogeneous) and profile.comm_bytes <= 0:
+        flops = [profile.flops] * len(speeds)
+    elif isinstance(profile, Parallel) and not any(profile.comm):
+        flops = profile.flops
+        if len(flops) != len(speeds):
+            raise ClusterSimError(f"a 'parallel' profile of {len(flops)} tasks cannot run on {len(speeds)} hosts "
+                                  "(Batsim requires as many hosts as tasks)")
+    else:
+        raise ClusterSimError(f"the step platform model runs delays and computations, not a "
+                              f"{type(profile).__name__} profile that communicates or does I/O (--platform-model "
+                              "simgrid times it)")
+    rates = [speed / amount for speed, amount in zip(speeds, flops, strict=True) if amount > 0]
+    if not rates:
+        raise ClusterSimError("the step platform model does not run a parallel task without computation "
+                              "(--platform-model simgrid does)")
+    return [Computation(min(rates))]
 
 
 class StepExecution:
-    """Jobs of delay profiles, with Batsim's actors, on SimGrid's solver steps computed in Python (no SimGrid).
+    """Jobs of delays and computations, with Batsim's actors, on SimGrid's solver steps computed in Python (no
+    SimGrid).
 
-    `bandwidth` is the bytes per second of every message to the master host on the platform
-    (platform/messages.py)."""
+    `rates`: the bytes per second of the messages to the master host on the platform, by sending host
+    (platform/messages.py; one number: every message's). `platform`: the hosts' names and speeds (needed for
+    computations and per-host rates)."""
 
     stepped = True
 
-    def __init__(self, bandwidth: float):
+    def __init__(self, rates: float | MessageRates, platform: Platform | None = None):
+        if not isinstance(rates, MessageRates):
+            rates = MessageRates(rates, {}, rates)
+        self._master_rate = rates.master
+        self._node_rates: list[float] = []
+        """Each node's rate, when the platform is known."""
+        missing: list[str] = []
+        for node in platform.nodes if platform is not None else ():
+            rate = rates.of(node.name)
+            if rate is None:
+                missing.append(node.name)
+            self._node_rates.append(rates.master if rate is None else rate)
+        if missing:
+            raise InputError("--platform-model", f"the step model does not know how long a message from host(s) "
+                             f"{', '.join(missing[:5])} to the master takes (docs/platform-model.md)")
+        self._default_rate = rates.default
+        self._platform = platform
         self._engine = Engine()
-        self._actors = _Actors(self._engine, bandwidth)
+        self._actors = _Actors(self._engine, self._rate_of, self._speed_of)
         self._running: dict[str, _Handle] = {}
-        self._prepared: dict[str, tuple[list[float], float]] = {}
+        self._prepared: dict[str, tuple[list[Step], float, int]] = {}
         self._error: BaseException | None = None
         self._signals = SignalWatch()
         self.on_end: Callable[[str, float, bool], None] | None = None
         """Set by Batsim's actors: a job's executor calls it when the job ends (key, time, walltime reached)."""
+
+    def _rate_of(self, host: Any) -> float:
+        """Bytes per second of a message from an actor on `host` (the master, or a node) to the master."""
+        if type(host) is int and self._node_rates:
+            return self._node_rates[host]
+        if host == self.master or self._default_rate is None:
+            return self._master_rate
+        return self._default_rate
+
+    def _speed_of(self, host: Any) -> float:
+        """Flops per second of a node's host."""
+        if self._platform is None or type(host) is not int:
+            raise ClusterSimError("the step platform model computes on the platform's nodes only")
+        return self._platform.nodes[host].speed
 
     @property
     def engine(self) -> Engine:
@@ -392,36 +566,56 @@ class StepExecution:
         self._signals.check()
 
     def start(self, running: RunningJob) -> None:
-        """Prepare a job's executor; `launch` creates it when the start's message reaches the server."""
-        steps = delays(running.job.profile)
-        if steps is None:
-            raise ClusterSimError(f"the step platform model runs delay profiles only, not job "
-                                  f"'{running.job.key}'s {type(running.job.profile).__name__}")
-        walltime = running.job.walltime
-        self._prepared[running.job.key] = (steps, -1.0 if walltime is None else float(walltime))
+        """Prepare a job's executor; `launch` creates it, on the job's first host, when the start's message reaches
+        the server."""
+        job = running.job
+        platform = self._platform
+        if type(job.profile) is Delay:
+            steps: list[Step] = [float(job.profile.seconds)]
+        else:
+            speeds = [platform.unit_speeds[unit] for unit in running.resources] if platform is not None else []
+            try:
+                steps = job_steps(job.profile, speeds)
+            except ClusterSimError as error:
+                raise ClusterSimError(f"job '{job.key}': {error}") from None
+        host = platform.node_of(running.resources.intervals[0][0]).id if platform is not None else 0
+        self._prepared[job.key] = (steps, -1.0 if job.walltime is None else float(job.walltime), host)
         return None
 
     def is_prepared(self, key: str) -> bool:
         return key in self._prepared
 
     def launch(self, key: str) -> None:
-        steps, walltime = self._prepared.pop(key)
-        self._running[key] = self._actors.create(f"job {key}", None, self._execute_within, key, steps, walltime)
+        steps, walltime, host = self._prepared.pop(key)
+        self._running[key] = self._actors.create(f"job {key}", host, self._execute_within, key, steps, walltime)
 
-    def _execute_within(self, key: str, steps: list[float], walltime: float) -> None:
-        """Batsim's executor (jobs_execution.cpp): each delay within the time left of the walltime (-1: none); a
-        delay not shorter than that time sleeps it and reaches the walltime."""
-        sleep_for = self._actors.this_actor.sleep_for
+    def _execute_within(self, key: str, steps: list[Step], walltime: float) -> None:
+        """Batsim's executor (jobs_execution.cpp, task_execution.cpp): each step within the time left of the
+        walltime (-1: none). A delay not shorter than that time sleeps it and reaches the walltime; a computation
+        is waited for at most that time (SimGrid's `wait_for`): when the timeout comes first, the walltime is
+        reached and the computation goes on until the executor is over (after its JOB_COMPLETED message), as
+        Batsim's does not cancel it."""
+        call = self._actors.call
         remaining, reached = walltime, False
-        for seconds in steps:
-            if remaining < 0 or seconds < remaining:
-                sleep_for(seconds)
-                if remaining > 0:
-                    remaining = remaining - seconds
+        for step in steps:
+            if type(step) is float:
+                if remaining < 0 or step < remaining:
+                    call(Sleep(step))
+                    if remaining > 0:
+                        remaining = remaining - step
+                    continue
+                call(Sleep(remaining))
+                reached = True
+                break
+            assert type(step) is Computation
+            if remaining < 0:
+                compute(call, step.rate)
                 continue
-            sleep_for(remaining)
-            reached = True
-            break
+            before = self._engine.now
+            if compute(call, step.rate, remaining):
+                reached = True
+                break
+            remaining = remaining - (self._engine.now - before)
         self._running.pop(key, None)
         assert self.on_end is not None
         self.on_end(key, self._engine.now, reached)
@@ -436,5 +630,6 @@ class StepExecution:
             handle.kill()
 
     def change_speeds(self, now: float, speeds: object, pstate: int, running: object) -> Sequence[tuple[str, float]]:
-        return ()  # delays do not depend on speeds
+        raise ClusterSimError("the step platform model does not change the hosts' speeds (--platform-model simgrid "
+                              "does)")
 
