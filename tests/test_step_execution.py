@@ -14,17 +14,22 @@ from clustersim.core.execution_choice import resolve_model
 from clustersim.core.step_execution import (
     Actor,
     Comm,
+    Computation,
     Create,
     Engine,
+    Execute,
     Get,
     PutAsync,
     Simcall,
     Sleep,
     StepExecution,
     Wait,
+    WaitFor,
+    job_steps,
 )
 from clustersim.errors import ClusterSimError
-from clustersim.platform.messages import message_bandwidth
+from clustersim.platform.messages import LOOPBACK_BANDWIDTH, message_bandwidth, message_rates
+from clustersim.workload.profiles import Composed, Delay, Parallel, ParallelHomogeneous
 from clustersim.workload.stream import Workload
 
 Body = Generator[Simcall, Any, None]
@@ -209,7 +214,7 @@ NETWORK = CORPUS / "network" / "network_016_routes_easy_bf"
 
 def test_message_bandwidth_is_the_clusters_bandwidth_when_every_route_has_it(tmp_path: Path) -> None:
     assert message_bandwidth(TIES / "platform.xml") == 125e6  # 1 byte in 8 ns, as measured in SimGrid
-    assert message_bandwidth(PROFILES / "platform.xml") is None  # hosts and explicit routes: not read
+    assert message_bandwidth(PROFILES / "platform.xml") is None  # hosts and explicit routes: message_rates
     latency = tmp_path / "latency.xml"
     latency.write_text((TIES / "platform.xml").read_text().replace('lat="0" bb_bw', 'lat="1us" bb_bw', 1))
     assert message_bandwidth(latency) is None
@@ -236,3 +241,148 @@ def test_the_step_model_is_refused_where_batsims_actors_do_not_run() -> None:
     with pytest.raises(InputError, match="Batsim's delivery, no energy and no external events"):
         resolve_model("step", TIES / "platform.xml", delays, batsim_actors=False)
     assert resolve_model("step", TIES / "platform.xml", delays, batsim_actors=True) == "step"
+
+
+def test_message_rates_follow_each_hosts_route_to_the_master(tmp_path: Path) -> None:
+    """Hosts with explicit routes (the profiles platforms): 1 byte over 10 Gbps links in 0.8 ns from a compute
+    host, in 0.1 ns on the master host (SimGrid's loopback), as measured in SimGrid 3.32."""
+    rates = message_rates(PROFILES / "platform.xml")
+    assert rates is not None and rates.master == LOOPBACK_BANDWIDTH == 1e10
+    assert rates.hosts == {f"node{i}": 1.25e9 for i in range(1, 9)} and rates.of("node3") == 1.25e9
+    cluster = message_rates(TIES / "platform.xml")
+    assert cluster is not None and cluster.master == cluster.of("any host") == 125e6
+    text = (PROFILES / "platform.xml").read_text()
+    narrow = tmp_path / "narrow.xml"
+    narrow.write_text(text.replace('<link id="l_master_host0" bandwidth="10Gbps"',
+                                   '<link id="l_master_host0" bandwidth="1Gbps"'))
+    assert message_rates(narrow) == (1e10, {f"node{i}": 1.25e8 for i in range(1, 9)}, None)
+    for name, changed in {
+        "latency": text.replace('<link id="l_node3" bandwidth="10Gbps" latency="0"/>',
+                                '<link id="l_node3" bandwidth="10Gbps" latency="1us"/>'),
+        "no route": text.replace('<route src="node6" dst="master_host0">', '<route src="node6" dst="node6">'),
+        "no master": text.replace('value="master"', 'value="compute"'),
+    }.items():
+        (tmp_path / f"{name}.xml").write_text(changed)
+        assert message_rates(tmp_path / f"{name}.xml") is None, name
+    assert message_rates(NETWORK / "platform.xml") is None
+
+
+def test_a_parallel_task_goes_at_the_pace_of_its_slowest_host() -> None:
+    """SimGrid's ptask_L07 action: one unit of work at the smallest speed / flops of its hosts."""
+    assert job_steps(Parallel((5e9, 9e9)), [1e9, 3e9]) == [Computation(0.2)]  # 5 s on the first, 3 s on the second
+    assert job_steps(Parallel((0.0, 9e9)), [1e9, 3e9]) == [Computation(3e9 / 9e9)]  # a host without work
+    assert job_steps(ParallelHomogeneous(6e9), [3e9, 2e9]) == [Computation(2e9 / 6e9)]
+    assert job_steps(Composed((Delay(3), ParallelHomogeneous(1e9)), 2), [1e9]) == [3.0, Computation(1.0)] * 2
+    with pytest.raises(ClusterSimError, match="as many hosts as tasks"):
+        job_steps(Parallel((5e9,)), [1e9, 3e9])
+    with pytest.raises(ClusterSimError, match="without computation"):
+        job_steps(ParallelHomogeneous(0.0), [1e9])
+
+
+def test_a_computations_rest_is_in_work_units() -> None:
+    """A computation of 5 s at 0.2 units/s, cut into steps by sleeps of 0.7 s: SimGrid 3.32 ends it at
+    4.999999999999999 (its rest after each step is 1 - 0.2 * 0.7..., the last step that rest over 0.2)."""
+    engine = Engine()
+    log: list[tuple[str, float]] = []
+
+    def job() -> Body:
+        computation = yield Execute(0.2)
+        timed_out = yield WaitFor(computation, 100.0)
+        log.append(("timed out" if timed_out else "done", engine.now))
+
+    def sleeper() -> Body:
+        for _ in range(3):
+            yield Sleep(0.7)
+        log.append(("slept", engine.now))
+
+    engine.create(Scripted(job()))
+    engine.create(Scripted(sleeper()))
+    engine.run()
+    assert log == [("slept", 2.0999999999999996), ("done", 4.999999999999999)]
+
+
+def test_a_wait_for_a_computation_times_out_and_the_computation_goes_on_until_its_actor_is_over() -> None:
+    engine = Engine()
+    log: list[tuple[str, float]] = []
+
+    def job() -> Body:
+        computation = yield Execute(0.2)
+        timed_out = yield WaitFor(computation, 2.5)
+        log.append(("timed out" if timed_out else "done", engine.now))
+        yield Sleep(1.0)  # the computation still runs: its end (t=5) is no step, the actor is over at 3.5
+
+    def sleeper() -> Body:
+        yield Sleep(6.0)
+        log.append(("slept", engine.now))
+
+    engine.create(Scripted(job()))
+    engine.create(Scripted(sleeper()))
+    engine.run()
+    assert log == [("timed out", 2.5), ("slept", 6.0)]
+
+
+def test_a_computation_that_ends_with_its_timeout_is_done() -> None:
+    """Both end in one step; the computation began first, so SimGrid answers the wait with its end (measured in
+    SimGrid 3.32: a 5 s computation waited for 5 s is done)."""
+    engine = Engine()
+    log: list[bool] = []
+
+    def job() -> Body:
+        computation = yield Execute(0.2)
+        log.append((yield WaitFor(computation, 5.0)))
+
+    engine.create(Scripted(job()))
+    engine.run()
+    assert log == [False] and engine.now == 5.0
+
+
+PLATFORM = """<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+<zone id="AS0" routing="Full">
+    <host id="node2" speed="3Gf"/>
+    <host id="node1" speed="1Gf"/>
+    <host id="master" speed="1Gf"><prop id="role" value="master"/></host>
+    <link id="l1" bandwidth="10Gbps" latency="0"/>
+    <link id="l2" bandwidth="10Gbps" latency="0"/>
+    <link id="lm" bandwidth="10Gbps" latency="0"/>
+    <route src="node1" dst="node2"><link_ctn id="l1"/><link_ctn id="l2"/></route>
+    <route src="node1" dst="master"><link_ctn id="l1"/><link_ctn id="lm"/></route>
+    <route src="node2" dst="master"><link_ctn id="l2"/><link_ctn id="lm"/></route>
+</zone>
+</platform>
+"""
+WORKLOAD = {
+    "nb_res": 2,
+    "jobs": [{"id": 1, "subtime": 0, "res": 2, "profile": "par", "walltime": 100},
+             {"id": 2, "subtime": 1, "res": 1, "profile": "ph", "walltime": 2.5},
+             {"id": 3, "subtime": 1, "res": 1, "profile": "ph", "walltime": 100}],
+    "profiles": {"par": {"type": "parallel", "cpu": [5e9, 9e9], "com": [0, 0, 0, 0]},
+                 "ph": {"type": "parallel_homogeneous", "cpu": 5e9, "com": 0}},
+}
+
+
+def test_jobs_compute_on_hosts_of_different_speeds_and_stop_at_their_walltime(tmp_path: Path) -> None:
+    """`clustersim run` on a Batsim workload that computes, on hosts with explicit routes (node1 1 Gf is resource 0,
+    node2 3 Gf resource 1), takes the step model by default. Job 1 computes 5 Gf on node1 and 9 Gf on node2: 5 s.
+    Jobs 2 and 3 compute 5 Gf each, started at job 1's end: job 3 on node2 in 5/3 s, job 2 on node1 would take
+    5 s and is stopped by its 2.5 s walltime. The nanoseconds are Batsim's messages (0.1 ns on the master, 0.8
+    ns from a compute host): every value is the one `--platform-model simgrid` (SimGrid 3.32) gives."""
+    import csv
+    import json
+
+    from clustersim.cli import main
+
+    (tmp_path / "platform.xml").write_text(PLATFORM)
+    (tmp_path / "workload.json").write_text(json.dumps(WORKLOAD))
+    code = main(["run", "-p", str(tmp_path / "platform.xml"), "-w", str(tmp_path / "workload.json"),
+                 "-e", str(tmp_path / "out"), "--host-order", "name", "-q", "--no-gantt", "--policy", "fcfs"])
+    assert code == 0
+    with open(tmp_path / "out_jobs.csv", newline="") as f:
+        rows = {row["job_id"]: row for row in csv.DictReader(f)}
+    columns = ("final_state", "allocated_resources", "starting_time", "execution_time", "finish_time")
+    assert {key: tuple(row[column] for column in columns) for key, row in rows.items()} == {
+        "1": ("COMPLETED_SUCCESSFULLY", "0-1", "4e-10", "5", "5.0000000004"),
+        "2": ("COMPLETED_WALLTIME_REACHED", "0", "5.0000000013", "2.5", "7.5000000013"),
+        "3": ("COMPLETED_SUCCESSFULLY", "1", "5.0000000014", "1.666666666666667", "6.666666668066667"),
+    }
