@@ -203,7 +203,7 @@ def test_the_model_refuses_a_job_that_communicates() -> None:
     from clustersim.workload.profiles import ParallelHomogeneous
 
     job = Job("1", 0.0, 1, ParallelHomogeneous(1e9, 1e6), 10.0)
-    with pytest.raises(ClusterSimError, match="job 'w0!1'.*communicates or does I/O.*--platform-model simgrid"):
+    with pytest.raises(ClusterSimError, match=r"job 'w0!1'.*communicates or does I/O.*--platform-model simgrid"):
         StepExecution(125e6).start(RunningJob(job, 0.0, IntervalSet.range(0, 1)))
 
 

@@ -67,11 +67,11 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--platform-model", choices=("fast", "step", "simgrid"),
         help="how jobs execute: 'fast' (profile times at the hosts' speeds, communication free), 'step' (delay "
-        "jobs, with Batsim's actors on SimGrid's solver steps computed without SimGrid) or 'simgrid' "
-        "(SimGrid times computation and communication on the platform's hosts and links); default: simgrid "
-        "when the workload's profiles communicate and the platform is a SimGrid file, step for Batsim's "
-        "delivery of delay jobs on a SimGrid platform whose messages all take one known time (no energy, no "
-        "--events), else fast (see docs/platform-model.md)",
+        "and computing jobs, with Batsim's actors on SimGrid's solver steps computed without SimGrid) or "
+        "'simgrid' (SimGrid times computation and communication on the platform's hosts and links); default: "
+        "simgrid when the workload's profiles communicate and the platform is a SimGrid file, step for Batsim's "
+        "delivery of jobs that wait or compute on a SimGrid platform whose messages take known times (no "
+        "energy, no --events), else fast (see docs/platform-model.md)",
     )
     run.add_argument(
         "--events", type=Path, metavar="FILE",

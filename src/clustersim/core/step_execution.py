@@ -36,7 +36,7 @@ from clustersim.core.state import RunningJob
 from clustersim.errors import ClusterSimError, InputError
 from clustersim.platform.messages import MessageRates
 from clustersim.platform.model import Platform
-from clustersim.workload.profiles import Composed, Delay, Parallel, ParallelHomogeneous, Profile
+from clustersim.workload.profiles import Composed, Delay, Parallel, ParallelHomogeneous, Profile, local_work
 
 TIMING_PRECISION = 1e-9
 """SimGrid's `precision/timing`: a sleep's rest below it is 0."""
@@ -575,6 +575,8 @@ class StepExecution:
         else:
             speeds = [platform.unit_speeds[unit] for unit in running.resources] if platform is not None else []
             try:
+                if not speeds and local_work(job.profile):
+                    raise ClusterSimError("the step platform model computes on a platform's hosts: none given")
                 steps = job_steps(job.profile, speeds)
             except ClusterSimError as error:
                 raise ClusterSimError(f"job '{job.key}': {error}") from None
