@@ -386,3 +386,34 @@ def test_jobs_compute_on_hosts_of_different_speeds_and_stop_at_their_walltime(tm
         "2": ("COMPLETED_WALLTIME_REACHED", "0", "5.0000000013", "2.5", "7.5000000013"),
         "3": ("COMPLETED_SUCCESSFULLY", "1", "5.0000000014", "1.666666666666667", "6.666666668066667"),
     }
+
+
+def test_an_actor_computes_on_its_host_at_its_speed_and_messages_go_at_its_routes_rate() -> None:
+    """`this_actor.execute(flops)` as SimGrid's (Batsim's switching actors compute 1 flop): flops over the host's
+    speed; a message from a node goes at that node's route's rate, one from the master at the master's."""
+    from clustersim.platform.messages import MessageRates
+    from clustersim.platform.model import Node, Platform
+
+    platform = Platform([Node(0, "slow", speed=1e9), Node(1, "fast", speed=4e9)])
+    model = StepExecution(MessageRates(1e10, {"slow": 1.25e9, "fast": 2.5e9}, None), platform)
+    sg = model.simgrid
+    log: list[tuple[str, float]] = []
+
+    def server() -> None:
+        for _ in range(3):
+            log.append((sg.Mailbox.by_name("server").get(), model.engine.clock))
+
+    def node(name: str, host: int) -> None:
+        sg.this_actor.execute(2e9)
+        log.append((f"{name} computed", model.engine.clock))
+        sg.Mailbox.by_name("server").put_async(name, 1).wait()
+
+    def core() -> None:
+        sg.Actor.create("server", model.master, server)
+        sg.Actor.create("slow", model.host_of(0), node, "slow", 0)
+        sg.Actor.create("fast", model.host_of(1), node, "fast", 1)
+        sg.Mailbox.by_name("server").put_async("master", 1).wait()
+
+    model.drive(core)
+    assert log == [("master", 1e-10), ("fast computed", 0.5), ("fast", 0.5 + 4e-10), ("slow computed", 2.0),
+                   ("slow", 2.0 + 8e-10)]

@@ -26,7 +26,7 @@ platforms where every message to the master host takes the same time (platform/m
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from greenlet import greenlet
@@ -36,7 +36,15 @@ from clustersim.core.state import RunningJob
 from clustersim.errors import ClusterSimError, InputError
 from clustersim.platform.messages import MessageRates
 from clustersim.platform.model import Platform
-from clustersim.workload.profiles import Composed, Delay, Parallel, ParallelHomogeneous, Profile, local_work
+from clustersim.workload.profiles import (
+    Composed,
+    Delay,
+    Parallel,
+    ParallelHomogeneous,
+    Profile,
+    local_work,
+    only_delays,
+)
 
 TIMING_PRECISION = 1e-9
 """SimGrid's `precision/timing`: a sleep's rest below it is 0."""
@@ -503,6 +511,8 @@ class StepExecution:
             raise InputError("--platform-model", f"the step model does not know how long a message from host(s) "
                              f"{', '.join(missing[:5])} to the master takes (docs/platform-model.md)")
         self._default_rate = rates.default
+        self._speeds: dict[int, float] = {}
+        """Units whose speed a power state changed (`change_speeds`)."""
         self._platform = platform
         self._engine = Engine()
         self._actors = _Actors(self._engine, self._rate_of, self._speed_of)
@@ -573,7 +583,8 @@ class StepExecution:
         if type(job.profile) is Delay:
             steps: list[Step] = [float(job.profile.seconds)]
         else:
-            speeds = [platform.unit_speeds[unit] for unit in running.resources] if platform is not None else []
+            speeds = ([self._speeds.get(unit, platform.unit_speeds[unit]) for unit in running.resources]
+                      if platform is not None else [])
             try:
                 if not speeds and local_work(job.profile):
                     raise ClusterSimError("the step platform model computes on a platform's hosts: none given")
@@ -631,7 +642,14 @@ class StepExecution:
         if handle is not None:
             handle.kill()
 
-    def change_speeds(self, now: float, speeds: object, pstate: int, running: object) -> Sequence[tuple[str, float]]:
-        raise ClusterSimError("the step platform model does not change the hosts' speeds (--platform-model simgrid "
-                              "does)")
+    def change_speeds(self, now: float, speeds: Mapping[int, float], pstate: int,
+                      running: Mapping[str, RunningJob]) -> Sequence[tuple[str, float]]:
+        """Jobs started from now on compute at the new speeds; a computing job already running there is refused
+        (SimGrid would re-time its computation: --platform-model simgrid does)."""
+        for key, job in running.items():
+            if not only_delays(job.job.profile) and any(unit in speeds for unit in job.resources):
+                raise ClusterSimError(f"the step platform model does not change the speed of the hosts of job "
+                                      f"'{key}', which computes (--platform-model simgrid does)")
+        self._speeds.update(speeds)
+        return ()
 
