@@ -417,3 +417,24 @@ def test_an_actor_computes_on_its_host_at_its_speed_and_messages_go_at_its_route
     model.drive(core)
     assert log == [("master", 1e-10), ("fast computed", 0.5), ("fast", 0.5 + 4e-10), ("slow computed", 2.0),
                    ("slow", 2.0 + 8e-10)]
+
+
+def test_a_workload_that_communicates_goes_to_simgrid_and_the_step_model_refuses_it() -> None:
+    import warnings
+
+    from clustersim.core.execution_choice import execution_model
+    from clustersim.errors import InputError
+    from clustersim.platform.load import load_platform
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the platform reader's note on the links it does not read
+        platform = load_platform(PROFILES / "platform.xml", host_order="name")
+    computing = Workload("w0", iter(()), local_only=True)
+    communicating = Workload("w0", iter(()), communicates=True)
+    assert resolve_model(None, PROFILES / "platform.xml", computing, batsim_actors=True) == "step"
+    assert resolve_model(None, PROFILES / "platform.xml", communicating, batsim_actors=True) == "simgrid"
+    assert isinstance(execution_model("step", platform, PROFILES / "platform.xml", computing), StepExecution)
+    with pytest.raises(InputError, match="use --platform-model simgrid for communication and I/O"):
+        execution_model("step", platform, PROFILES / "platform.xml", communicating)
+    with pytest.raises(InputError, match="messages to the master host take known times"):
+        execution_model("step", platform, NETWORK / "platform.xml", computing)
