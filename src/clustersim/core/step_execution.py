@@ -2,17 +2,21 @@
 
 At an exact tie, whether Batsim's server sees a job's end before it calls the scheduler is decided by SimGrid's
 arithmetic (docs/batsim-protocol.md, "How Batsim groups the events of one instant"): times in steps of the shortest
-remaining action, wake-ups in the order the actions began, sleeps and messages that end a step below SimGrid's
-precisions. `Engine` does that arithmetic, and only that, for the actions Batsim's actors use (SimGrid 3.32,
-ptask_L07: `EngineImpl::run` and `solve`, `HostL07Model::update_actions_state`,
+remaining action, wake-ups in the order the actions began, sleeps, computations and messages that end a step below
+SimGrid's precisions. `Engine` does that arithmetic, and only that, for the actions Batsim's actors use (SimGrid
+3.32, ptask_L07: `EngineImpl::run` and `solve`, `HostL07Model::update_actions_state`, the `L07Action`,
 `Model::next_occurring_event_full`, `double_update`):
 
 - actors run in sub-rounds at one clock value, in the order they were made ready; the simcalls of a sub-round
-  (sleep, `put_async`, `wait`, `get`, actor creation) are handled after it, in that order;
+  (sleep, `put_async`, `wait`, `get`, actor creation, a computation's start and `wait_for`) are handled after it,
+  in that order;
 - a step lasts the shortest remaining time among the actions: a sleep's rest, a message's remaining bytes over
-  its route's rate; the clock moves `now = now + step`; every action loses the step; a sleep's rest below 1e-9 s
-  (`precision/timing`) and a message's bytes below 1e-14 are set to 0; the actions that reach 0 end in that step,
-  in the order they began, and wake their actors.
+  its route's rate, a computation's remaining work (one unit, the whole parallel task, at the start) over its
+  rate (the smallest speed / flops of its hosts); the clock moves `now = now + step`; every action loses the
+  step; a sleep's rest below 1e-9 s (`precision/timing`) and a message's bytes or a computation's work below
+  1e-14 are set to 0; the actions that reach 0 end in that step, in the order they began, and wake their actors;
+- waiting for a computation at most some time (the walltime's rest) adds a sleep of that time after it: the
+  first of the two to end answers the wait, the computation when both end in one step.
 
 The server's one mailbox has one receiver, which takes one message at a time, so at most one message is under way
 and no two share a link: each goes at its route's rate.
@@ -20,8 +24,9 @@ and no two share a link: each goes at its route's rate.
 `StepExecution` is the execution model on that engine: it offers Batsim's actors (core/batsim_actors.py) what
 `SimgridExecution` offers them (a clock, actors, a mailbox, sleep, kill, a job's executor made by `start` and
 created by `launch`, `on_end`), without SimGrid. The actors are greenlets: each runs until its next simcall, which
-hands control back to the engine. It runs jobs whose profiles are delays (Batsim's executor sleeps them), on
-platforms where every message to the master host takes the same time (platform/messages.py).
+hands control back to the engine. It runs jobs whose profiles are delays (Batsim's executor sleeps them) or parallel
+tasks without communication (it computes them, on the job's hosts), on platforms where every message to the master
+host has a known time by sending host (platform/messages.py).
 """
 
 from __future__ import annotations
