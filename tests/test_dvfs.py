@@ -206,6 +206,7 @@ def test_step_model_with_batsims_actors_re_times_jobs_and_reads_the_plugin_as_th
         warnings.simplefilter("ignore", IgnoredPlatformElements)
         platform = load_platform(platform_file)
     workload = Workload.from_jobs(JOBS)
+    workload.local_only = True  # (as the Batsim reader says of these profiles)
     execution = execution_model("step", platform, platform_file, workload, energy=True)
     simulate(platform, workload, Switcher(SWITCHES), tmp_path / "out", energy=True, execution=execution,
              delivery=Delivery.BATSIM)

@@ -111,17 +111,17 @@ def only_delays(profile: Profile) -> bool:
     return False
 
 
-def runs_on_hosts(profile: Profile) -> bool:
-    """Whether executing the profile only waits or computes on its own hosts: delays and computations without
-    communication (a composition of those)."""
+def local_work(profile: Profile) -> bool:
+    """Whether executing the profile only waits or computes on the job's own hosts: a delay, a parallel task with
+    some computation and no communication, or a composition of those (no I/O)."""
     if type(profile) is Delay:
         return True
     if isinstance(profile, ParallelHomogeneous):
-        return profile.comm_bytes <= 0
+        return profile.comm_bytes <= 0 and profile.flops > 0
     if isinstance(profile, Parallel):
-        return not any(value > 0 for value in profile.comm)
+        return not any(profile.comm) and any(flops > 0 for flops in profile.flops)
     if isinstance(profile, Composed):
-        return all(runs_on_hosts(p) for p in profile.sequence)
+        return all(local_work(p) for p in profile.sequence)
     return False
 
 
