@@ -123,6 +123,8 @@ class BatsimActors:
         """id of a switch request -> its machines whose switching actor has not yet sent SWITCHED_ON/OFF."""
         self._rows = 0
         """machine_states.csv rows written so far: they keep the order in which the actors write them."""
+        self._job_start: dict[IntervalSet, int] = {}
+        """A running job's allocation -> its machines' energy in SimGrid's plugin at its start (`long double`)."""
         self._awake_pstate: dict[int, int] = {}
         """Node -> the SimGrid power state its host computed in before it switched off."""
         self._plugin: EnergyPlugin | StepEnergyPlugin | None = None
@@ -132,7 +134,7 @@ class BatsimActors:
             self._plugin = model.energy_plugin
             simulation.meter.reader = model.energy_plugin.reading
             simulation.meter.total = model.energy_plugin.total
-            simulation.meter.machines = self._machines_energy
+            simulation.meter.job_energy = self._job_energy
             simulation.meter.set_power_states = self._set_power_states
             model.on_launched = self._job_launched
 
@@ -382,6 +384,16 @@ class BatsimActors:
         self.sim._power.finish(Switching((node,), switching.on))
         self._put(("switched", switching), last=True)
 
+    def _job_energy(self, resources: IntervalSet) -> float:
+        """A job's energy when it ends, as Batsim's executor computes it: its machines' energy now minus at its start
+        (`long double`s), -1 when its start was not read."""
+        from clustersim.core.simgrid_execution import _double, _extended
+
+        start = self._job_start.pop(resources, None)
+        if start is None:
+            return -1.0
+        return _double(_extended(self._machines_energy(resources) - start))
+
     def _machines_energy(self, resources: IntervalSet) -> int:
         """The energy of an allocation's machines, read from SimGrid's energy plugin as Batsim reads it."""
         assert self._plugin is not None
@@ -404,8 +416,7 @@ class BatsimActors:
             return
         running = execution.running
         now = self._now()
-        if meter.machines is not None:
-            meter.job_energy_start(running.resources)
+        self._job_start[running.resources] = self._machines_energy(running.resources)  # (Batsim: before the rows)
         meter.reading = meter.reader(now)
         if sim.state.nodes is not None:
             sim.state.nodes.occupy(running.resources, now)

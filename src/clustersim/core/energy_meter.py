@@ -126,11 +126,10 @@ class EnergyMeter:
         """With the simgrid model and Batsim's actors: reads a consumed_energy.csv row's (energy, epower or None for
         NA, wattmin) from SimGrid's energy plugin, in the actor that writes the row, as Batsim does
         (`EnergyPlugin.reading`); the meter's own integral still gives the jobs' energy and the totals."""
-        self.machines: Callable[[IntervalSet], int] | None = None
-        """With `reader`: the energy of an allocation's machines as SimGrid's energy plugin gives it, a `long double`
-        in units of 2**-1074 (Batsim's `consumed_energy_on_machines`): a job's energy is its value at the job's end
-        minus at its start, as Batsim computes it (`job_energy_start`)."""
-        self._job_start: dict[IntervalSet, int] = {}
+        self.job_energy: Callable[[IntervalSet], float] | None = None
+        """With `reader`: a job's energy as Batsim computes it, read from SimGrid's energy plugin when the job ends
+        (its machines' energy then minus at its start; negative when not known), after its machine_states.csv row
+        and before its consumed_energy.csv row, where Batsim reads it."""
         self.total: Callable[[], float] | None = None
         """With `reader`: the platform's energy since t=0 as SimGrid's energy plugin gives it (an energy QUERY's
         answer, as Batsim's)."""
@@ -206,27 +205,19 @@ class EnergyMeter:
         if self._states_file is not None:
             self._state_row(now)
 
-    def job_energy_start(self, resources: IntervalSet) -> None:
-        """A job's executor reads its machines' energy before its start rows (with `machines`)."""
-        assert self.machines is not None
-        self._job_start[resources] = self.machines(resources)
-
     def job_ended(self, now: float, start: float, resources: IntervalSet, computes: bool = True) -> float:
         """Account for a job's end (the tracker already moved its nodes); returns the energy it consumed."""
         self._last_end_energy = self.energy
         if self._states_file is not None:  # (Batsim frees the machines, writes their row, then reads the energy)
             self._state_row(now)
-        measured = None
-        if self.machines is not None and resources in self._job_start:  # (Batsim: the job's machines, then the row)
-            from clustersim.core.simgrid_execution import _double, _extended
-
-            measured = _double(_extended(self.machines(resources) - self._job_start.pop(resources)))
+        job_energy = self.job_energy
+        measured = job_energy(resources) if job_energy is not None else -1.0
         self._entry(now, "e")
         if computes:
             self._dynamic_power -= self._sum(self._dynamic, resources)
             if abs(self._dynamic_power) < 1e-9:
                 self._dynamic_power = 0.0  # no busy unit left: drop floating-point residue
-        if measured is not None:
+        if measured >= 0:
             return measured
         energy = (now - start) * self._sum(self._full if computes else self._idle, resources)
         if self._dvfs:
