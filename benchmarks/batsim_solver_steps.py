@@ -21,6 +21,7 @@ job, each a generator of calls) on an engine that does only what SimGrid 3.32 do
     python benchmarks/batsim_solver_steps.py CASE_DIR...
     python benchmarks/batsim_solver_steps.py --cost out/jobs.csv --jobs 10000   # the arithmetic's CPU cost
     python benchmarks/batsim_solver_steps.py --model-cost 10000   # `clustersim run`, fast against step model
+    python benchmarks/batsim_solver_steps.py --model-cost 10000 --computing   # the same jobs computing
 
 With `--cost`, the arithmetic's price on a large schedule: the first N jobs of a jobs.csv (e.g. the fast model's
 HPC2N run under `easy`), each an executor that sleeps from its start to its finish and sends its end to the server,
@@ -246,9 +247,11 @@ PLATFORM = """<?xml version='1.0'?>
 """The ties family's platform, with as many compute hosts as the trace's header says."""
 
 
-def model_cost(limit: int, policy: str, runs: int) -> None:
+def model_cost(limit: int, policy: str, runs: int, computing: bool = False) -> None:
     """CPU seconds of `clustersim run` with the fast and the step model (alternated, each in its own process) on
-    the first `limit` HPC2N jobs as a Batsim workload of delays on a platform of the ties family's kind."""
+    the first `limit` HPC2N jobs as a Batsim workload of delays on a platform of the ties family's kind
+    (`computing`: as `parallel_homogeneous` jobs of their run time x 1 Gflop on each host, the same times on the
+    platform's 1 Gf hosts)."""
     import json
     import os
     import resource
@@ -270,6 +273,9 @@ def model_cost(limit: int, policy: str, runs: int) -> None:
                   "walltime": -1 if job.walltime is None else job.walltime} for job in jobs],
         "profiles": {f"d{job.profile.seconds!r}": {"type": "delay", "delay": job.profile.seconds} for job in jobs},
     }
+    if computing:
+        document["profiles"] = {name: {"type": "parallel_homogeneous", "cpu": profile["delay"] * 1e9, "com": 0}
+                                for name, profile in document["profiles"].items()}
     (folder / "workload.json").write_text(json.dumps(document))
     paths = [str(Path(path).resolve()) for path in os.environ.get("PYTHONPATH", "").split(os.pathsep) if path]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(paths))  # the children run in `folder`
@@ -287,7 +293,8 @@ def model_cost(limit: int, policy: str, runs: int) -> None:
             times[model].append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
             outputs[model] = out
     for model, seconds in times.items():
-        print(f"{model}: {len(jobs)} jobs under {policy}, min {min(seconds):.2f} CPU s of {runs} runs "
+        print(f"{model}: {len(jobs)} {'computing' if computing else 'delay'} jobs under {policy}, min "
+              f"{min(seconds):.2f} CPU s of {runs} runs "
               f"({', '.join(f'{t:.2f}' for t in seconds)})")
     import csv as csv_module
 
@@ -309,9 +316,11 @@ def main(run: Callable[[Path], dict[str, Any]] = replay) -> None:
                         help="time `clustersim run` with the fast and the step model on the first JOBS HPC2N jobs")
     parser.add_argument("--policy", default="easy", help="with --model-cost: the policy (default easy)")
     parser.add_argument("--runs", type=int, default=3, help="with --model-cost: runs of each model (default 3)")
+    parser.add_argument("--computing", action="store_true",
+                        help="with --model-cost: the jobs compute (parallel_homogeneous) instead of sleeping")
     args = parser.parse_args()
     if args.model_cost is not None:
-        model_cost(args.model_cost, args.policy, args.runs)
+        model_cost(args.model_cost, args.policy, args.runs, args.computing)
         return
     if args.cost is not None:
         seconds, count = cost(args.cost, args.jobs)

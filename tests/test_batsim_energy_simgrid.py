@@ -1,7 +1,8 @@
 """The `energy` family of the Batsim reference corpus with the simgrid platform model: batsched's energy variants
 (re-written in Python, tests/batsched_energy) drive `clustersim run -E --platform-model simgrid` over the protocol,
 each case in its own process (SimGrid runs one simulation per process), compared as
-test_batsim_energy_reference.py compares the fast model's runs: jobs, schedule.csv and the energy files row by row.
+test_batsim_energy_reference.py compares the default (step) model's runs: jobs, schedule.csv and the energy files
+row by row.
 
 Batsim's actors run in SimGrid (core/batsim_actors.py), a switching actor per machine among them: a job's
 walltime is SimGrid's timeout, so `energy_019`'s walltime race (the fast model's documented difference) is

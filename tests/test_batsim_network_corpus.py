@@ -12,7 +12,7 @@ so the comparison has no tolerance beyond Batsim's `%f` output (5e-7 s):
 - execution_time within 1e-6 relative (plus the 5e-7 s of `%f`);
 - stretch and slowdown, ratios of the compared times, are not compared.
 
-The `profiles` family (computation only, so `fast` by default, where 17 of its 20 cases give Batsim's values:
+The `profiles` family (computation only, so the `step` model by default, where all 20 cases give Batsim's values:
 test_batsim_corpus.py) also runs here with the simgrid model, compared as test_batsim_corpus.py compares: there
 Batsim's messages of unequal times (0.1 ns between the master's actors, 0.8 ns from a compute host) and
 SimGrid's clock group the job ends of an instant as Batsim did, and every case gives Batsim's values.

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -27,6 +28,7 @@ from clustersim.core.state import ClusterView
 from clustersim.errors import DecisionError
 from clustersim.intervals import IntervalSet
 from clustersim.platform.load import load_platform
+from clustersim.platform.simgrid import IgnoredPlatformElements
 from clustersim.protocols.batsim.adapter import ExternalScheduler
 from clustersim.protocols.batsim.options import ProtocolOptions
 from clustersim.runner import simulate
@@ -174,11 +176,55 @@ def test_simgrid_model_with_batsims_actors_writes_the_rows_after_a_change_in_its
     """With Batsim's actors the energy files read SimGrid's energy plugin: Batsim's server sets the hosts' new
     power state before it writes the row after the change, so that row's `wattmin` is the new one."""
     run_in_process(tmp_path, "batsim=True")
-    out = tmp_path / "out"
+    check_batsim_rows(tmp_path / "out")
+
+
+CLUSTER_PLATFORM = (
+    "<?xml version='1.0'?>\n"
+    '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">\n'
+    '<platform version="4.1"><zone id="z" routing="Full">'
+    '<cluster id="compute" prefix="h" suffix="" radical="0-{last}" speed="1Gf,500Mf,250Mf,1f,1f,1f" bw="125MBps" '
+    'lat="0" bb_bw="2.25GBps" bb_lat="0">'
+    '<prop id="wattage_per_state" value="100:200,80:120,60:80,10:10,50:50,100:100"/>'
+    '<prop id="sleep_pstates" value="3:4:5"/></cluster>'
+    '<cluster id="master" prefix="master" suffix="" radical="0-0" speed="1Gf" bw="125MBps" lat="0" bb_bw="2.25GBps" '
+    'bb_lat="0"><prop id="role" value="master"/></cluster>'
+    '<link id="backbone" bandwidth="1.25GBps" latency="0"/>'
+    '<zoneRoute src="compute" dst="master" gw_src="hcompute_router" gw_dst="mastermaster_router">'
+    '<link_ctn id="backbone"/></zoneRoute></zone></platform>\n'
+)
+
+
+def test_step_model_with_batsims_actors_re_times_jobs_and_reads_the_plugin_as_the_simgrid_model(
+        tmp_path: Path) -> None:
+    """The step model (no SimGrid) on the same hosts in `<cluster>`s, whose messages take one known time: the jobs
+    re-timed by the power states, the rows after each change in the new power state, as the simgrid model
+    writes them (its outputs on this platform are the same bytes)."""
+    platform_file = tmp_path / "dvfs.xml"
+    platform_file.write_text(CLUSTER_PLATFORM.format(last=2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", IgnoredPlatformElements)
+        platform = load_platform(platform_file)
+    workload = Workload.from_jobs(JOBS)
+    workload.local_only = True  # (as the Batsim reader says of these profiles)
+    execution = execution_model("step", platform, platform_file, workload, energy=True)
+    simulate(platform, workload, Switcher(SWITCHES), tmp_path / "out", energy=True, execution=execution,
+             delivery=Delivery.BATSIM)
+    check_batsim_rows(tmp_path / "out")
+    rows = csv_rows(tmp_path / "out" / "consumed_energy.csv")
+    # SimGrid's plugin: host 1 idles during job B's 10 s delay (100 W until 5, then 60 W), not at full power.
+    assert float(rows[-1]["energy"]) == pytest.approx(PLATFORM_JOULES - 5 * (200 - 100) - 5 * (80 - 60), rel=1e-9)
+
+
+def check_batsim_rows(out: Path) -> None:
     jobs = {row["job_id"]: row for row in csv_rows(out / "jobs.csv")}
-    for key, (state, finish, _) in EXPECTED.items():
+    for key, (state, finish, joules) in EXPECTED.items():
         assert jobs[key]["final_state"] == state, key
         assert float(jobs[key]["finish_time"]) == pytest.approx(finish, abs=1e-6), key
+        # A job's energy is its machines' in SimGrid's plugin, end minus start, as Batsim's: B's host idles during
+        # its delay (100 W, then 60 W from t=5), where the fast model charges it full power.
+        idle = 5 * (200 - 100) + 5 * (80 - 60) if key == "B" else 0
+        assert float(jobs[key]["consumed_energy"]) == pytest.approx(joules - idle, rel=1e-9, abs=1e-3), key
     assert (out / "pstate_changes.csv").read_text().split()[1:] == PSTATE_CHANGES
     rows = [row for row in csv_rows(out / "consumed_energy.csv") if row["event_type"] == "p"]
     assert [(row["time"], float(row["wattmin"]), row["epower"] == "NA") for row in rows] == [

@@ -67,11 +67,11 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--platform-model", choices=("fast", "step", "simgrid"),
         help="how jobs execute: 'fast' (profile times at the hosts' speeds, communication free), 'step' (delay "
-        "jobs, with Batsim's actors on SimGrid's solver steps computed without SimGrid) or 'simgrid' "
-        "(SimGrid times computation and communication on the platform's hosts and links); default: simgrid "
-        "when the workload's profiles communicate and the platform is a SimGrid file, step for Batsim's "
-        "delivery of delay jobs on a SimGrid platform whose messages all take one known time (no energy, no "
-        "--events), else fast (see docs/platform-model.md)",
+        "and computing jobs, with Batsim's actors on SimGrid's solver steps computed without SimGrid) or "
+        "'simgrid' (SimGrid times computation and communication on the platform's hosts and links); default: "
+        "simgrid when the workload's profiles communicate and the platform is a SimGrid file, step for Batsim's "
+        "delivery of jobs that wait or compute on a SimGrid platform whose messages take known times (with -E "
+        "too; no --power-off, no --events), else fast (see docs/platform-model.md)",
     )
     run.add_argument(
         "--events", type=Path, metavar="FILE",
@@ -279,10 +279,10 @@ def _load_inputs(args: argparse.Namespace, default: Platform | None = None) -> t
             model = getattr(args, "platform_model", "fast")
             if model == "simgrid" or (model is None and workload.communicates):  # SimGrid reads the links
                 warnings.simplefilter("ignore", IgnoredPlatformElements)
-            elif model in ("step", None) and workload.delays_only and _batsim_actors(args):
-                from clustersim.platform.messages import message_bandwidth
+            elif model in ("step", None) and (workload.local_only or workload.delays_only) and _batsim_actors(args):
+                from clustersim.platform.messages import message_rates
 
-                if message_bandwidth(args.platform) is not None:  # the step model times messages on the links
+                if message_rates(args.platform) is not None:  # the step model times messages on the links
                     warnings.simplefilter("ignore", IgnoredPlatformElements)
             return load_platform(args.platform, host_order=args.host_order, format=formats["platform"]), workload
     if default is not None:
@@ -297,9 +297,10 @@ def _load_inputs(args: argparse.Namespace, default: Platform | None = None) -> t
 
 
 def _batsim_actors(args: argparse.Namespace) -> bool:
-    """Whether the run would deliver events with Batsim's actors: Batsim's delivery, no energy, no external events."""
-    return (getattr(args, "delivery", None) == "batsim" and not getattr(args, "energy", False)
-            and getattr(args, "power_off", None) is None and getattr(args, "events", None) is None)
+    """Whether the run would deliver events with Batsim's actors: Batsim's delivery, no built-in power policy, no
+    external events."""
+    return (getattr(args, "delivery", None) == "batsim" and getattr(args, "power_off", None) is None
+            and getattr(args, "events", None) is None)
 
 
 def _execution_model(args: argparse.Namespace, platform: Platform, workload: Workload) -> ExecutionModel:
@@ -308,7 +309,7 @@ def _execution_model(args: argparse.Namespace, platform: Platform, workload: Wor
     from clustersim.platform.load import platform_format
 
     platform_file = args.platform if args.platform is not None and platform_format(args.platform) == "simgrid" else None
-    name = resolve_model(args.platform_model, platform_file, workload, _batsim_actors(args))
+    name = resolve_model(args.platform_model, platform_file, workload, _batsim_actors(args), energy=args.energy)
     return execution_model(name, platform, platform_file, workload, energy=args.energy or args.power_off is not None)
 
 

@@ -47,7 +47,7 @@ from clustersim.workload.profiles import needs_speed
 if TYPE_CHECKING:
     from clustersim.core.simgrid_execution import EnergyPlugin, SimgridExecution
     from clustersim.core.simulation import Simulation, _Execution
-    from clustersim.core.step_execution import StepExecution
+    from clustersim.core.step_execution import StepEnergyPlugin, StepExecution
 
 MAILBOX = "batsim-server"
 SHORTEST_WAIT = 1e-5
@@ -123,19 +123,20 @@ class BatsimActors:
         """id of a switch request -> its machines whose switching actor has not yet sent SWITCHED_ON/OFF."""
         self._rows = 0
         """machine_states.csv rows written so far: they keep the order in which the actors write them."""
+        self._job_start: dict[IntervalSet, int] = {}
+        """A running job's allocation -> its machines' energy in SimGrid's plugin at its start (`long double`)."""
         self._awake_pstate: dict[int, int] = {}
         """Node -> the SimGrid power state its host computed in before it switched off."""
-        self._plugin: EnergyPlugin | None = None
-        """SimGrid's energy plugin, when the energy files' rows read it as Batsim's do (then a job's executor writes
-        its start rows in its first turn, as Batsim's). Energy runs only in the simgrid model."""
-        if simulation.meter is not None:
-            from clustersim.core.simgrid_execution import SimgridExecution
-
-            if isinstance(model, SimgridExecution) and model.energy_plugin is not None:
-                self._plugin = model.energy_plugin
-                simulation.meter.reader = model.energy_plugin.reading
-                simulation.meter.set_power_states = self._set_power_states
-                model.on_launched = self._job_launched
+        self._plugin: EnergyPlugin | StepEnergyPlugin | None = None
+        """SimGrid's energy plugin (the step model's emulates it), when the energy files' rows read it as Batsim's do
+        (then a job's executor writes its start rows in its first turn, as Batsim's)."""
+        if simulation.meter is not None and model.energy_plugin is not None:
+            self._plugin = model.energy_plugin
+            simulation.meter.reader = model.energy_plugin.reading
+            simulation.meter.total = model.energy_plugin.total
+            simulation.meter.job_energy = self._job_energy
+            simulation.meter.set_power_states = self._set_power_states
+            model.on_launched = self._job_launched
 
     def serve(self) -> None:
         """The server's loop, in the core's actor on the master host, until no actor can send anything."""
@@ -383,6 +384,22 @@ class BatsimActors:
         self.sim._power.finish(Switching((node,), switching.on))
         self._put(("switched", switching), last=True)
 
+    def _job_energy(self, resources: IntervalSet) -> float:
+        """A job's energy when it ends, as Batsim's executor computes it: its machines' energy now minus at its start
+        (`long double`s), -1 when its start was not read."""
+        from clustersim.core.simgrid_execution import _double, _extended
+
+        start = self._job_start.pop(resources, None)
+        if start is None:
+            return -1.0
+        return _double(_extended(self._machines_energy(resources) - start))
+
+    def _machines_energy(self, resources: IntervalSet) -> int:
+        """The energy of an allocation's machines, read from SimGrid's energy plugin as Batsim reads it."""
+        assert self._plugin is not None
+        platform = self.sim.platform
+        return self._plugin.machines(sorted({platform.node_of(unit).id for unit in resources}))
+
     def _set_power_states(self, nodes: Iterable[int], pstate: int) -> None:
         """Nodes' hosts take a computation power state (DVFS) in SimGrid, where the energy plugin sees it."""
         for node in nodes:
@@ -399,6 +416,7 @@ class BatsimActors:
             return
         running = execution.running
         now = self._now()
+        self._job_start[running.resources] = self._machines_energy(running.resources)  # (Batsim: before the rows)
         meter.reading = meter.reader(now)
         if sim.state.nodes is not None:
             sim.state.nodes.occupy(running.resources, now)

@@ -126,6 +126,13 @@ class EnergyMeter:
         """With the simgrid model and Batsim's actors: reads a consumed_energy.csv row's (energy, epower or None for
         NA, wattmin) from SimGrid's energy plugin, in the actor that writes the row, as Batsim does
         (`EnergyPlugin.reading`); the meter's own integral still gives the jobs' energy and the totals."""
+        self.job_energy: Callable[[IntervalSet], float] | None = None
+        """With `reader`: a job's energy as Batsim computes it, read from SimGrid's energy plugin when the job ends
+        (its machines' energy then minus at its start; negative when not known), after its machine_states.csv row
+        and before its consumed_energy.csv row, where Batsim reads it."""
+        self.total: Callable[[], float] | None = None
+        """With `reader`: the platform's energy since t=0 as SimGrid's energy plugin gives it (an energy QUERY's
+        answer, as Batsim's)."""
         self.reading: tuple[float, float | None, float] | None = None
         """A reading taken just before the row it is for, when the row must follow changes made after the reading
         (a job's executor reads the energy, then moves its machines, then writes its start row)."""
@@ -203,11 +210,15 @@ class EnergyMeter:
         self._last_end_energy = self.energy
         if self._states_file is not None:  # (Batsim frees the machines, writes their row, then reads the energy)
             self._state_row(now)
+        job_energy = self.job_energy
+        measured = job_energy(resources) if job_energy is not None else -1.0
         self._entry(now, "e")
         if computes:
             self._dynamic_power -= self._sum(self._dynamic, resources)
             if abs(self._dynamic_power) < 1e-9:
                 self._dynamic_power = 0.0  # no busy unit left: drop floating-point residue
+        if measured >= 0:
+            return measured
         energy = (now - start) * self._sum(self._full if computes else self._idle, resources)
         if self._dvfs:
             energy -= self._dvfs_correction(start, resources, computes)

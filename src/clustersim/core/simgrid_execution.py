@@ -515,6 +515,17 @@ class EnergyPlugin:
         self._last_energy = 0
         """The previous row's time and energy, `long double`s in units of 2**-1074."""
 
+    def total(self) -> float:
+        """The platform's energy since t=0 as Batsim answers an energy QUERY (the machines' energies summed)."""
+        return _double(self.machines(range(len(self._hosts))))
+
+    def machines(self, nodes: Sequence[int]) -> int:
+        """Some machines' energy, read and summed as Batsim does (a `long double` in units of 2**-1074)."""
+        energy = 0
+        for node in nodes:
+            energy = _extended(energy + _scaled(self._consumed(self._hosts[node][1])))
+        return energy
+
     def reading(self, date: float) -> tuple[float, float | None, float]:
         """A consumed_energy.csv row's (energy, epower or None for NA, wattmin) at SimGrid's clock `date`, read from
         the calling actor (Batsim's EnergyConsumptionTracer::add_entry)."""

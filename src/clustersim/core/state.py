@@ -7,7 +7,7 @@ are live read-only proxies (no copy per decision, no way to write).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Protocol
@@ -64,6 +64,11 @@ class EnergyReading(Protocol):
 
     @property
     def energy(self) -> float: ...
+
+    @property
+    def total(self) -> Callable[[], float] | None:
+        """SimGrid's energy plugin's total, when the execution model reads it (Batsim answers a QUERY from it)."""
+        ...
 
 
 class SharedView(Protocol):
@@ -177,9 +182,12 @@ class ClusterView:
 
     @property
     def consumed_energy(self) -> float | None:
-        """Joules consumed by the platform since t=0 (None when energy is not accounted for)."""
+        """Joules consumed by the platform since t=0 (None when energy is not accounted for): SimGrid's energy plugin's
+        when the execution model reads it, as Batsim does, else the meter's integral."""
         meter = self._state.meter
-        return None if meter is None else meter.energy
+        if meter is None:
+            return None
+        return meter.energy if meter.total is None else meter.total()
 
     @property
     def shared(self) -> SharedView:

@@ -37,6 +37,7 @@ from clustersim.workload.profiles import (
     Profile,
     StorageTransfer,
     communicates,
+    local_work,
     only_delays,
 )
 from clustersim.workload.stream import Workload
@@ -89,6 +90,7 @@ def parse_batsim_workload(document: object, *, source: str = "<memory>", name: s
         name=name, jobs=iter(jobs), source=source, nb_res=nb_res, header=header,
         communicates=any(communicates(profile) for profile in used),
         delays_only=all(only_delays(profile) for profile in used),
+        local_only=all(local_work(profile) for profile in used),
     )
 
 

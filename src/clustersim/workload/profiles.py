@@ -111,6 +111,20 @@ def only_delays(profile: Profile) -> bool:
     return False
 
 
+def local_work(profile: Profile) -> bool:
+    """Whether executing the profile only waits or computes on the job's own hosts: a delay, a parallel task with
+    some computation and no communication, or a composition of those (no I/O)."""
+    if type(profile) is Delay:
+        return True
+    if isinstance(profile, ParallelHomogeneous):
+        return profile.comm_bytes <= 0 and profile.flops > 0
+    if isinstance(profile, Parallel):
+        return not any(profile.comm) and any(flops > 0 for flops in profile.flops)
+    if isinstance(profile, Composed):
+        return all(local_work(p) for p in profile.sequence)
+    return False
+
+
 def communicates(profile: Profile) -> bool:
     """Whether executing the profile sends bytes between hosts, storage hosts included (only a network model can
     time that)."""

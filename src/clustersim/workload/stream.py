@@ -48,7 +48,8 @@ class Workload:
     SWF's `MaxProcs`/`MaxNodes`; `nb_res` is the platform size the source declares, when it declares one.
     `communicates` says that some job's profile sends bytes between hosts (readers that hold every job set it),
     which only the simgrid platform model can time. `delays_only` says that every job's profile is a delay (or a
-    composition of delays), as readers that hold every job may say: the step platform model runs those.
+    composition of delays), as readers that hold every job may say; `local_only` that every job's profile only
+    waits or computes on its own hosts (`profiles.local_work`): the step platform model runs those.
     """
 
     name: str
@@ -59,6 +60,7 @@ class Workload:
     skips: SkipReport = field(default_factory=SkipReport)
     communicates: bool = False
     delays_only: bool = False
+    local_only: bool = False
 
     @classmethod
     def from_jobs(cls, jobs: Iterable[Job], name: str = "w0", nb_res: int | None = None) -> Workload:
