@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, TextIO
+from typing import TextIO
 
 from clustersim.core.nodes import NodeState, NodeTracker
 from clustersim.errors import InputError
@@ -33,15 +33,11 @@ MACHINE_STATES_ROW = "%g,%d,%d,%d,%d,%d\n"
 CONSUMED_ENERGY_ROW = "%g,%g,%s,%g,%g\n"
 CONSUMED_ENERGY_ROW_NA = "%g,%g,%s,%g,NA\n"
 """The rows of Batsim's trace files (`%g`: 6 significant digits, as Batsim writes them)."""
-_STATES_ROW: Final = "%s,%d,%d,%d,%d,%d\n"
-_ENERGY_ROW: Final = "%s,%s,%s,%s,%s\n"
-_ENERGY_ROW_NA: Final = "%s,%s,%s,%s,NA\n"
-"""The same rows as the meter keeps them: every number already written (`_g`), and kept written while it repeats
-from row to row (an instant's rows share its time, both files too, and its energy; `wattmin` changes only when
-machines switch)."""
 ROWS_PER_WRITE = 4096
-"""Rows are kept as flat lists of values and formatted together, with one `%` at C speed, this many at a time (a
-few per job)."""
+"""Rows are kept as their text and written together, this many at a time (a few per job). Each row is built from
+texts only, by concatenation (compiled, one allocation and copies): every number already written (`_g`) and kept
+written while it repeats from row to row (an instant's rows share its time, both files too, and its energy;
+`wattmin` changes only when machines switch), the counts of machines as the text of a small int kept once."""
 
 
 def power_models(platform: Platform) -> list[PowerModel]:
@@ -105,11 +101,12 @@ class EnergyMeter:
         self._states_file: TextIO | None = None
         self._energy_file: TextIO | None = None
         self._pstates_file: TextIO | None = None
-        self._state_values: list[float | str] = []
-        """machine_states.csv rows not yet written, one after the other (MACHINE_STATES_ROW's values)."""
-        self._energy_formats: list[str] = []
-        self._energy_values: list[str] = []
-        """consumed_energy.csv rows not yet written: their formats, and their values one after the other."""
+        self._state_rows: list[str] = []
+        """machine_states.csv rows not yet written (MACHINE_STATES_ROW's text)."""
+        self._energy_rows: list[str] = []
+        """consumed_energy.csv rows not yet written (CONSUMED_ENERGY_ROW's or CONSUMED_ENERGY_ROW_NA's text)."""
+        self._counts: list[str] = []
+        """The text of each count of machines written so far (`str(count)` is `%d`'s text), by count."""
         self._last_row_time = 0.0
         self._last_row_energy = 0.0
         self._time, self._energy, self._wattmin, self._epower = _Text(), _Text(), _Text(), _Text()
@@ -329,10 +326,15 @@ class EnergyMeter:
     def _state_row(self, now: float) -> None:
         assert self._states_file is not None
         computing, idle, sleeping, switching_on, switching_off = self.tracker.nodes_in  # NodeState's order
-        values = self._state_values
-        values += (self._time.of(now), sleeping, switching_on, switching_off, idle, computing)
-        if len(values) == 6 * ROWS_PER_WRITE:
-            _write_rows(self._states_file, _STATES_ROW * ROWS_PER_WRITE, values)
+        counts = self._counts
+        most = max(computing, idle, sleeping, switching_on, switching_off)
+        if most >= len(counts):
+            counts += [str(count) for count in range(len(counts), most + 1)]
+        rows = self._state_rows
+        rows.append(f"{self._time.of(now)},{counts[sleeping]},{counts[switching_on]},{counts[switching_off]},"
+                    f"{counts[idle]},{counts[computing]}\n")
+        if len(rows) == ROWS_PER_WRITE:
+            _write_rows(self._states_file, rows)
 
     # -- outputs -------------------------------------------------------------------------------------------
 
@@ -357,16 +359,13 @@ class EnergyMeter:
         else:
             epower = self._static + self._dynamic_power
         watts = self._wattmin.of(self._static + self.ahead if wattmin is None else wattmin)
-        formats, values = self._energy_formats, self._energy_values
+        rows = self._energy_rows
         if moment is not None and now == last_time and moment == self._last_moment:
-            formats.append(_ENERGY_ROW_NA)
-            values += (self._time.of(now), self._energy.of(energy), kind, watts)
+            rows.append(f"{self._time.of(now)},{self._energy.of(energy)},{kind},{watts},NA\n")
         else:
-            formats.append(_ENERGY_ROW)
-            values += (self._time.of(now), self._energy.of(energy), kind, watts, self._epower.of(epower))
-        if len(formats) == ROWS_PER_WRITE:
-            _write_rows(self._energy_file, "".join(formats), values)
-            formats.clear()
+            rows.append(f"{self._time.of(now)},{self._energy.of(energy)},{kind},{watts},{self._epower.of(epower)}\n")
+        if len(rows) == ROWS_PER_WRITE:
+            _write_rows(self._energy_file, rows)
         self._last_row_time = now
         self._last_row_energy = energy
         self._last_moment = moment
@@ -379,18 +378,12 @@ class EnergyMeter:
         reading = self.reading if self.reading is not None else self.reader(now)
         self.reading = None
         energy, epower, wattmin = reading
-        row = (self._time.of(now), self._energy.of(energy), kind, self._wattmin.of(wattmin))
-        formats, values = self._energy_formats, self._energy_values
-        if epower is None:
-            formats.append(_ENERGY_ROW_NA)
-            values += row
-        else:
-            formats.append(_ENERGY_ROW)
-            values += (*row, self._epower.of(epower))
-        if len(formats) == ROWS_PER_WRITE:
+        row = f"{self._time.of(now)},{self._energy.of(energy)},{kind},{self._wattmin.of(wattmin)}"
+        rows = self._energy_rows
+        rows.append(f"{row},NA\n" if epower is None else f"{row},{self._epower.of(epower)}\n")
+        if len(rows) == ROWS_PER_WRITE:
             assert self._energy_file is not None
-            _write_rows(self._energy_file, "".join(formats), values)
-            formats.clear()
+            _write_rows(self._energy_file, rows)
 
     def at_moment(self, moment: int | None) -> None:
         """The core's count of messages moves on to `moment` (None: it stops counting, the instant is over). The
@@ -434,11 +427,9 @@ class EnergyMeter:
         """Integrate up to the end of the run and close the files."""
         self.advance(now)
         if self._states_file is not None:
-            values = self._state_values
-            _write_rows(self._states_file, _STATES_ROW * (len(values) // 6), values)
+            _write_rows(self._states_file, self._state_rows)
         if self._energy_file is not None:
-            _write_rows(self._energy_file, "".join(self._energy_formats), self._energy_values)
-            self._energy_formats.clear()
+            _write_rows(self._energy_file, self._energy_rows)
         for f in (self._states_file, self._energy_file, self._pstates_file):
             if f is not None:
                 f.close()
@@ -469,11 +460,10 @@ def _g(value: float) -> str:
         whole = int(value)
         if whole == value:
             return str(whole)
-    return "%g" % value  # noqa: UP031 (the conversion the rows' batched `%` made)
+    return "%g" % value  # noqa: UP031 (the conversion Batsim's rows make)
 
 
-def _write_rows(file: TextIO, formats: str, values: list[Any]) -> None:
-    """Write rows kept as their `values` one after the other, formatted by their `formats` (concatenated) at C speed
-    in one `%`, then forget the values."""
-    file.write(formats % tuple(values))
-    values.clear()
+def _write_rows(file: TextIO, rows: list[str]) -> None:
+    """Write the rows kept, then forget them."""
+    file.write("".join(rows))
+    rows.clear()

@@ -59,12 +59,16 @@ class ScheduleMetrics:
     makespan: float = 0.0
     first_submit: float = math.inf
     busy_resource_seconds: float = 0.0
-    sums: dict[str, float] = field(
-        default_factory=lambda: dict.fromkeys(("waiting", "turnaround", "slowdown", "bounded_slowdown"), 0.0)
-    )
-    maxima: dict[str, float] = field(
-        default_factory=lambda: dict.fromkeys(("waiting", "turnaround", "slowdown", "bounded_slowdown"), 0.0)
-    )
+    sum_waiting: float = 0.0
+    sum_turnaround: float = 0.0
+    sum_slowdown: float = 0.0
+    sum_bounded_slowdown: float = 0.0
+    max_waiting: float = 0.0
+    max_turnaround: float = 0.0
+    max_slowdown: float = 0.0
+    max_bounded_slowdown: float = 0.0
+    """The running sums and maxima, as plain fields: compiled, they are native floats (a dict of them boxed a float
+    and looked a key up at each update, 16 times a job); `sums` and `maxima` give them by name."""
     released: list[float] = field(default_factory=list)
     """Per resource, when its last job ended (0 if none ran): Batsim's time_idle counts idle periods that ended."""
 
@@ -95,19 +99,18 @@ class ScheduleMetrics:
         bounded = turnaround / (execution if execution > BOUNDED_SLOWDOWN_TAU else BOUNDED_SLOWDOWN_TAU)
         if bounded < 1.0:
             bounded = 1.0
-        sums, maxima = self.sums, self.maxima
-        sums["waiting"] += waiting
-        sums["turnaround"] += turnaround
-        sums["slowdown"] += slowdown
-        sums["bounded_slowdown"] += bounded
-        if waiting > maxima["waiting"]:
-            maxima["waiting"] = waiting
-        if turnaround > maxima["turnaround"]:
-            maxima["turnaround"] = turnaround
-        if slowdown > maxima["slowdown"]:
-            maxima["slowdown"] = slowdown
-        if bounded > maxima["bounded_slowdown"]:
-            maxima["bounded_slowdown"] = bounded
+        self.sum_waiting += waiting
+        self.sum_turnaround += turnaround
+        self.sum_slowdown += slowdown
+        self.sum_bounded_slowdown += bounded
+        if waiting > self.max_waiting:
+            self.max_waiting = waiting
+        if turnaround > self.max_turnaround:
+            self.max_turnaround = turnaround
+        if slowdown > self.max_slowdown:
+            self.max_slowdown = slowdown
+        if bounded > self.max_bounded_slowdown:
+            self.max_bounded_slowdown = bounded
         if finish > self.makespan:
             self.makespan = finish
         self.busy_resource_seconds += execution * len(o.resources)
@@ -117,6 +120,18 @@ class ScheduleMetrics:
 
     def close(self) -> None:
         """Nothing to release: the metrics are written by `write`."""
+
+    @property
+    def sums(self) -> dict[str, float]:
+        """The sums over the jobs that ran, by name: waiting, turnaround, slowdown, bounded_slowdown."""
+        return {"waiting": self.sum_waiting, "turnaround": self.sum_turnaround, "slowdown": self.sum_slowdown,
+                "bounded_slowdown": self.sum_bounded_slowdown}
+
+    @property
+    def maxima(self) -> dict[str, float]:
+        """The maxima over the jobs that ran (0 if none), by name, as `sums`."""
+        return {"waiting": self.max_waiting, "turnaround": self.max_turnaround, "slowdown": self.max_slowdown,
+                "bounded_slowdown": self.max_bounded_slowdown}
 
     def mean(self, name: str) -> float:
         """The mean over the jobs that ran."""
