@@ -154,7 +154,8 @@ class NodeSpace:
         """
         bounds, low, high = self.bounds, self.low, self.high
         count = len(low)
-        first = bisect.bisect_right(bounds, start, 1, count + 1) - 1  # the first record ending after start
+        # The first record ending after start (the first one for the cycle's now, as a rule).
+        first = 0 if start < bounds[1] else bisect.bisect_right(bounds, start, 1, count + 1) - 1
         if first >= count:
             if validity is not None:
                 validity.at_least(bounds[count])
