@@ -115,24 +115,13 @@ class NodeSpace:
     reservation only rewrites its own span.
     """
 
-    __slots__ = ("_and_high", "_and_low", "_first", "_nodes", "_rise", "bounds", "high", "low", "resolution")
+    __slots__ = ("bounds", "high", "low", "resolution")
 
     def __init__(self, begin: float, end: float, nodes: int, resolution: float):
         self.bounds: list[float] = [begin, end]
         self.low: list[int] = [nodes & LOW]
         self.high: list[int] = [nodes >> WORD]
         self.resolution = resolution
-        self._first = -1
-        """The record the kept intersections start from (-1: none kept; a reservation drops them)."""
-        self._nodes = 0
-        """The nodes they are of."""
-        self._and_low: list[int] = []
-        self._and_high: list[int] = []
-        """`_nodes` free over records `_first` to `_first + i`, for each i computed so far (two words)."""
-        self._rise = -1
-        """The first record j from `_first` after which more of `_nodes` are free (record j + 1 holds one of them
-        that is not free over `_first` to j) and whose end is not 0: backfill.c's `later_start` is its end; -1:
-        none among the records whose intersection is computed."""
 
     @property
     def records(self) -> list[list[float | int]]:
@@ -146,11 +135,8 @@ class NodeSpace:
         """The nodes free of reservations on [start, end], and `later_start` (0 when none) as backfill.c finds.
 
         backfill.c walks the records that end after `start`, intersecting those that begin by `end` and noting
-        the end of the first record after which more of `nodes` are free. The walk's intersections from the first
-        record and where more nodes free up do not depend on `end`: they are kept, and extended as far as a later
-        question needs, until a reservation changes the map (the backfill pass asks about the same nodes from now
-        many times between two reservations). With `validity`, `start` is the cycle's now and `end` now +
-        `limit`: what the comparisons with now found is recorded there.
+        the end of the first record after which more of `nodes` are free. With `validity`, `start` is the
+        cycle's now and `end` now + `limit`: what the comparisons with now found is recorded there.
         """
         bounds, low, high = self.bounds, self.low, self.high
         count = len(low)
@@ -161,33 +147,28 @@ class NodeSpace:
                 validity.at_least(bounds[count])
             return nodes, 0.0
         last = bisect.bisect_right(bounds, end, first, count) - 1  # the last record beginning by end
-        if first != self._first or nodes != self._nodes:
-            self._first, self._nodes, self._rise = first, nodes, -1
-            self._and_low, self._and_high = [], []
-        and_low, and_high = self._and_low, self._and_high
-        # The records looked at: those intersected (first to last), and the one after, which ends the walk and
-        # may be where more nodes free up (when a record follows it).
-        rise_bound = min(last + 1, count - 2)
-        need = max(last, rise_bound) - first
-        done = len(and_low)
-        if done <= need:
-            if done:
-                avail_low, avail_high = and_low[done - 1], and_high[done - 1]
-            else:
-                avail_low, avail_high = nodes & LOW, nodes >> WORD
-            rise = self._rise
-            nodes_low, nodes_high = nodes & LOW, nodes >> WORD
-            for j in range(first + done, first + need + 1):
-                avail_low &= low[j]
-                avail_high &= high[j]
-                and_low.append(avail_low)
-                and_high.append(avail_high)
-                if rise < 0 and j + 1 < count and (low[j + 1] & nodes_low & ~avail_low
-                                                   or high[j + 1] & nodes_high & ~avail_high) and bounds[j + 1]:
-                    rise = j
-            self._rise = rise
-        rise = self._rise
-        later = bounds[rise + 1] if 0 <= rise <= rise_bound else 0.0
+        nodes_low, nodes_high = nodes & LOW, nodes >> WORD
+        avail_low, avail_high = nodes_low, nodes_high
+        later = 0.0
+        # The records looked at: those intersected, and the one that ends the walk (when there is one).
+        stop = min(max(last + 1, first), count - 1)
+        for j in range(first, stop):
+            avail_low &= low[j]
+            avail_high &= high[j]
+            if (low[j + 1] & nodes_low & ~avail_low or high[j + 1] & nodes_high & ~avail_high) and bounds[j + 1]:
+                later = bounds[j + 1]
+                for k in range(j + 1, last + 1):
+                    avail_low &= low[k]
+                    avail_high &= high[k]
+                break
+        else:
+            if last >= stop:  # the last record begins by end
+                avail_low &= low[stop]
+                avail_high &= high[stop]
+            elif stop + 1 < count and (low[stop + 1] & nodes_low & ~(avail_low & low[stop])
+                                       or high[stop + 1] & nodes_high & ~(avail_high & high[stop])) \
+                    and bounds[stop + 1]:
+                later = bounds[stop + 1]  # noted at the record that ends the walk
         if validity is not None:
             if first:
                 validity.at_least(bounds[first])
@@ -196,9 +177,7 @@ class NodeSpace:
                 validity.at_least(bounds[last] - limit)
             if last + 1 < count:
                 validity.below(bounds[max(last + 1, first)] - limit)
-        if last < first:
-            return nodes, later
-        return and_low[last - first] | and_high[last - first] << WORD, later
+        return avail_low | avail_high << WORD, later
 
     def overlaps(self, nodes: int, start: float, end: float) -> bool:
         """Whether planned nodes are reserved for another job somewhere in [start, end) (`_test_resv_overlap`)."""
@@ -219,7 +198,6 @@ class NodeSpace:
         reached = end >= map_end
         if start >= map_end:
             return reached
-        self._first = -1  # the kept intersections no longer hold
         first = bisect.bisect_right(bounds, start) - 1
         if bounds[first] < start:  # split the record holding start
             first += 1
