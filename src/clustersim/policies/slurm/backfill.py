@@ -256,7 +256,7 @@ class Fit:
                 for job in self._removed:
                     for node, count in job.allocation.items():
                         future[node] += count
-            allocation = self._allocation = _select(self.cpus, self.nodes, future, self.weights)
+            allocation = self._allocation = _select(self.cpus, self.nodes, bits(self.nodes), future, self.weights)
             self._free, self._removed = [], []
         return allocation
 
@@ -352,7 +352,8 @@ def _will_run(
     select_cpus fails exactly when the nodes' idle CPUs total less than the job asks, so the running total of
     CPUs freed by the removed batches says when the job fits; the CPUs are chosen later, if asked.
     """
-    total = idle_in(free, nodes)
+    members = bits(nodes)
+    total = idle_total(free, members)
     if total >= cpus:
         return Fit(None, cpus, nodes, free, [], weights)
     nodes_low, nodes_high = nodes & LOW, nodes >> WORD
@@ -399,23 +400,6 @@ def _will_run(
     return None
 
 
-def idle_in(free: list[int], nodes: int) -> int:
-    """The idle CPUs of the nodes of a bitmap in all, found word by word (`WORD`: on the compiled path each node
-    with machine operations, no list of members built or looked up)."""
-    total = 0
-    low = nodes & LOW
-    while low:
-        bit = low & -low
-        low ^= bit
-        total += free[bit.bit_length() - 1]
-    high = nodes >> WORD
-    while high:
-        bit = high & -high
-        high ^= bit
-        total += free[WORD + bit.bit_length() - 1]
-    return total
-
-
 def idle_total(free: list[int], members: list[int]) -> int:
     """The idle CPUs of the nodes `members` in all: a plain loop, which the compiled path runs on the list itself
     (`sum(map(free.__getitem__, ...))` calls a Python method per node)."""
@@ -431,7 +415,8 @@ _SELECTIONS: dict[_SelectionKey, Allocation] = {}
 same states recur from cycle to cycle. The allocations are shared: nobody changes one."""
 
 
-def _select(cpus: int, nodes: int, free: list[int], weights: Sequence[int] | None) -> Allocation:
+def _select(cpus: int, nodes: int, members: list[int], free: list[int],
+            weights: Sequence[int] | None) -> Allocation:
     """select_cpus on nodes whose idle CPUs suffice in all (so it cannot fail), remembered.
 
     select_cpus only sees the nodes of `nodes` with an idle CPU (a node without one breaks a run of consecutive
@@ -441,36 +426,22 @@ def _select(cpus: int, nodes: int, free: list[int], weights: Sequence[int] | Non
     an idle CPU share an entry."""
     one_low = one_high = two_low = two_high = 0
     more: list[int] = []
-    low = nodes & LOW
-    while low:  # the nodes in ascending order, each found with word operations (no list of members)
-        bit = low & -low
-        low ^= bit
-        node = bit.bit_length() - 1
+    for node in members:
         count = free[node]
         if count <= 0:
             continue
         if count > 2:
             more.append(node)
             more.append(count)
+        elif node < WORD:
+            if count == 1:
+                one_low |= 1 << node
+            else:
+                two_low |= 1 << node
         elif count == 1:
-            one_low |= bit
+            one_high |= 1 << (node - WORD)
         else:
-            two_low |= bit
-    high = nodes >> WORD
-    while high:
-        bit = high & -high
-        high ^= bit
-        node = WORD + bit.bit_length() - 1
-        count = free[node]
-        if count <= 0:
-            continue
-        if count > 2:
-            more.append(node)
-            more.append(count)
-        elif count == 1:
-            one_high |= bit
-        else:
-            two_high |= bit
+            two_high |= 1 << (node - WORD)
     key = (cpus, one_low, one_high, two_low, two_high, tuple(more), None if weights is None else tuple(weights))
     allocation = _SELECTIONS.get(key)
     if allocation is None:
