@@ -140,7 +140,8 @@ class NodeSpace:
         """
         bounds, low, high = self.bounds, self.low, self.high
         count = len(low)
-        first = bisect.bisect_right(bounds, start, 1, count + 1) - 1  # the first record ending after start
+        # The first record ending after start (the first one for the cycle's now, as a rule).
+        first = 0 if start < bounds[1] else bisect.bisect_right(bounds, start, 1, count + 1) - 1
         if first >= count:
             if validity is not None:
                 validity.at_least(bounds[count])
@@ -229,7 +230,7 @@ class Fit:
     only when first asked (`allocation`). The backfill pass never uses 40% of its results (their start comes
     after the map record where more nodes free up, or beyond bf_window), so it mostly skips the choice."""
 
-    __slots__ = ("_allocation", "_free", "_removed", "cpus", "last", "nodes", "weights")
+    __slots__ = ("_allocation", "_free", "_planned", "_removed", "cpus", "last", "nodes", "weights")
 
     def __init__(self, last: Running | None, cpus: int, nodes: int, free: list[int], removed: list[Running],
                  weights: Sequence[int] | None, allocation: Allocation | None = None):
@@ -242,6 +243,8 @@ class Fit:
         """The running jobs removed, whose CPUs come back before the job starts."""
         self.weights = weights
         self._allocation = allocation
+        self._planned = -1
+        """The nodes of `allocation` as a bitmap (-1: not asked yet)."""
 
     def allocation(self) -> Allocation:
         """The job's CPUs: select_cpus on the nodes' idle CPUs and those of the removed jobs (chosen once)."""
@@ -257,10 +260,19 @@ class Fit:
             self._free, self._removed = [], []
         return allocation
 
+    def planned(self) -> int:
+        """The nodes the job would be planned on (`allocation`'s, as a bitmap; asked once)."""
+        planned = self._planned
+        if planned < 0:
+            planned = self._planned = _planned_nodes(self.allocation())
+        return planned
+
 
 WillRunCache = dict[tuple[int, int], "Fit | None"]
 """(CPUs, nodes) -> where the job fits, or None when it never fits. Valid while no job starts or ends: the caller
 clears it then."""
+_UNKNOWN = Fit(None, 0, 0, [], [], None)
+"""Not in the cache (a cached result may be None)."""
 
 
 def will_run(
@@ -305,10 +317,11 @@ def will_run_fit(
     """`will_run` with the CPUs chosen when asked (`Fit.allocation`): `free` must not change before then."""
     params = params or BackfillParameters()
     key = (cpus, nodes)
+    cached = _UNKNOWN if cache is None or request is not None else cache.get(key, _UNKNOWN)
     if request is not None:
         found = _will_run_request(request, nodes, free, other, running, epoch)
-    elif cache is not None and key in cache:
-        found = cache[key]
+    elif cached is not _UNKNOWN:
+        found = cached
     else:
         capacity = params.capacity(nodes)
         # Every CPU is idle or held by a running job: with fewer CPUs in all, removing them all does not help.
@@ -697,7 +710,7 @@ def backfill_cycle(
                 validity.below(start - params.window)
                 break
             validity.at_least(start - params.window)
-            planned = _planned_nodes(fit.allocation())
+            planned = fit.planned()
             begin = floor(start)
             end = floor(start + job.time_limit)
             if space.overlaps(planned, begin, end):

@@ -419,7 +419,9 @@ class SlurmModel:
         self._asked = {t for t in self._asked if t > now}
         if not bound or not all(type(event) is RequestedCall for event in events):
             yield from self._instant(now, events)
-        yield from self._ask_call()
+        call = self._ask_call()
+        if call is not None:
+            yield call
 
     def _instant(self, now: float, events: Sequence[Event]) -> Iterator[Decision]:
         """What the model does when called at now: Slurm's threads that are due, then the next call."""
@@ -448,7 +450,9 @@ class SlurmModel:
         due = self._bf_due()
         if self._backfill and due is not None and now >= due - _EPS:
             yield from self._backfill_cycle(now)
-        yield from self._wake_up(now)
+        call = self._wake_up(now)
+        if call is not None:
+            yield call
 
     def _submit(self, job: Job, now: float) -> Decision | None:
         """`_slurm_rpc_submit_batch_job`: reject what Slurm rejects, else queue the job (one entry per partition)."""
@@ -770,11 +774,7 @@ class SlurmModel:
 
         A full pass on the state of the last pass that started nothing, and that the queue depth did not cut
         short, starts nothing again (its only effect, a skipped job's update, is known)."""
-        if full and self._idle_full == self._changes:
-            if self._idle_skipped:
-                self._note_work(now)
-            if not self._running and self._pending:
-                self._stuck = True
+        if full and self._repeats_idle_pass(now):
             return
         changes = self._changes
         avail = self._up
@@ -814,6 +814,17 @@ class SlurmModel:
             self._idle_full, self._idle_skipped = changes, skipped
         if full and not self._running and self._pending:
             self._stuck = True
+
+    def _repeats_idle_pass(self, now: float) -> bool:
+        """Whether a full pass at now repeats the last pass that started nothing (`_main_pass`), its effect then
+        applied: a skipped job's update."""
+        if self._idle_full != self._changes:
+            return False
+        if self._idle_skipped:
+            self._note_work(now)
+        if not self._running and self._pending:
+            self._stuck = True
+        return True
 
     def _start(self, info: _Job, allocation: Allocation, now: float, part: _Partition) -> StartJob:
         """Take the lowest free CPU ids of each allocated node (Slurm's CPU_IDs are lowest first), of the highest
@@ -1003,7 +1014,10 @@ class SlurmModel:
                 if key not in self._completing  # ended: only its epilog is left
                 and info.limit is not None and info.slurm_end + over <= now + _EPS]
 
-    def _wake_up(self, now: float) -> Iterator[Decision]:
+    def _wake_up(self, now: float) -> CallMeLater | None:
+        """The call the model asks for next: the earliest time after now at which one of Slurm's threads is due
+        (None when there is none, it is asked already, or quiet calls keep it to themselves: `_issued`)."""
+        after = now + _EPS
         times: list[float] = []
         stuck = self._stuck and not self._running and self._no_more_jobs
         tick = self._tick_time()
@@ -1016,17 +1030,22 @@ class SlurmModel:
         due = self._bf_due()
         if self._backfill and due is not None and not stuck:
             times.append(due)  # even on an empty queue: the cycle sets the phase of the next ones
-        times.extend(self._kill_checks.values())
-        times.extend(self._completing.values())
-        future = [t for t in times if t > now + _EPS]
-        if future:
-            wake = min(future)
-            if all(abs(wake - t) > _EPS for t in self._calls):
-                self._calls.add(wake)
-                if self._quiet_calls:
-                    self._issued.add(wake)
-                else:
-                    yield CallMeLater(wake)
+        if self._kill_checks:
+            times.extend(self._kill_checks.values())
+        if self._completing:
+            times.extend(self._completing.values())
+        wake = math.inf
+        found = False
+        for t in times:
+            if t > after and (not found or t < wake):
+                wake, found = t, True
+        if not found or not all(abs(wake - t) > _EPS for t in self._calls):
+            return None
+        self._calls.add(wake)
+        if self._quiet_calls:
+            self._issued.add(wake)
+            return None
+        return CallMeLater(wake)
 
     # -- quiet calls (`ClusterView.quiet_calls`) -----------------------------------------------------
 
@@ -1060,17 +1079,18 @@ class SlurmModel:
                 bound = min(bound, min(times.values()) - _QUIET_MARGIN)
         return bound
 
-    def _ask_call(self) -> Iterator[Decision]:
-        """Ask the core for the next call unless it is quiet; for the end of the quiet stretch then (a call the
-        model would not have asked: it only goes through the quiet calls before it)."""
+    def _ask_call(self) -> CallMeLater | None:
+        """The call to ask of the core unless it is quiet; for the end of the quiet stretch then (a call the
+        model would not have asked: it only goes through the quiet calls before it). None: nothing to ask."""
         if not self._issued:
-            return
+            return None
         first = min(self._issued)
         quiet = self._quiet_until()
         target = quiet if first < quiet else first
         if target < math.inf and target not in self._asked:
             self._asked.add(target)
-            yield CallMeLater(target)
+            return CallMeLater(target)
+        return None
 
     def _catch_up_calls(self, now: float) -> None:
         """Go through the quiet calls left out before now, as `_instant` does with no event (and yields
@@ -1084,13 +1104,14 @@ class SlurmModel:
             self._calls = {t for t in self._calls if t > call + _EPS}
             if self._full_due(call):
                 self._last_sched = call
-                for _ in self._main_pass(call, full=True):
-                    raise AssertionError("a quiet full pass started a job")
+                if not self._repeats_idle_pass(call):  # else no pass to make: it is known to start nothing
+                    for _ in self._main_pass(call, full=True):
+                        raise AssertionError("a quiet full pass started a job")
             due = self._bf_due()
             if self._backfill and due is not None and call >= due - _EPS:
                 self._last_bf = call
                 self._cycle_done(call, started=False)
-            for _ in self._wake_up(call):
+            if self._wake_up(call) is not None:
                 raise AssertionError("quiet calls are not asked")
 
 
