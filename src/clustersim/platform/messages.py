@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 import xml.parsers.expat
 import zlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
 from clustersim._io.textfile import StrPath, open_binary
@@ -60,6 +60,21 @@ def _is_zero(text: str | None) -> bool:
     return text is not None and _ZERO_TIME.fullmatch(text.strip()) is not None and any(c == "0" for c in text)
 
 
+def _parsed(path: StrPath, start: Callable[[str, dict[str, str]], None],
+            end: Callable[[str], None] | None = None) -> bool:
+    """Feed the platform file to the handlers; False when it cannot be read (the platform loader then says why)."""
+    parser = xml.parsers.expat.ParserCreate()
+    parser.StartElementHandler = start
+    if end is not None:
+        parser.EndElementHandler = end
+    try:
+        with open_binary(path) as data:
+            parser.ParseFile(data)
+    except (xml.parsers.expat.ExpatError, OSError, EOFError, zlib.error, RecursionError):
+        return False
+    return True
+
+
 def message_bandwidth(path: StrPath) -> float | None:
     """The bytes per second of every Batsim message on the platform file at `path`, or None when that is not sure."""
     clusters: list[float] = []
@@ -91,12 +106,7 @@ def message_bandwidth(path: StrPath) -> float | None:
         elif tag in ("zone", "AS") and attrs.get("routing", "Full") not in _ROUTINGS:
             ok = False
 
-    parser = xml.parsers.expat.ParserCreate()
-    parser.StartElementHandler = start
-    try:
-        with open_binary(path) as data:
-            parser.ParseFile(data)
-    except (xml.parsers.expat.ExpatError, OSError, EOFError, zlib.error, RecursionError):
+    if not _parsed(path, start):
         return None
     if not ok or not clusters or len(set(clusters)) != 1 or min(others, default=clusters[0]) < clusters[0]:
         return None
@@ -179,13 +189,7 @@ def _route_rates(path: StrPath) -> MessageRates | None:
         elif tag == "host":
             host = None
 
-    parser = xml.parsers.expat.ParserCreate()
-    parser.StartElementHandler = start
-    parser.EndElementHandler = end
-    try:
-        with open_binary(path) as data:
-            parser.ParseFile(data)
-    except (xml.parsers.expat.ExpatError, OSError, EOFError, zlib.error, RecursionError):
+    if not _parsed(path, start, end):
         return None
     if not ok or len(masters) != 1:
         return None
