@@ -259,21 +259,30 @@ def scenario_verdict(name: str, simulated: list[Deviation], spread: list[Deviati
     return ScenarioVerdict(name, mean(simulated), mean(spread), len(simulated))
 
 
-def judge_all_runs(directory: Path, output: Path, name: str = "", latencies: Mapping[str, float] | None = None,
-                   share: float = EPILOG_SHARE, call_share: float = CALL_SHARE) -> ScenarioVerdict:
-    """The issue's verdict on a scenario with every real run it recorded (2, or 3 with a third run): each run
-    simulated (into output/simulatedN; with `latencies`, `share` and `call_share`, see `simulate_run`) and against
-    its simulation, each pair of runs in both directions."""
-    runs = sorted(int(p.stem[len("real"):]) for p in directory.glob("real*.csv")
+def recorded_runs(directory: Path) -> list[int]:
+    """The numbers of a scenario's recorded real runs (`realN.csv` with its `replayN.json`), in order."""
+    return sorted(int(p.stem[len("real"):]) for p in directory.glob("real*.csv")
                   if (directory / f"replay{p.stem[len('real'):]}.json").exists())
+
+
+def judge_all_runs(directory: Path, output: Path, name: str = "", latencies: Mapping[str, float] | None = None,
+                   share: float = EPILOG_SHARE, call_share: float = CALL_SHARE,
+                   runs: Iterable[int] | None = None) -> ScenarioVerdict:
+    """The issue's verdict on a scenario with every real run it recorded (or only `runs`, at least two of them):
+    each run simulated (into output/simulatedN; with `latencies`, `share` and `call_share`, see `simulate_run`) and
+    against its simulation, each pair of runs in both directions."""
+    recorded = recorded_runs(directory)
+    chosen = recorded if runs is None else sorted(set(runs))
+    if not set(chosen) <= set(recorded):
+        raise InputError(str(directory), f"runs {sorted(set(chosen) - set(recorded))} were not recorded")
     conf = parse_slurm_conf((directory / "slurm.conf").read_text(encoding="utf-8"),
                             source=str(directory / "slurm.conf"))
     cpus = sum(node.cpus for node in conf.nodes)
-    real = {run: read_schedule(directory / f"real{run}.csv", whole_seconds=True) for run in runs}
+    real = {run: read_schedule(directory / f"real{run}.csv", whole_seconds=True) for run in chosen}
     simulated = [deviation(real[run], read_schedule(simulate_run(directory, run, output / f"simulated{run}", share,
                                                                  call_share, latencies),
-                                                    whole_seconds=True), cpus) for run in runs]
-    spread = [deviation(real[a], real[b], cpus) for a in runs for b in runs if a != b]
+                                                    whole_seconds=True), cpus) for run in chosen]
+    spread = [deviation(real[a], real[b], cpus) for a in chosen for b in chosen if a != b]
     return scenario_verdict(name or directory.parent.name, simulated, spread)
 
 
