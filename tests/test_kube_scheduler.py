@@ -47,9 +47,9 @@ KEPT_FAILURES = ((400, 10, 1), (800, 16, 2), (1500, 30, 3))
 """Seeded heterogeneous workloads (pods, nodes, seed) run with and without the cache of failed attempts."""
 OUTPUTS = ("jobs.csv", "pods.csv", "schedule.csv")
 UPSTREAM_PATH = ("--keep-failures=false", "--preemption-without-victims=false", "--clear-nominations-unlisted=false",
-                 "--failure-event-repeats=0", "--requeue-without-copies=false")
+                 "--failure-event-repeats=0", "--requeue-without-copies=false", "--event-labels-once=false")
 """The simulation build's flags that make every attempt take upstream's path through the filters, preemption, the
-nominator, the event recorder and the failure handler."""
+nominator, the event recorder, the failure handler and the queue's event labels."""
 
 
 @pytest.fixture(scope="session")
@@ -291,7 +291,7 @@ def test_the_simulation_builds_shortcuts_change_no_output(tmp_path: Path, binari
     """The simulation build's cache of failed attempts (kube-scheduler/simulation/failures.go), its preemption
     without a dry run when there is no victim (preemption.go), its cleared nominations not listed (nominator.go),
     its repeated FailedScheduling events handed to the recorder once a minute (events.go) and its failed pods
-    requeued without a copy (failurehandler.go) against upstream's
+    requeued without a copy (failurehandler.go) and its pod events' labels made once (labels.go) against upstream's
     path for each (UPSTREAM_PATH): byte-identical outputs on saturated heterogeneous pods (cpu from 250m to 2,
     memory from 256Mi to 4Gi, 60-600 s, in groups), where nearly every attempt is a failure answered again and
     every miss is a preemption with no victim."""
@@ -299,8 +299,8 @@ def test_the_simulation_builds_shortcuts_change_no_output(tmp_path: Path, binari
     every, every_log = run_saturated(tmp_path / "every", binaries[SIMULATION], count, nodes, seed, *UPSTREAM_PATH)
     for logged in ("Failed attempts answered again", "Preemption dry runs without victims not run",
                    "Cleared nominations not listed", "Repeated FailedScheduling events not handed over",
-                   "Failed pods requeued without a copy"):
-        assert logged in kept_log  # logged at 1024 answers, 2048, 4096...
+                   "Failed pods requeued without a copy", "Pod event labels made once"):
+        assert logged in kept_log  # logged at 1024 answers, 2048, 4096... (the labels: once, at the start)
         assert logged not in every_log
     assert kept == every
 

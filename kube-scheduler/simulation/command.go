@@ -22,6 +22,8 @@
 //     the same patches;
 //   - podMaxInUnschedulablePodsDuration is measured in simulated time and checked at the start of each instant
 //     (timeout.go), not every 30 s of wall time by the queue's own goroutine;
+//   - the scheduler's pod events carry their labels, made once (labels.go), instead of formatting them at each
+//     pod the queue moves;
 //   - Go's garbage collector runs at GOGC=400 unless GOGC is set (main.go): it changes no decision.
 package simulation
 
@@ -86,6 +88,9 @@ func NewCommand(registryOptions ...app.Option) *cobra.Command {
 		"Apply podMaxInUnschedulablePodsDuration in simulated time: at the start of each instant, the pods "+
 			"unschedulable for longer than that go back to the queue, as upstream's queue does every 30 s of wall "+
 			"time (timeout.go). Off: upstream's, in wall time.")
+	nfs.FlagSet("simulation").BoolVar(&cuts.labelsOnce, "event-labels-once", true, "Give the scheduler's pod "+
+		"events (AssignedPodDelete...) their label once, as the CustomLabel they read it from, instead of "+
+		"formatting it each time the queue moves a pod (labels.go): the same labels. Off: upstream's.")
 	nfs.FlagSet("simulation").DurationVar(&cuts.repeats, "failure-event-repeats", time.Minute, "Hand a pod's "+
 		"FailedScheduling event repeated at the same pod version to the event recorder at most once this often "+
 		"(wall time) after the first two, which are all the API sees of the series until the recorder's own "+
@@ -114,8 +119,8 @@ func milestone[T int | int64](count T) bool {
 
 // shortcuts: the flags that turn the build's exact shortcuts on or off.
 type shortcuts struct {
-	keepFailures, noVictims, unlisted, uncopied, simulatedTimeout bool
-	repeats                                                       time.Duration
+	keepFailures, noVictims, unlisted, uncopied, simulatedTimeout, labelsOnce bool
+	repeats                                                                   time.Duration
 }
 
 func run(cmd *cobra.Command, opts *options.Options, cuts shortcuts, widen time.Duration,
@@ -169,6 +174,10 @@ func setup(ctx context.Context, opts *options.Options, cuts shortcuts, widen tim
 	}
 	recorderFactory := func(name string) events.EventRecorder {
 		return newRepeatedFailures(cc.EventBroadcaster.NewRecorder(name), cuts.repeats)
+	}
+	if cuts.labelsOnce {
+		labelEventsOnce() // before the scheduler's handlers and queue can read them
+		klog.FromContext(ctx).Info("Pod event labels made once")
 	}
 	idle := newIdleReporter(cc.Client, widen)
 	inWallTime := cc.PodMaxInUnschedulablePodsDuration
