@@ -11,13 +11,18 @@ without walltime (until batsched's horizon) included.
 
 from __future__ import annotations
 
+import bisect
 import math
 from dataclasses import dataclass, field
+from functools import reduce
+from itertools import accumulate
+from operator import and_
 
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from clustersim.intervals import IntervalSet
+from clustersim.policies.batch import timeslices
 from clustersim.policies.batch.timeslices import Placement, TimeSlices
 
 NB_HOSTS = 6
@@ -205,3 +210,38 @@ def test_skipping_jobs_that_cannot_move_gives_the_full_compression(operations: l
         assert pruned.slices() == full.slices()
         assert pruned.counts == full.counts
         _same(full, model)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([0.0, 1.0, 2.0, 2.0, 3.5, 7.0, math.inf]), max_size=12), st.floats(-1.0, 8.0),
+       st.integers(0, 12), st.integers(0, 12))
+def test_compiled_searches_are_bisect(values: list[float], t: float, lo: int, hi: int) -> None:
+    """The loops the compiled plan searches its slices' beginnings and counts with give what `bisect` and `max`
+    give (the pure path calls those)."""
+    begins = sorted(values)
+    lo, hi = min(lo, len(begins)), min(hi, len(begins))
+    assert timeslices._after(begins, t, lo, hi) == bisect.bisect_right(begins, t, lo, max(lo, hi))
+    assert timeslices._from(begins, t, lo, hi) == bisect.bisect_left(begins, t, lo, max(lo, hi))
+    counts = [int(v) if v < math.inf else 9 for v in values]
+    for nb_res in range(1, 10):
+        assert timeslices._reaches(counts, lo, hi, nb_res) == (lo < hi and max(counts[lo:hi]) >= nb_res)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 255), min_size=1, max_size=10), st.integers(0, 10), st.integers(0, 10),
+       st.integers(0, 255), st.integers(1, 8))
+def test_compiled_span_check_is_the_accumulated_one(
+    free: list[int], own_from: int, own_to: int, own_hosts: int, nb_res: int
+) -> None:
+    """The compiled first fit's span check (`_narrowed`) finds the slice where the intersections from the span's
+    end get too few hosts, as the pure path's accumulated intersections do, and the whole span's intersection."""
+    own_from, own_to = min(own_from, own_to), max(own_from, own_to)
+    for i in range(len(free)):
+        k = len(free)
+        span = [f | own_hosts if own_from <= s < own_to else f for s, f in enumerate(free)][i:k]
+        ands = list(accumulate(reversed(span), and_))
+        fitting = sum(1 for a in ands if a.bit_count() >= nb_res)
+        s, along = timeslices._narrowed(free, i, k, own_from, own_to, own_hosts, nb_res)
+        assert s == k - 1 - fitting
+        if fitting == k - i:
+            assert along == reduce(and_, span)

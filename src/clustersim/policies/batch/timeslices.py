@@ -210,16 +210,26 @@ class TimeSlices:
                 job.seen = self._freed_base + len(self._freed)
                 return False
             # Only starts within the window may fit before the job's own.
-            i = bisect.bisect_right(begins, start) - 1
-            lo = bisect.bisect_left(begins, window[0], hi=i)
-            stop = bisect.bisect_right(begins, window[1], lo=lo, hi=i)
+            if NATIVE:
+                i = _after(begins, start, 0, len(begins)) - 1
+                lo = _from(begins, window[0], 0, i)
+                stop = _after(begins, window[1], lo, i)
+            else:
+                i = bisect.bisect_right(begins, start) - 1
+                lo = bisect.bisect_left(begins, window[0], hi=i)
+                stop = bisect.bisect_right(begins, window[1], lo=lo, hi=i)
             lower = window[2]
         else:
             i = 0 if first else bisect.bisect_right(begins, start) - 1
             lo, stop, lower = 0, i, True
         if i > 0:
-            k = bisect.bisect_left(begins, end, lo=i + 1)
-            if lowest and (lo >= stop or max(counts[lo:stop]) < nb_res):
+            if NATIVE:
+                k = _from(begins, end, i + 1, len(begins))
+                roomy = _reaches(counts, lo, stop, nb_res)
+            else:
+                k = bisect.bisect_left(begins, end, lo=i + 1)
+                roomy = lo < stop and max(counts[lo:stop]) >= nb_res
+            if lowest and not roomy:
                 # No earlier slice has room enough even by count: the job stays, and keeps its hosts unless a
                 # lower one is now free all along its place.
                 below = (1 << (hosts.bit_length() - 1)) - 1
@@ -355,7 +365,7 @@ class TimeSlices:
                 continue
             start = begins[i]
             end = start + walltime if walltime else begins[i + 1] if i + 1 < nb_slices else math.inf
-            k = bisect.bisect_left(begins, end, i + 1)
+            k = _from(begins, end, i + 1, nb_slices) if NATIVE else bisect.bisect_left(begins, end, i + 1)
             # Every slice of the span needs `nb_res` free hosts: the last that has fewer rules out every start up
             # to it (its span holds it), by the counts alone, before any intersection is made.
             s = k - 1
@@ -365,6 +375,12 @@ class TimeSlices:
                     break
                 s -= 1
             if s > i:
+                i = s + 1
+                continue
+            if NATIVE:
+                s, along = _narrowed(free, i, k, own_from, own_to, own_hosts, nb_res)
+                if s < i:
+                    return i, k, start, end, along
                 i = s + 1
                 continue
             if k <= own_from or i >= own_to:
@@ -418,7 +434,10 @@ class TimeSlices:
             return False
         start, end, hosts, nb_res, first = job.start, job.end, job.hosts, job.nb_res, job.first
         begins, free, counts = self.begins, self.free, self.counts
-        i = 0 if first else bisect.bisect_right(begins, start) - 1
+        if first:
+            i = 0
+        else:
+            i = (_after(begins, start, 0, len(begins)) if NATIVE else bisect.bisect_right(begins, start)) - 1
         s = i
         nb_slices = len(begins)
         while s < nb_slices and (s == i or begins[s] < end):
@@ -477,8 +496,12 @@ class TimeSlices:
         if end <= begin:
             return entry
         begins = self.begins
-        i = max(bisect.bisect_right(begins, begin) - 1, 0)
-        k = bisect.bisect_left(begins, end, lo=i + 1)
+        if NATIVE:
+            i = max(_after(begins, begin, 0, len(begins)) - 1, 0)
+            k = _from(begins, end, i + 1, len(begins))
+        else:
+            i = max(bisect.bisect_right(begins, begin) - 1, 0)
+            k = bisect.bisect_left(begins, end, lo=i + 1)
         # Its hosts free on some slice of it: slice by slice, until every one was found (often in the first).
         free = self.free
         missing = hosts
@@ -519,6 +542,64 @@ class TimeSlices:
             index = bisect.bisect_right(self.begins, t) - 1
         if index > 0 and self.begins[index] == t:
             del self.begins[index], self.free[index], self.counts[index]
+
+
+def _native() -> bool:
+    """Whether this module runs compiled (a compiled function has no Python code object)."""
+    return not hasattr(_native, "__code__")
+
+
+NATIVE: Final = _native()
+"""Compiled, the plan's searches over the slices' beginnings and counts run as loops on native numbers (`_after`,
+`_from`, `_reaches`): a few nanoseconds a step, where a call to the C `bisect` or `max` boxes its arguments and
+compares objects. In Python those loops would be slower than the C calls, which the pure path keeps."""
+
+
+def _after(begins: list[float], t: float, lo: int, hi: int) -> int:
+    """`bisect.bisect_right(begins, t, lo, hi)`: the first index in lo..hi whose beginning is after `t`."""
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if t < begins[mid]:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def _from(begins: list[float], t: float, lo: int, hi: int) -> int:
+    """`bisect.bisect_left(begins, t, lo, hi)`: the first index in lo..hi whose beginning is `t` or after."""
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if begins[mid] < t:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def _reaches(counts: list[int], lo: int, stop: int, nb_res: int) -> bool:
+    """Whether a slice in lo..stop-1 has at least `nb_res` free hosts (`max(counts[lo:stop]) >= nb_res`)."""
+    return any(counts[s] >= nb_res for s in range(lo, stop))
+
+
+def _narrowed(
+    free: list[int], i: int, k: int, own_from: int, own_to: int, own_hosts: int, nb_res: int
+) -> tuple[int, int]:
+    """The span check of `TimeSlices._first_fit` as a loop, compiled: the intersections of the free hosts of slices
+    k-1, k-2, ... down to i (the own hosts added in the own slices), until one has fewer than `nb_res` hosts. The
+    slice where that happens and the intersection before it; i - 1 and the intersection of the whole span when
+    none does. The hosts are counted only when a slice takes some away."""
+    along = -1
+    s = k - 1
+    while s >= i:
+        slice_free = free[s] | own_hosts if own_from <= s < own_to else free[s]
+        narrower = along & slice_free
+        if narrower != along:
+            if narrower.bit_count() < nb_res:
+                return s, along
+            along = narrower
+        s -= 1
+    return s, along
 
 
 def _minus_bits(mask: int) -> int:
