@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import Final, TextIO
 
 from clustersim.core.nodes import NodeState, NodeTracker
 from clustersim.errors import InputError
@@ -448,8 +448,9 @@ class _Text:
         return self.text
 
 
-_POWERS_OF_TEN = [10**exponent for exponent in range(19)]
-_EXPONENTS = [f"e+{exponent:02d}" for exponent in range(19)]
+_POWERS_OF_TEN: Final[list[int]] = [10**exponent for exponent in range(19)]
+"""(Typed: `10**exponent` is `Any` to mypy, and compiled every operation on an `Any` is a generic call.)"""
+_EXPONENTS: Final[list[str]] = [f"e+{exponent:02d}" for exponent in range(19)]
 """`%g`'s exponent texts of the whole numbers `_g` writes itself (from 1e6 to below 1e18)."""
 
 
