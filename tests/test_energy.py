@@ -366,8 +366,8 @@ def _percent_g(value: float) -> str:
 
 
 _G_EDGES = [1.0, 999_999.0, 1e6, 1_000_005.0, 1_000_015.0, 1_000_025.0, 9_999_994.0, 9_999_995.0, 9_999_996.0,
-            99_999_950.0, 123_456_500.0, 123_457_500.0, 2.0**53 - 1, 2.0**53, 1e15, 1e16, 0.0, -0.0, 0.5, 1.5,
-            -3.0, 12.25, 1e-300, float("inf"), float("nan")]
+            99_999_950.0, 123_456_500.0, 123_457_500.0, 2.0**53 - 1, 2.0**53, 1e15, 1e16, 1e17, 9.999994e17,
+            9.999995e17, 1e18, 4e18, 0.0, -0.0, 0.5, 1.5, -3.0, 12.25, 1e-300, float("inf"), float("nan")]
 
 
 @pytest.mark.parametrize("value", _G_EDGES)
@@ -378,10 +378,10 @@ def test_trace_numbers_of_edge_values_are_batsims_percent_g(value: float) -> Non
 
 
 @given(st.integers(1, 2**53 - 1) | st.integers(1, 10**8)
-       | st.builds(lambda d, e: d * 10**e + 5 * 10**e // 10, st.integers(100_000, 999_999), st.integers(1, 9)))
+       | st.builds(lambda d, e: d * 10**e + 5 * 10**e // 10, st.integers(100_000, 999_999), st.integers(1, 12)))
 def test_trace_numbers_of_whole_values_are_batsims_percent_g(whole: int) -> None:
-    # Times, joules and watts are mostly whole: below 1,000,000 written from the int's digits, above them as "%g"
-    # rounds them, ties included (the last strategy makes a tie below each six-digit prefix).
+    # Times, joules and watts are mostly whole: written from the int's digits, below 1,000,000 as they are, above
+    # rounded as "%g" rounds them, ties included (the last strategy makes a tie below each six-digit prefix).
     assert energy_meter._g(float(whole)) == _percent_g(float(whole))
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import Final, TextIO
 
 from clustersim.core.nodes import NodeState, NodeTracker
 from clustersim.errors import InputError
@@ -105,8 +105,8 @@ class EnergyMeter:
         """machine_states.csv rows not yet written (MACHINE_STATES_ROW's text)."""
         self._energy_rows: list[str] = []
         """consumed_energy.csv rows not yet written (CONSUMED_ENERGY_ROW's or CONSUMED_ENERGY_ROW_NA's text)."""
-        self._counts: list[str] = []
-        """The text of each count of machines written so far (`str(count)` is `%d`'s text), by count."""
+        self._counts = [str(count) for count in range(len(self.models) + 1)]
+        """The text of each count of machines a row can have (`str(count)` is `%d`'s text), by count."""
         self._last_row_time = 0.0
         self._last_row_energy = 0.0
         self._time, self._energy, self._wattmin, self._epower = _Text(), _Text(), _Text(), _Text()
@@ -327,9 +327,6 @@ class EnergyMeter:
         assert self._states_file is not None
         computing, idle, sleeping, switching_on, switching_off = self.tracker.nodes_in  # NodeState's order
         counts = self._counts
-        most = max(computing, idle, sleeping, switching_on, switching_off)
-        if most >= len(counts):
-            counts += [str(count) for count in range(len(counts), most + 1)]
         rows = self._state_rows
         rows.append(f"{self._time.of(now)},{counts[sleeping]},{counts[switching_on]},{counts[switching_off]},"
                     f"{counts[idle]},{counts[computing]}\n")
@@ -451,15 +448,38 @@ class _Text:
         return self.text
 
 
+_POWERS_OF_TEN: Final[list[int]] = [10**exponent for exponent in range(19)]
+"""(Typed: `10**exponent` is `Any` to mypy, and compiled every operation on an `Any` is a generic call.)"""
+_EXPONENTS: Final[list[str]] = [f"e+{exponent:02d}" for exponent in range(19)]
+"""`%g`'s exponent texts of the whole numbers `_g` writes itself (from 1e6 to below 1e18)."""
+
+
 def _g(value: float) -> str:
-    """`"%g" % value`, as Batsim writes numbers; a whole number from 1 to 999,999 (most times and watts) as its int's
-    digits, which is the same text (six significant digits hold it whole) for a fraction of the cost. (Larger whole
-    numbers built from their digits, rounded to six as `%g` rounds, cost more instructions compiled than `%g`
-    itself: measured, not kept.)"""
-    if 1.0 <= value < 1e6:
+    """`"%g" % value`, as Batsim writes numbers, for a fraction of its cost when the number is whole (every time and
+    energy of an SWF trace): from 1 to 999,999 as its int's digits (six significant digits hold it whole), up to 1e18
+    as `%g` writes it, rounded to six significant digits with ties to even in int arithmetic, which is exact (the
+    float is the int) as `%g`'s rounding of the exact value is. Other numbers go through `%g` itself."""
+    if 1.0 <= value < 1e18:
         whole = int(value)
         if whole == value:
-            return str(whole)
+            if whole < 1_000_000:
+                return str(whole)
+            exponent = 6
+            while whole >= _POWERS_OF_TEN[exponent + 1]:
+                exponent += 1
+            unit = _POWERS_OF_TEN[exponent - 5]
+            digits = whole // unit
+            rest = 2 * (whole - digits * unit)
+            if rest > unit or (rest == unit and digits % 2 == 1):
+                digits += 1
+                if digits == 1_000_000:
+                    digits, exponent = 100_000, exponent + 1
+            while digits % 10 == 0:
+                digits //= 10
+            text = str(digits)
+            if len(text) == 1:
+                return text + _EXPONENTS[exponent]
+            return f"{text[0]}.{text[1:]}{_EXPONENTS[exponent]}"
     return "%g" % value  # noqa: UP031 (the conversion Batsim's rows make)
 
 
