@@ -131,8 +131,8 @@ class NodeColumns:
         fits = self._ready if static is None else self._ready & (static == 0)
         for resource, amount in pod.request.items():
             fits = fits & (self._column(resource) >= amount)
-        feasible = fits.nonzero()[0]
-        split = int(feasible.searchsorted(start))
+        feasible = np.flatnonzero(fits)
+        split = int(np.searchsorted(feasible, start))
         if split:
             feasible = np.concatenate((feasible[split:], feasible[:split]))
         if len(feasible) < wanted:
@@ -172,7 +172,7 @@ class NodeColumns:
         np.maximum.accumulate(total[:-1], out=before[1:])
         best = ties = 0
         new = total > before
-        for position in (total >= before).nonzero()[0].tolist():
+        for position in np.flatnonzero(total >= before).tolist():
             if new[position]:
                 best, ties = position, 1
             else:
@@ -217,7 +217,7 @@ class NodeColumns:
         if intervals is not self._intervals:
             self._intervals = intervals
             unit_free = _members(intervals, self._units)
-            moved = (unit_free != self._unit_free).nonzero()[0].tolist()
+            moved = np.flatnonzero(unit_free != self._unit_free).tolist()
             self._log += moved
             self._unit_free = unit_free
             usable = self._hosts | unit_free
@@ -277,7 +277,7 @@ class NodeColumns:
             return None
         static = self._static_codes(pod)
         codes = self._refusals(pod, static)
-        fitting = set((codes == 0).nonzero()[0].tolist())
+        fitting = set(np.flatnonzero(codes == 0).tolist())
         checks = [(self._amounts["pods"], 1, self._code(TOO_MANY_PODS))]
         for resource, amount in request.items():
             self._column(resource)
@@ -358,7 +358,7 @@ class _Status:
 
 def _count(codes: Codes) -> dict[int, int]:
     counts = np.bincount(codes)
-    return {int(code): int(counts[code]) for code in counts.nonzero()[0].tolist()}
+    return {int(code): int(counts[code]) for code in np.flatnonzero(counts).tolist()}
 
 
 def _members(intervals: tuple[tuple[int, int], ...], ids: npt.NDArray[np.int64]) -> Mask:
@@ -366,6 +366,6 @@ def _members(intervals: tuple[tuple[int, int], ...], ids: npt.NDArray[np.int64])
     if not intervals:
         return np.zeros(len(ids), dtype=np.bool_)
     bounds = np.array(intervals, dtype=np.int64)
-    k = bounds[:, 0].searchsorted(ids, side="right") - 1
+    k = np.searchsorted(bounds[:, 0], ids, side="right") - 1
     inside: Mask = (k >= 0) & (ids <= bounds[np.maximum(k, 0), 1])
     return inside
