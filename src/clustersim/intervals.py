@@ -9,7 +9,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from operator import itemgetter
-from typing import Final
+from typing import Final, cast
 
 from clustersim.errors import InputError
 
@@ -149,21 +149,7 @@ class IntervalSet:
             return self._with_each(other)
         if len(self._intervals) * _FEW < len(other._intervals):
             return other._with_each(self)
-        merged: list[Interval] = []
-        size = 0
-        last_lo, last_hi = -2, -2
-        for lo, hi in sorted(self._intervals + other._intervals):
-            if lo <= last_hi + 1:
-                if hi > last_hi:
-                    last_hi = hi
-            else:
-                if last_hi >= 0:
-                    merged.append((last_lo, last_hi))
-                    size += last_hi - last_lo + 1
-                last_lo, last_hi = lo, hi
-        merged.append((last_lo, last_hi))
-        size += last_hi - last_lo + 1
-        return IntervalSet._trusted(merged, size)
+        return _merged(self._intervals, other._intervals)
 
     def _with(self, lo: int, hi: int) -> IntervalSet:
         """The union with one interval, by bisection: the intervals it touches become one."""
@@ -208,32 +194,7 @@ class IntervalSet:
             return self._without(lo, hi)
         if len(other._intervals) * _FEW < len(self._intervals):
             return self._without_each(other)
-        result: list[Interval] = []
-        size = self._size
-        cuts = other._intervals
-        nb_cuts = len(cuts)
-        j = 0
-        for lo, hi in self._intervals:
-            while j < nb_cuts and cuts[j][1] < lo:
-                j += 1
-            start = lo
-            k = j
-            while k < nb_cuts:
-                cut_lo, cut_hi = cuts[k]
-                if cut_lo > hi:
-                    break
-                if cut_lo > start:
-                    result.append((start, cut_lo - 1))
-                overlap_lo = start if start > cut_lo else cut_lo
-                overlap_hi = hi if hi < cut_hi else cut_hi
-                size -= overlap_hi - overlap_lo + 1
-                start = cut_hi + 1
-                if start > hi:
-                    break
-                k += 1
-            if start <= hi:
-                result.append((start, hi))
-        return IntervalSet._trusted(result, size)
+        return _cut_by(self._intervals, other._intervals, self._size)
 
     def __and__(self, other: IntervalSet) -> IntervalSet:
         """The intersection, by one merge of the two interval lists."""
@@ -306,6 +267,80 @@ class IntervalSet:
 _EMPTY: Final = IntervalSet()
 
 
+def _merged(a: tuple[Interval, ...], b: tuple[Interval, ...]) -> IntervalSet:
+    """The union of two non-empty interval lists by one merge, in order of their lower ends.
+
+    An interval that joins no other is kept as the object it is: compiled, reading an interval unboxes it and
+    building one allocates a tuple and its two ints, which on a fragmented free set was most of the union's cost
+    (each interval is read through `a` and `b`, typed, and kept through `a_kept` and `b_kept`, untyped)."""
+    a_kept = cast("tuple[object, ...]", a)
+    b_kept = cast("tuple[object, ...]", b)
+    merged: list[object] = []
+    size = 0
+    nb_a, nb_b = len(a), len(b)
+    i = j = 0
+    run: object | None  # the current run as the operands' interval object, while it is one
+    if a[0][0] <= b[0][0]:
+        run_lo, run_hi = a[0]
+        run, i = a_kept[0], 1
+    else:
+        run_lo, run_hi = b[0]
+        run, j = b_kept[0], 1
+    while i < nb_a or j < nb_b:
+        if j >= nb_b or (i < nb_a and a[i][0] <= b[j][0]):
+            lo, hi = a[i]
+            interval = a_kept[i]
+            i += 1
+        else:
+            lo, hi = b[j]
+            interval = b_kept[j]
+            j += 1
+        if lo <= run_hi + 1:
+            if hi > run_hi:
+                run_hi = hi
+                run = None
+        else:
+            merged.append((run_lo, run_hi) if run is None else run)
+            size += run_hi - run_lo + 1
+            run_lo, run_hi, run = lo, hi, interval
+    merged.append((run_lo, run_hi) if run is None else run)
+    size += run_hi - run_lo + 1
+    return IntervalSet._trusted(cast("list[Interval]", merged), size)
+
+
+def _cut_by(intervals: tuple[Interval, ...], cuts: tuple[Interval, ...], size: int) -> IntervalSet:
+    """`intervals` (holding `size` ids) less `cuts`, by one merge; an interval no cut touches is kept as the object
+    it is (see `_merged`)."""
+    kept = cast("tuple[object, ...]", intervals)
+    result: list[object] = []
+    nb_cuts = len(cuts)
+    j = 0
+    for index in range(len(intervals)):
+        lo, hi = intervals[index]
+        while j < nb_cuts and cuts[j][1] < lo:
+            j += 1
+        start = lo
+        k = j
+        while k < nb_cuts:
+            cut_lo, cut_hi = cuts[k]
+            if cut_lo > hi:
+                break
+            if cut_lo > start:
+                result.append((start, cut_lo - 1))
+            overlap_lo = start if start > cut_lo else cut_lo
+            overlap_hi = hi if hi < cut_hi else cut_hi
+            size -= overlap_hi - overlap_lo + 1
+            start = cut_hi + 1
+            if start > hi:
+                break
+            k += 1
+        if start == lo:  # no cut touched it
+            result.append(kept[index])
+        elif start <= hi:
+            result.append((start, hi))
+    return IntervalSet._trusted(cast("list[Interval]", result), size)
+
+
 def _joined(intervals: Sequence[Interval], lo: int, hi: int) -> tuple[int, int, list[Interval], int]:
     """Where [lo, hi] joins sorted `intervals`: the slice [i:j] it touches, the one interval that replaces it,
     and the units this adds."""
@@ -313,7 +348,11 @@ def _joined(intervals: Sequence[Interval], lo: int, hi: int) -> tuple[int, int, 
     j = bisect_right(intervals, hi + 1, key=_LO)  # the first that starts after hi + 1
     if i < j:
         lo, hi = min(lo, intervals[i][0]), max(hi, intervals[j - 1][1])
-    return i, j, [(lo, hi)], hi - lo + 1 - sum(b - a + 1 for a, b in intervals[i:j])
+    added = hi - lo + 1
+    for k in range(i, j):  # (a loop, not `sum` over a generator: compiled, a generator is an object per call)
+        first, last = intervals[k]
+        added -= last - first + 1
+    return i, j, [(lo, hi)], added
 
 
 def _cut(intervals: Sequence[Interval], lo: int, hi: int) -> tuple[int, int, list[Interval], int]:
@@ -322,9 +361,17 @@ def _cut(intervals: Sequence[Interval], lo: int, hi: int) -> tuple[int, int, lis
     i = bisect_left(intervals, lo, key=_HI)  # the first that ends at or after lo
     j = bisect_right(intervals, hi, key=_LO)  # the first that starts after hi
     kept = []
+    added = 0
     if i < j:
-        if intervals[i][0] < lo:
-            kept.append((intervals[i][0], lo - 1))
-        if intervals[j - 1][1] > hi:
-            kept.append((hi + 1, intervals[j - 1][1]))
-    return i, j, kept, sum(b - a + 1 for a, b in kept) - sum(b - a + 1 for a, b in intervals[i:j])
+        first, last = intervals[i]
+        if first < lo:
+            kept.append((first, lo - 1))
+            added += lo - first
+        first, last = intervals[j - 1]
+        if last > hi:
+            kept.append((hi + 1, last))
+            added += last - hi
+        for k in range(i, j):
+            first, last = intervals[k]
+            added -= last - first + 1
+    return i, j, kept, added

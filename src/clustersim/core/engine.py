@@ -1,16 +1,19 @@
-"""The event loop's clock: a heap of `(time, event class, sequence, payload)`.
+"""The event loop's clock: a heap of the times that have events, each time's events in insertion order.
 
 Rule for events at equal times: lower event class first (decisions held back until this instant, then job
 ends, then nodes done switching on or off, then submissions, then machines becoming unavailable or available,
 then requested calls), then insertion order. The simulation pops every event of an instant at once; how it
 delivers them to the decision process (in one call, or in Batsim's rounds) is the simulation's `Delivery` rule.
+
+(The order is that of a heap of `(time, event class, sequence, payload)`; the queue keeps one heap entry per
+instant instead of one per event, and sorts an instant's events by class when it is popped: the heap's
+comparisons are of two floats, not of two tuples, and most instants hold one event, popped as it was pushed.)
 """
 
 from __future__ import annotations
 
 import heapq
 from enum import IntEnum
-from itertools import count
 from typing import Generic, TypeVar
 
 from clustersim.errors import ClusterSimError
@@ -41,37 +44,55 @@ class TimeTravelError(ClusterSimError):
 class EventQueue(Generic[T]):
     """A deterministic priority queue of timed events; time only moves forward."""
 
-    __slots__ = ("_heap", "_seq", "now")
+    __slots__ = ("_instants", "_size", "_times", "now")
 
     def __init__(self) -> None:
-        self._heap: list[tuple[float, EventClass, int, T]] = []
-        self._seq = count()
+        self._times: list[float] = []
+        """A heap of the times that have events, each once."""
+        self._instants: dict[float, list[tuple[EventClass, T]]] = {}
+        """Each time's events, in insertion order."""
+        self._size = 0
         self.now = 0.0
 
     def push(self, time: float, kind: EventClass, payload: T) -> None:
         if time < self.now:
             raise TimeTravelError(f"cannot schedule {kind.name} at t={time!r}: the clock is at t={self.now!r}")
-        heapq.heappush(self._heap, (time, kind, next(self._seq), payload))
+        events = self._instants.get(time)
+        if events is None:
+            self._instants[time] = [(kind, payload)]
+            heapq.heappush(self._times, time)
+        else:
+            events.append((kind, payload))
+        self._size += 1
 
     def __len__(self) -> int:
-        return len(self._heap)
+        return self._size
 
     def next_time(self) -> float | None:
-        return self._heap[0][0] if self._heap else None
+        return self._times[0] if self._times else None
 
     def pop_instant(self) -> list[tuple[EventClass, T]]:
         """Advance the clock to the next event time and return all its events, in the documented order."""
-        heap = self._heap
-        time, kind, _, payload = heapq.heappop(heap)
+        time = heapq.heappop(self._times)
         self.now = time
-        batch: list[tuple[EventClass, T]] = [(kind, payload)]
-        while heap and heap[0][0] == time:
-            _, kind, _, payload = heapq.heappop(heap)
-            batch.append((kind, payload))
+        batch = self._instants.pop(time)
+        self._size -= len(batch)
+        if len(batch) > 1:
+            batch.sort(key=_event_class)  # stable: events of one class stay in insertion order
         return batch
 
     def take_all(self) -> list[tuple[float, EventClass, T]]:
         """Remove every event, in the documented order, without moving the clock (for a caller that times them
         itself)."""
-        heap, self._heap = self._heap, []
-        return [(time, kind, payload) for time, kind, _, payload in sorted(heap)]
+        times, instants = sorted(self._times), self._instants
+        self._times, self._instants, self._size = [], {}, 0
+        taken: list[tuple[float, EventClass, T]] = []
+        for time in times:
+            batch = instants[time]
+            batch.sort(key=_event_class)
+            taken.extend([(time, kind, payload) for kind, payload in batch])
+        return taken
+
+
+def _event_class(event: tuple[EventClass, object]) -> EventClass:
+    return event[0]

@@ -205,6 +205,7 @@ class Simulation:
         self.report_pending = report_pending
         self.platform = platform
         self.execution: ExecutionModel = execution if execution is not None else FastExecution(platform)
+        self._fast = type(self.execution) is FastExecution
         self.events = events
         if events and (nodes is not None or meter is not None):
             raise ClusterSimError("external events (machines unavailable) with power management are not modelled")
@@ -632,10 +633,14 @@ class Simulation:
             batch.sort(key=_batsim_order if self.delivery is Delivery.BATSIM else _id_order)
         pending = self.state.pending
         events: list[Event] = []
+        executions = self._executions
         for job in batch:
-            if job.key in pending or job.key in self._executions:
+            queued = len(pending)
+            pending.setdefault(job.key, job)  # (one lookup in a queue of up to tens of thousands of jobs, not two)
+            if len(pending) == queued or job.key in executions:
+                if len(pending) > queued:
+                    del pending[job.key]
                 raise InputError(self.workload.source, f"job id '{job.key}' is submitted twice")
-            pending[job.key] = job
             events.append(JobSubmitted(job))
         self._summary.nb_submitted += len(batch)
         if self.meter is not None and batch:
@@ -741,6 +746,9 @@ class Simulation:
     # -- decisions ---------------------------------------------------------------------------------------
 
     def _apply(self, decision: Decision) -> None:
+        if type(decision) is StartJob:  # most decisions: a native call, not one through the table's bound method
+            self._start(decision)
+            return
         applier = self._appliers.get(type(decision))
         if applier is None:
             expected = ", ".join(sorted(t.__name__ for t in self._appliers))
@@ -820,12 +828,14 @@ class Simulation:
         When the execution model reports ends later (stepped), only the walltime is scheduled here.
         """
         job, now = running.job, running.start
-        runtime = self.execution.start(running)
+        profile = job.profile
+        # (A delay's run time is its seconds in the fast model: read here, not through the model's Python-level call.)
+        runtime = profile.seconds if type(profile) is Delay and self._fast else self.execution.start(running)
         walltime = job.walltime
         self._born += 1
         if runtime is not None:
-            self._schedule_end(running, runtime, now + runtime)
-            self._executions[job.key].offset, self._executions[job.key].born = self._replied, self._born
+            execution = self._schedule_end(running, runtime, now + runtime)
+            execution.offset, execution.born = self._replied, self._born
             return
         if walltime is None or self._actors is not None:  # no end event until the model reports one
             self._executions[job.key] = _Execution(running, float("inf"), FinalState.COMPLETED_SUCCESSFULLY)
@@ -835,7 +845,7 @@ class Simulation:
         self._executions[job.key] = execution
         self._queue.push(execution.end, EventClass.JOB_END, execution)
 
-    def _schedule_end(self, running: RunningJob, runtime: float, end: float) -> None:
+    def _schedule_end(self, running: RunningJob, runtime: float, end: float) -> _Execution:
         """A job's execution ends at `end` (`runtime` after its start), or at its walltime if that comes first."""
         job = running.job
         walltime = job.walltime
@@ -846,6 +856,7 @@ class Simulation:
             execution = _Execution(running, end, FinalState.COMPLETED_SUCCESSFULLY)
         self._executions[job.key] = execution
         self._queue.push(execution.end, EventClass.JOB_END, execution)
+        return execution
 
     def _set_pstate(self, d: SetPState) -> None:
         """Nodes change computation power state (DVFS): the execution model re-times the jobs running there."""
@@ -858,8 +869,8 @@ class Simulation:
             if execution.cancelled:  # killed at this instant
                 continue
             execution.cancelled = True
-            self._schedule_end(execution.running, end - execution.running.start, end)
-            self._executions[key].offset, self._executions[key].born = execution.offset, execution.born
+            moved = self._schedule_end(execution.running, end - execution.running.start, end)
+            moved.offset, moved.born = execution.offset, execution.born
 
     def _reject(self, d: RejectJob) -> None:
         job = self._pending_job(d, d.job_key)

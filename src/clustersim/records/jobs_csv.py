@@ -83,16 +83,32 @@ def job_line(o: JobOutcome) -> str:
     )
 
 
+LINES_PER_WRITE: Final = 4096
+"""Lines joined into one write: a write per line cost a fifth of the line's own cost (the text layer's per-call
+work); a block of 4,096 lines is about half a megabyte."""
+
+
 class JobsCsvWriter:
-    """An outcome sink that appends each job's line to jobs.csv as soon as it ends."""
+    """An outcome sink that appends each job's line to jobs.csv as it ends, in blocks of LINES_PER_WRITE lines
+    (and the rest when closed)."""
 
     def __init__(self, path: Path | str):
         self.path = Path(path)
         self._file: TextIO = open(self.path, "w", encoding="utf-8")  # noqa: SIM115 (closed in close)
         self._file.write(",".join(COLUMNS) + "\n")
+        self._lines: list[str] = []
 
     def record(self, outcome: JobOutcome) -> None:
-        self._file.write(job_line(outcome))
+        lines = self._lines
+        lines.append(job_line(outcome))
+        if len(lines) == LINES_PER_WRITE:
+            self._file.write("".join(lines))
+            lines.clear()
 
     def close(self) -> None:
-        self._file.close()
+        try:
+            if self._lines:
+                self._file.write("".join(self._lines))
+                self._lines.clear()
+        finally:
+            self._file.close()
