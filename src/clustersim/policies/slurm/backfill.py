@@ -141,12 +141,12 @@ class NodeSpace:
         bounds, low, high = self.bounds, self.low, self.high
         count = len(low)
         # The first record ending after start (the first one for the cycle's now, as a rule).
-        first = 0 if start < bounds[1] else bisect.bisect_right(bounds, start, 1, count + 1) - 1
+        first = 0 if start < bounds[1] else _right(bounds, start, 1, count + 1) - 1
         if first >= count:
             if validity is not None:
                 validity.at_least(bounds[count])
             return nodes, 0.0
-        last = bisect.bisect_right(bounds, end, first, count) - 1  # the last record beginning by end
+        last = _right(bounds, end, first, count) - 1  # the last record beginning by end
         nodes_low, nodes_high = nodes & LOW, nodes >> WORD
         avail_low, avail_high = nodes_low, nodes_high
         later = 0.0
@@ -183,8 +183,8 @@ class NodeSpace:
         """Whether planned nodes are reserved for another job somewhere in [start, end) (`_test_resv_overlap`)."""
         bounds, low, high = self.bounds, self.low, self.high
         count = len(low)
-        first = bisect.bisect_right(bounds, start, 1, count + 1) - 1
-        stop = bisect.bisect_left(bounds, end, 0, count)
+        first = _right(bounds, start, 1, count + 1) - 1
+        stop = _left(bounds, end, 0, count)
         nodes_low, nodes_high = nodes & LOW, nodes >> WORD
         return any(nodes_low & ~low[j] or nodes_high & ~high[j] for j in range(first, stop))
 
@@ -198,14 +198,14 @@ class NodeSpace:
         reached = end >= map_end
         if start >= map_end:
             return reached
-        first = bisect.bisect_right(bounds, start) - 1
+        first = _right(bounds, start, 0, len(bounds)) - 1
         if bounds[first] < start:  # split the record holding start
             first += 1
             bounds.insert(first, start)
             low.insert(first, low[first - 1])
             high.insert(first, high[first - 1])
         if end < map_end:
-            stop = bisect.bisect_left(bounds, end)
+            stop = _left(bounds, end, 0, len(bounds))
             if bounds[stop] != end:  # split the record holding end
                 bounds.insert(stop, end)
                 low.insert(stop, low[stop - 1])
@@ -225,6 +225,29 @@ class NodeSpace:
         return reached
 
 
+def _right(bounds: list[float], value: float, lo: int, hi: int) -> int:
+    """`bisect.bisect_right(bounds, value, lo, hi)` as a plain loop: the compiled path compares the floats
+    themselves, without a call into the bisect module and a float object made for `value`."""
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if value < bounds[mid]:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def _left(bounds: list[float], value: float, lo: int, hi: int) -> int:
+    """`bisect.bisect_left(bounds, value, lo, hi)` as a plain loop (`_right`)."""
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if bounds[mid] < value:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
 class Releases:
     """The idle CPUs of every node once the first k running jobs (in end order) have ended, for each k asked: what
     a will-run result chooses its CPUs on (`Fit.allocation`).
@@ -236,11 +259,13 @@ class Releases:
     2c + 1, two words as `WORD`), made from the one before by one job's CPUs: the key of a choice already made
     (`_SELECTIONS`) is then a few `&`, not a walk over the nodes."""
 
-    __slots__ = ("_current", "_free", "_levels", "_running")
+    __slots__ = ("_current", "_epoch", "_free", "_levels", "_running", "_walks")
 
-    def __init__(self, free: list[int], running: Sequence[Running]):
+    def __init__(self, free: list[int], running: Sequence[Running], epoch: float):
         self._free = free
         self._running = running
+        self._epoch = epoch
+        self._walks: dict[int, _Walk] = {}
         self._current = list(free)
         """The idle CPUs once the jobs of the last state made have ended."""
         words: list[int] = []
@@ -248,6 +273,13 @@ class Releases:
             if count > 0:
                 _add_node(words, count, node)
         self._levels: list[list[int]] = [words]
+
+    def walk(self, nodes: int) -> _Walk:
+        """The will-run walk on `nodes` (kept: `_Walk`)."""
+        walk = self._walks.get(nodes)
+        if walk is None:
+            walk = self._walks[nodes] = _Walk(nodes, self._free, self._running, self._epoch)
+        return walk
 
     def _level(self, k: int) -> list[int]:
         """The nodes by idle CPUs once the first k running jobs have ended."""
@@ -448,54 +480,94 @@ def _will_run(
     """`_will_run_test`: None when the job never fits, else after which running job removed it fits (None: now).
 
     select_cpus fails exactly when the nodes' idle CPUs total less than the job asks, so the running total of
-    CPUs freed by the removed batches says when the job fits; the CPUs are chosen later, if asked.
+    CPUs freed by the removed batches says when the job fits; the CPUs are chosen later, if asked. The walk is
+    kept per node set with `releases` (`_Walk`).
     """
-    members = bits(nodes)
-    total = idle_total(free, members)
     if releases is None:
-        releases = Releases(free, running)
-    if total >= cpus:
+        releases = Releases(free, running, epoch)
+    walk = releases.walk(nodes)
+    if walk.idle >= cpus:
         return Fit(None, cpus, nodes, releases, 0, weights)
-    nodes_low, nodes_high = nodes & LOW, nodes >> WORD
-    ordered = running
-    window = WILL_RUN_WINDOW
-    batch_end = 0.0
-    i = 0
-    more = True
-    while more:
-        last: Running | None = None
-        following: Running | None = None
-        while True:
-            if i >= len(ordered):
-                more = False
+    index = walk.reach(cpus)
+    if index < 0:
+        return None
+    return Fit(walk.lasts[index], cpus, nodes, releases, walk.ended[index], weights)
+
+
+class _Walk:
+    """`_will_run_test`'s walk over the running jobs on one node set, kept for the tests of other job sizes on the
+    same nodes (a third of the fresh tests of a cycle repeat a node set on the same free CPUs): the nodes' idle
+    CPUs, then, at the end of each batch of removed jobs, the CPUs in all, the last job removed and how many
+    running jobs (first in end order) are behind. Made batch by batch, as far as a test needs."""
+
+    __slots__ = ("_batch_end", "_epoch", "_high", "_i", "_low", "_more", "_nodes", "_running", "_total",
+                 "_window", "ended", "idle", "lasts", "totals")
+
+    def __init__(self, nodes: int, free: list[int], running: Sequence[Running], epoch: float):
+        self._nodes = nodes
+        self._low, self._high = nodes & LOW, nodes >> WORD
+        self._running = running
+        self._epoch = epoch
+        self.idle = self._total = idle_total(free, bits(nodes))
+        self._i = 0
+        self._window = WILL_RUN_WINDOW
+        self._batch_end = 0.0
+        self._more = True
+        self.totals: list[int] = []
+        """The CPUs in all at the end of each batch."""
+        self.lasts: list[Running] = []
+        self.ended: list[int] = []
+
+    def reach(self, cpus: int) -> int:
+        """The first batch after which the nodes have `cpus` CPUs in all (-1: none)."""
+        totals = self.totals
+        for index in range(len(totals)):
+            if totals[index] >= cpus:
+                return index
+        nodes, nodes_low, nodes_high = self._nodes, self._low, self._high
+        ordered = self._running
+        epoch = self._epoch
+        total, i, window, batch_end = self._total, self._i, self._window, self._batch_end
+        while self._more:
+            last: Running | None = None
+            following: Running | None = None
+            while True:
+                if i >= len(ordered):
+                    self._more = False
+                    break
+                job = ordered[i]
+                i += 1
+                if not (job.low & nodes_low or job.high & nodes_high):
+                    continue
+                if batch_end == 0.0:
+                    batch_end = job.end + (WILL_RUN_WINDOW - math.fmod(job.end + epoch, WILL_RUN_WINDOW))
+                last = job
+                if not (job.low & ~nodes_low or job.high & ~nodes_high):
+                    total += job.cpus
+                elif job.per_node:
+                    total += job.per_node * ((job.low & nodes_low).bit_count() + (job.high & nodes_high).bit_count())
+                else:
+                    total += sum(count for node, count in job.allocation.items() if nodes >> node & 1)
+                if i >= len(ordered):
+                    self._more = False
+                    break
+                following = ordered[i]
+                if following.end > batch_end + window:
+                    break
+            if last is None:
+                self._more = False
                 break
-            job = ordered[i]
-            i += 1
-            if not (job.low & nodes_low or job.high & nodes_high):
-                continue
-            if batch_end == 0.0:
-                batch_end = job.end + (WILL_RUN_WINDOW - math.fmod(job.end + epoch, WILL_RUN_WINDOW))
-            last = job
-            if not (job.low & ~nodes_low or job.high & ~nodes_high):
-                total += job.cpus
-            elif job.per_node:
-                total += job.per_node * ((job.low & nodes_low).bit_count() + (job.high & nodes_high).bit_count())
-            else:
-                total += sum(count for node, count in job.allocation.items() if nodes >> node & 1)
-            if i >= len(ordered):
-                more = False
-                break
-            following = ordered[i]
-            if following.end > batch_end + window:
-                break
-        if last is None:
-            break
-        window *= 2
-        while following is not None and following.end > batch_end + window:
             window *= 2
-        if total >= cpus:
-            return Fit(last, cpus, nodes, releases, i, weights)
-    return None
+            while following is not None and following.end > batch_end + window:
+                window *= 2
+            totals.append(total)
+            self.lasts.append(last)
+            self.ended.append(i)
+            if total >= cpus:
+                self._total, self._i, self._window, self._batch_end = total, i, window, batch_end
+                return len(totals) - 1
+        self._total, self._i, self._window, self._batch_end = total, i, window, batch_end
+        return -1
 
 
 def idle_total(free: list[int], members: list[int]) -> int:
@@ -626,11 +698,11 @@ class BackfillMemory:
         self.queue = None
         self.releases = None
 
-    def releases_for(self, free: list[int], running: Sequence[Running]) -> Releases:
+    def releases_for(self, free: list[int], running: Sequence[Running], epoch: float) -> Releases:
         """The idle CPUs as the running jobs end (`free` and `running` as when the memory was last cleared)."""
         releases = self.releases
         if releases is None:
-            releases = self.releases = Releases(free, running)
+            releases = self.releases = Releases(free, running, epoch)
         return releases
 
     def repeats(self, now: float, queue: tuple[Candidate, ...]) -> bool:
@@ -742,7 +814,7 @@ def backfill_cycle(
                 tested += 1
                 counted = True
             result = will_run_fit(job.cpus, avail, free, running, now, epoch, cache, params, validity, job.request,
-                                  other, memory.releases_for(free, running))
+                                  other, memory.releases_for(free, running, epoch))
             if result is None:
                 if later_start:
                     continue
