@@ -27,18 +27,19 @@ import bisect
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Final
 
 from clustersim.policies.slurm.select import Allocation, Consumables, GresHeld, ShapedRequest, bits, select_cpus
 
-WILL_RUN_WINDOW = 30
+WILL_RUN_WINDOW: Final = 30
 """cons_common's `time_window`: the first batch of running jobs removed ends within 30 s."""
-YEAR = 365 * 86400.0
-WORD = 62
+YEAR: Final = 365 * 86400.0
+WORD: Final = 62
 """Nodes per word: the map's records and the running jobs keep their node sets as two words, nodes 0 to 61 and
 the others, because mypyc's fast integers are 63-bit tagged: a wider bitmap is a Python long, and every `&` or
 `~` on it allocates. Up to 124 nodes every operation of the map and of the will-run walk stays on machine words
 (beyond, the second word is a long again: the same results, as before)."""
-LOW = (1 << WORD) - 1
+LOW: Final = (1 << WORD) - 1
 
 
 @dataclass(slots=True)
@@ -259,7 +260,7 @@ class Releases:
     2c + 1, two words as `WORD`), made from the one before by one job's CPUs: the key of a choice already made
     (`_SELECTIONS`) is then a few `&`, not a walk over the nodes."""
 
-    __slots__ = ("_current", "_epoch", "_free", "_levels", "_running", "_walks")
+    __slots__ = ("_counted", "_current", "_epoch", "_free", "_levels", "_running", "_walks")
 
     def __init__(self, free: list[int], running: Sequence[Running], epoch: float):
         self._free = free
@@ -269,17 +270,33 @@ class Releases:
         self._current = list(free)
         """The idle CPUs once the jobs of the last state made have ended."""
         words: list[int] = []
+        counted = True
         for node, count in enumerate(free):
             if count > 0:
                 _add_node(words, count, node)
+            elif count < 0:
+                counted = False
         self._levels: list[list[int]] = [words]
+        self._counted = counted
+        """Whether the bitmaps count every idle CPU (no node is over-committed), for `idle`."""
 
     def walk(self, nodes: int) -> _Walk:
         """The will-run walk on `nodes` (kept: `_Walk`)."""
         walk = self._walks.get(nodes)
         if walk is None:
-            walk = self._walks[nodes] = _Walk(nodes, self._free, self._running, self._epoch)
+            walk = self._walks[nodes] = _Walk(nodes, self.idle(nodes), self._running, self._epoch)
         return walk
+
+    def idle(self, nodes: int) -> int:
+        """The idle CPUs of `nodes` in all: a few popcounts of the bitmaps by idle CPUs, no list of members."""
+        if not self._counted:
+            return idle_total(self._free, bits(nodes))
+        words = self._levels[0]
+        low, high = nodes & LOW, nodes >> WORD
+        total = 0
+        for index in range(2, len(words), 2):
+            total += (index >> 1) * ((words[index] & low).bit_count() + (words[index + 1] & high).bit_count())
+        return total
 
     def _level(self, k: int) -> list[int]:
         """The nodes by idle CPUs once the first k running jobs have ended."""
@@ -347,7 +364,7 @@ def _add_node(words: list[int], count: int, node: int, present: bool = True) -> 
 
 
 _SelectionKey = tuple[tuple[int, ...], tuple[int, ...] | None]
-_SELECTIONS: dict[_SelectionKey, tuple[Allocation, int]] = {}
+_SELECTIONS: Final[dict[_SelectionKey, tuple[Allocation, int]]] = {}
 """select_cpus results with their nodes as a bitmap, by (CPUs and the usable nodes by idle CPUs, weights): it
 reads nothing else, and the same states recur from cycle to cycle. The allocations are shared: nobody changes
 one."""
@@ -399,7 +416,7 @@ class Fit:
 WillRunCache = dict[tuple[int, int], "Fit | None"]
 """(CPUs, nodes) -> where the job fits, or None when it never fits. Valid while no job starts or ends: the caller
 clears it then."""
-_UNKNOWN = Fit(None, 0, 0, None, 0, None)
+_UNKNOWN: Final = Fit(None, 0, 0, None, 0, None)
 """Not in the cache (a cached result may be None)."""
 
 
@@ -503,12 +520,12 @@ class _Walk:
     __slots__ = ("_batch_end", "_epoch", "_high", "_i", "_low", "_more", "_nodes", "_running", "_total",
                  "_window", "ended", "idle", "lasts", "totals")
 
-    def __init__(self, nodes: int, free: list[int], running: Sequence[Running], epoch: float):
+    def __init__(self, nodes: int, idle: int, running: Sequence[Running], epoch: float):
         self._nodes = nodes
         self._low, self._high = nodes & LOW, nodes >> WORD
         self._running = running
         self._epoch = epoch
-        self.idle = self._total = idle_total(free, bits(nodes))
+        self.idle = self._total = idle
         self._i = 0
         self._window = WILL_RUN_WINDOW
         self._batch_end = 0.0
@@ -796,6 +813,7 @@ def backfill_cycle(
         counted = False
         later_start = now
         previous_start = -math.inf
+        job_nodes = job.nodes & up_nodes
         while True:  # backfill.c's TRY_LATER
             start_res = later_start
             if start_res <= previous_start:
@@ -803,9 +821,9 @@ def backfill_cycle(
             previous_start = start_res
             end_time = job.time_limit + max(start_res, now)
             if start_res == now:
-                avail, later_start = space.restrict(job.nodes & up_nodes, now, end_time, validity, job.time_limit)
+                avail, later_start = space.restrict(job_nodes, now, end_time, validity, job.time_limit)
             else:
-                avail, later_start = space.restrict(job.nodes & up_nodes, start_res, end_time)
+                avail, later_start = space.restrict(job_nodes, start_res, end_time)
             if not avail:
                 if later_start:
                     continue
