@@ -13,9 +13,11 @@ from clustersim.policies.slurm.backfill import (
     BackfillParameters,
     Candidate,
     NodeSpace,
+    Releases,
     Running,
     backfill_cycle,
     will_run,
+    will_run_fit,
 )
 from clustersim.policies.slurm.conf import parse_slurm_conf
 from clustersim.policies.slurm.priority import BasicPriority, FairShare, JobFactors, MultifactorPriority
@@ -198,6 +200,45 @@ def test_the_will_run_test_is_the_same_wherever_its_nodes_sit_in_the_bitmap(
 
     found, moved = test(0), test(offset)
     assert moved == (None if found is None else (found[0], {n + offset: c for n, c in found[1].items()}))
+
+
+@given(
+    st.lists(st.tuples(st.integers(0, 5), st.integers(0, 2), st.integers(1, 3), st.integers(1, 40)), max_size=12),
+    st.lists(st.tuples(st.integers(1, 24), st.integers(1, 63)), min_size=1, max_size=12),
+    st.sampled_from([0, 60, 62]),
+)
+@settings(max_examples=300, deadline=None)
+def test_will_run_results_sharing_their_walks_and_idle_states_choose_what_each_test_alone_chooses(
+    jobs: list[tuple[int, int, int, int]], tests: list[tuple[int, int]], offset: int
+) -> None:
+    """The tests of a cycle share the walk of a node set and the idle CPUs as the running jobs end (`Releases`),
+    each made only as far as a test needs: a sequence of tests through one `Releases` gives what each test gives
+    on its own, and the CPUs chosen are select_cpus's on the free CPUs plus those of the jobs ended by then."""
+    free = [4] * 6
+    placed = []
+    for i, (node, span, take, end) in enumerate(jobs):
+        nodes = [n for n in range(node, node + span + 1) if n < 6]
+        if all(free[n] >= take for n in nodes):
+            for n in nodes:
+                free[n] -= take
+            placed.append(Running(f"r{i}", end * 30.0 + i % 3 * 7, {n + offset: take for n in nodes},
+                                  sum(1 << n + offset for n in nodes), 60.0))
+    running = sorted(placed, key=lambda job: job.end)
+    idle = [0] * offset + free
+    shared = Releases(idle, running, 0.0)
+    for cpus, mask in tests:
+        nodes = mask << offset
+        alone = will_run(cpus, nodes, idle, running, 0.0)
+        found = will_run_fit(cpus, nodes, idle, running, 0.0, releases=shared)
+        assert (None if found is None else (found[0], found[1].allocation())) == alone
+        if found is not None:
+            ended = [job for job in running if job.end <= found[0]] if found[1].last is not None else []
+            future = list(idle)
+            for job in ended:
+                for node, count in job.allocation.items():
+                    future[node] += count
+            assert found[1].allocation() == select_cpus(cpus, nodes, future)
+            assert found[1].planned() == sum(1 << node for node in found[1].allocation())
 
 
 @st.composite

@@ -27,18 +27,19 @@ import bisect
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Final
 
 from clustersim.policies.slurm.select import Allocation, Consumables, GresHeld, ShapedRequest, bits, select_cpus
 
-WILL_RUN_WINDOW = 30
+WILL_RUN_WINDOW: Final = 30
 """cons_common's `time_window`: the first batch of running jobs removed ends within 30 s."""
-YEAR = 365 * 86400.0
-WORD = 62
+YEAR: Final = 365 * 86400.0
+WORD: Final = 62
 """Nodes per word: the map's records and the running jobs keep their node sets as two words, nodes 0 to 61 and
 the others, because mypyc's fast integers are 63-bit tagged: a wider bitmap is a Python long, and every `&` or
 `~` on it allocates. Up to 124 nodes every operation of the map and of the will-run walk stays on machine words
 (beyond, the second word is a long again: the same results, as before)."""
-LOW = (1 << WORD) - 1
+LOW: Final = (1 << WORD) - 1
 
 
 @dataclass(slots=True)
@@ -141,12 +142,12 @@ class NodeSpace:
         bounds, low, high = self.bounds, self.low, self.high
         count = len(low)
         # The first record ending after start (the first one for the cycle's now, as a rule).
-        first = 0 if start < bounds[1] else bisect.bisect_right(bounds, start, 1, count + 1) - 1
+        first = 0 if start < bounds[1] else _right(bounds, start, 1, count + 1) - 1
         if first >= count:
             if validity is not None:
                 validity.at_least(bounds[count])
             return nodes, 0.0
-        last = bisect.bisect_right(bounds, end, first, count) - 1  # the last record beginning by end
+        last = _right(bounds, end, first, count) - 1  # the last record beginning by end
         nodes_low, nodes_high = nodes & LOW, nodes >> WORD
         avail_low, avail_high = nodes_low, nodes_high
         later = 0.0
@@ -183,8 +184,8 @@ class NodeSpace:
         """Whether planned nodes are reserved for another job somewhere in [start, end) (`_test_resv_overlap`)."""
         bounds, low, high = self.bounds, self.low, self.high
         count = len(low)
-        first = bisect.bisect_right(bounds, start, 1, count + 1) - 1
-        stop = bisect.bisect_left(bounds, end, 0, count)
+        first = _right(bounds, start, 1, count + 1) - 1
+        stop = _left(bounds, end, 0, count)
         nodes_low, nodes_high = nodes & LOW, nodes >> WORD
         return any(nodes_low & ~low[j] or nodes_high & ~high[j] for j in range(first, stop))
 
@@ -198,14 +199,14 @@ class NodeSpace:
         reached = end >= map_end
         if start >= map_end:
             return reached
-        first = bisect.bisect_right(bounds, start) - 1
+        first = _right(bounds, start, 0, len(bounds)) - 1
         if bounds[first] < start:  # split the record holding start
             first += 1
             bounds.insert(first, start)
             low.insert(first, low[first - 1])
             high.insert(first, high[first - 1])
         if end < map_end:
-            stop = bisect.bisect_left(bounds, end)
+            stop = _left(bounds, end, 0, len(bounds))
             if bounds[stop] != end:  # split the record holding end
                 bounds.insert(stop, end)
                 low.insert(stop, low[stop - 1])
@@ -225,22 +226,166 @@ class NodeSpace:
         return reached
 
 
+def _right(bounds: list[float], value: float, lo: int, hi: int) -> int:
+    """`bisect.bisect_right(bounds, value, lo, hi)` as a plain loop: the compiled path compares the floats
+    themselves, without a call into the bisect module and a float object made for `value`."""
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if value < bounds[mid]:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def _left(bounds: list[float], value: float, lo: int, hi: int) -> int:
+    """`bisect.bisect_left(bounds, value, lo, hi)` as a plain loop (`_right`)."""
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if bounds[mid] < value:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+class Releases:
+    """The idle CPUs of every node once the first k running jobs (in end order) have ended, for each k asked: what
+    a will-run result chooses its CPUs on (`Fit.allocation`).
+
+    select_cpus reads the idle CPUs of the job's nodes only, and there they are the free CPUs plus those of every
+    job among the first k (a job not on those nodes adds nothing there), whatever the nodes. So the states are
+    shared by all the results of a cycle, and of the cycles after it while no job starts or ends (the memory
+    holding them is cleared then). Each state keeps its nodes by idle CPUs as bitmaps (count c: words 2c and
+    2c + 1, two words as `WORD`), made from the one before by one job's CPUs: the key of a choice already made
+    (`_SELECTIONS`) is then a few `&`, not a walk over the nodes."""
+
+    __slots__ = ("_counted", "_current", "_epoch", "_free", "_levels", "_running", "_walks")
+
+    def __init__(self, free: list[int], running: Sequence[Running], epoch: float):
+        self._free = free
+        self._running = running
+        self._epoch = epoch
+        self._walks: dict[int, _Walk] = {}
+        self._current = list(free)
+        """The idle CPUs once the jobs of the last state made have ended."""
+        words: list[int] = []
+        counted = True
+        for node, count in enumerate(free):
+            if count > 0:
+                _add_node(words, count, node)
+            elif count < 0:
+                counted = False
+        self._levels: list[list[int]] = [words]
+        self._counted = counted
+        """Whether the bitmaps count every idle CPU (no node is over-committed), for `idle`."""
+
+    def walk(self, nodes: int) -> _Walk:
+        """The will-run walk on `nodes` (kept: `_Walk`)."""
+        walk = self._walks.get(nodes)
+        if walk is None:
+            walk = self._walks[nodes] = _Walk(nodes, self.idle(nodes), self._running, self._epoch)
+        return walk
+
+    def idle(self, nodes: int) -> int:
+        """The idle CPUs of `nodes` in all: a few popcounts of the bitmaps by idle CPUs, no list of members."""
+        if not self._counted:
+            return idle_total(self._free, bits(nodes))
+        words = self._levels[0]
+        low, high = nodes & LOW, nodes >> WORD
+        total = 0
+        for index in range(2, len(words), 2):
+            total += (index >> 1) * ((words[index] & low).bit_count() + (words[index + 1] & high).bit_count())
+        return total
+
+    def _level(self, k: int) -> list[int]:
+        """The nodes by idle CPUs once the first k running jobs have ended."""
+        levels = self._levels
+        current = self._current
+        while len(levels) <= k:
+            words = list(levels[-1])
+            for node, count in self._running[len(levels) - 1].allocation.items():
+                before = current[node]
+                after = current[node] = before + count
+                if before > 0:
+                    _add_node(words, before, node, False)
+                if after > 0:
+                    _add_node(words, after, node)
+            levels.append(words)
+        return levels[k]
+
+    def select(self, cpus: int, nodes: int, k: int, weights: Sequence[int] | None) -> tuple[Allocation, int]:
+        """select_cpus for `cpus` on `nodes` once the first k running jobs have ended (their idle CPUs must
+        suffice in all, so it cannot fail), remembered with the allocation's nodes as a bitmap.
+
+        The key is the nodes of `nodes` with each count of idle CPUs (select_cpus sees nothing else: a node
+        without an idle CPU breaks a run of consecutive nodes as a node outside `nodes` does), so node sets that
+        differ only by nodes without one share an entry."""
+        words = self._level(k)
+        low, high = nodes & LOW, nodes >> WORD
+        parts: list[int] = [cpus]
+        for index in range(0, len(words), 2):
+            part_low, part_high = words[index] & low, words[index + 1] & high
+            if part_low or part_high:
+                parts.append(index)
+                parts.append(part_low)
+                parts.append(part_high)
+        key = (tuple(parts), None if weights is None else tuple(weights))
+        entry = _SELECTIONS.get(key)
+        if entry is None:
+            future = list(self._free)
+            running = self._running
+            for i in range(k):
+                job = running[i]
+                if job.low & low or job.high & high:
+                    for node, count in job.allocation.items():
+                        future[node] += count
+            allocation = select_cpus(cpus, nodes, future, weights=weights)
+            assert allocation is not None
+            entry = (allocation, node_bitmap(allocation))
+            if len(_SELECTIONS) >= 65536:
+                _SELECTIONS.clear()
+            _SELECTIONS[key] = entry
+        return entry
+
+
+def _add_node(words: list[int], count: int, node: int, present: bool = True) -> None:
+    """Put `node` in (or, not `present`, take it out of) the bitmap of the nodes with `count` idle CPUs."""
+    index = 2 * count
+    if node >= WORD:
+        index += 1
+        node -= WORD
+    while len(words) <= index | 1:
+        words.append(0)
+    if present:
+        words[index] |= 1 << node
+    else:
+        words[index] &= ~(1 << node)
+
+
+_SelectionKey = tuple[tuple[int, ...], tuple[int, ...] | None]
+_SELECTIONS: Final[dict[_SelectionKey, tuple[Allocation, int]]] = {}
+"""select_cpus results with their nodes as a bitmap, by (CPUs and the usable nodes by idle CPUs, weights): it
+reads nothing else, and the same states recur from cycle to cycle. The allocations are shared: nobody changes
+one."""
+
+
 class Fit:
     """Where a will-run test found a job fits: after the last running job removed (None: now), on CPUs chosen
     only when first asked (`allocation`). The backfill pass never uses 40% of its results (their start comes
     after the map record where more nodes free up, or beyond bf_window), so it mostly skips the choice."""
 
-    __slots__ = ("_allocation", "_free", "_planned", "_removed", "cpus", "last", "nodes", "weights")
+    __slots__ = ("_allocation", "_ended", "_planned", "_releases", "cpus", "last", "nodes", "weights")
 
-    def __init__(self, last: Running | None, cpus: int, nodes: int, free: list[int], removed: list[Running],
+    def __init__(self, last: Running | None, cpus: int, nodes: int, releases: Releases | None, ended: int,
                  weights: Sequence[int] | None, allocation: Allocation | None = None):
         self.last = last
         self.cpus = cpus
         self.nodes = nodes
-        self._free = free
-        """The idle CPUs the test saw (the caller's list: it must not change while the result is kept)."""
-        self._removed = removed
-        """The running jobs removed, whose CPUs come back before the job starts."""
+        self._releases = releases
+        """The idle CPUs as the running jobs end (their free CPUs must not change while the result is kept)."""
+        self._ended = ended
+        """The running jobs, first in end order, whose CPUs come back before the job starts (`last` among them)."""
         self.weights = weights
         self._allocation = allocation
         self._planned = -1
@@ -250,28 +395,28 @@ class Fit:
         """The job's CPUs: select_cpus on the nodes' idle CPUs and those of the removed jobs (chosen once)."""
         allocation = self._allocation
         if allocation is None:
-            future = self._free
-            if self._removed:
-                future = list(future)
-                for job in self._removed:
-                    for node, count in job.allocation.items():
-                        future[node] += count
-            allocation = self._allocation = _select(self.cpus, self.nodes, bits(self.nodes), future, self.weights)
-            self._free, self._removed = [], []
+            releases = self._releases
+            assert releases is not None
+            allocation, self._planned = releases.select(self.cpus, self.nodes, self._ended, self.weights)
+            self._allocation = allocation
+            self._releases = None
         return allocation
 
     def planned(self) -> int:
         """The nodes the job would be planned on (`allocation`'s, as a bitmap; asked once)."""
         planned = self._planned
         if planned < 0:
-            planned = self._planned = _planned_nodes(self.allocation())
+            allocation = self.allocation()
+            planned = self._planned
+            if planned < 0:
+                planned = self._planned = node_bitmap(allocation)
         return planned
 
 
 WillRunCache = dict[tuple[int, int], "Fit | None"]
 """(CPUs, nodes) -> where the job fits, or None when it never fits. Valid while no job starts or ends: the caller
 clears it then."""
-_UNKNOWN = Fit(None, 0, 0, [], [], None)
+_UNKNOWN: Final = Fit(None, 0, 0, None, 0, None)
 """Not in the cache (a cached result may be None)."""
 
 
@@ -313,8 +458,10 @@ def will_run_fit(
     validity: Validity | None = None,
     request: ShapedRequest | None = None,
     other: Consumables | None = None,
+    releases: Releases | None = None,
 ) -> tuple[float, Fit] | None:
-    """`will_run` with the CPUs chosen when asked (`Fit.allocation`): `free` must not change before then."""
+    """`will_run` with the CPUs chosen when asked (`Fit.allocation`): `free` must not change before then.
+    `releases`, made on the same `free` and `running`, chooses the CPUs (shared by the tests of a cycle)."""
     params = params or BackfillParameters()
     key = (cpus, nodes)
     cached = _UNKNOWN if cache is None or request is not None else cache.get(key, _UNKNOWN)
@@ -326,7 +473,7 @@ def will_run_fit(
         capacity = params.capacity(nodes)
         # Every CPU is idle or held by a running job: with fewer CPUs in all, removing them all does not help.
         found = None if capacity is not None and capacity < cpus else _will_run(
-            cpus, nodes, free, running, epoch, params.weights)
+            cpus, nodes, free, running, epoch, params.weights, releases)
         if cache is not None:
             cache[key] = found
     if found is None:
@@ -345,59 +492,99 @@ def will_run_fit(
 
 def _will_run(
     cpus: int, nodes: int, free: list[int], running: Sequence[Running], epoch: float,
-    weights: Sequence[int] | None,
+    weights: Sequence[int] | None, releases: Releases | None = None,
 ) -> Fit | None:
     """`_will_run_test`: None when the job never fits, else after which running job removed it fits (None: now).
 
     select_cpus fails exactly when the nodes' idle CPUs total less than the job asks, so the running total of
-    CPUs freed by the removed batches says when the job fits; the CPUs are chosen later, if asked.
+    CPUs freed by the removed batches says when the job fits; the CPUs are chosen later, if asked. The walk is
+    kept per node set with `releases` (`_Walk`).
     """
-    members = bits(nodes)
-    total = idle_total(free, members)
-    if total >= cpus:
-        return Fit(None, cpus, nodes, free, [], weights)
-    nodes_low, nodes_high = nodes & LOW, nodes >> WORD
-    removed: list[Running] = []
-    ordered = running
-    window = WILL_RUN_WINDOW
-    batch_end = 0.0
-    i = 0
-    more = True
-    while more:
-        last: Running | None = None
-        following: Running | None = None
-        while True:
-            if i >= len(ordered):
-                more = False
+    if releases is None:
+        releases = Releases(free, running, epoch)
+    walk = releases.walk(nodes)
+    if walk.idle >= cpus:
+        return Fit(None, cpus, nodes, releases, 0, weights)
+    index = walk.reach(cpus)
+    if index < 0:
+        return None
+    return Fit(walk.lasts[index], cpus, nodes, releases, walk.ended[index], weights)
+
+
+class _Walk:
+    """`_will_run_test`'s walk over the running jobs on one node set, kept for the tests of other job sizes on the
+    same nodes (a third of the fresh tests of a cycle repeat a node set on the same free CPUs): the nodes' idle
+    CPUs, then, at the end of each batch of removed jobs, the CPUs in all, the last job removed and how many
+    running jobs (first in end order) are behind. Made batch by batch, as far as a test needs."""
+
+    __slots__ = ("_batch_end", "_epoch", "_high", "_i", "_low", "_more", "_nodes", "_running", "_total",
+                 "_window", "ended", "idle", "lasts", "totals")
+
+    def __init__(self, nodes: int, idle: int, running: Sequence[Running], epoch: float):
+        self._nodes = nodes
+        self._low, self._high = nodes & LOW, nodes >> WORD
+        self._running = running
+        self._epoch = epoch
+        self.idle = self._total = idle
+        self._i = 0
+        self._window = WILL_RUN_WINDOW
+        self._batch_end = 0.0
+        self._more = True
+        self.totals: list[int] = []
+        """The CPUs in all at the end of each batch."""
+        self.lasts: list[Running] = []
+        self.ended: list[int] = []
+
+    def reach(self, cpus: int) -> int:
+        """The first batch after which the nodes have `cpus` CPUs in all (-1: none)."""
+        totals = self.totals
+        for index in range(len(totals)):
+            if totals[index] >= cpus:
+                return index
+        nodes, nodes_low, nodes_high = self._nodes, self._low, self._high
+        ordered = self._running
+        epoch = self._epoch
+        total, i, window, batch_end = self._total, self._i, self._window, self._batch_end
+        while self._more:
+            last: Running | None = None
+            following: Running | None = None
+            while True:
+                if i >= len(ordered):
+                    self._more = False
+                    break
+                job = ordered[i]
+                i += 1
+                if not (job.low & nodes_low or job.high & nodes_high):
+                    continue
+                if batch_end == 0.0:
+                    batch_end = job.end + (WILL_RUN_WINDOW - math.fmod(job.end + epoch, WILL_RUN_WINDOW))
+                last = job
+                if not (job.low & ~nodes_low or job.high & ~nodes_high):
+                    total += job.cpus
+                elif job.per_node:
+                    total += job.per_node * ((job.low & nodes_low).bit_count() + (job.high & nodes_high).bit_count())
+                else:
+                    total += sum(count for node, count in job.allocation.items() if nodes >> node & 1)
+                if i >= len(ordered):
+                    self._more = False
+                    break
+                following = ordered[i]
+                if following.end > batch_end + window:
+                    break
+            if last is None:
+                self._more = False
                 break
-            job = ordered[i]
-            i += 1
-            if not (job.low & nodes_low or job.high & nodes_high):
-                continue
-            if batch_end == 0.0:
-                batch_end = job.end + (WILL_RUN_WINDOW - math.fmod(job.end + epoch, WILL_RUN_WINDOW))
-            last = job
-            removed.append(job)
-            if not (job.low & ~nodes_low or job.high & ~nodes_high):
-                total += job.cpus
-            elif job.per_node:
-                total += job.per_node * ((job.low & nodes_low).bit_count() + (job.high & nodes_high).bit_count())
-            else:
-                total += sum(count for node, count in job.allocation.items() if nodes >> node & 1)
-            if i >= len(ordered):
-                more = False
-                break
-            following = ordered[i]
-            if following.end > batch_end + window:
-                break
-        if last is None:
-            break
-        window *= 2
-        while following is not None and following.end > batch_end + window:
             window *= 2
-        if total >= cpus:
-            return Fit(last, cpus, nodes, free, removed, weights)
-    return None
+            while following is not None and following.end > batch_end + window:
+                window *= 2
+            totals.append(total)
+            self.lasts.append(last)
+            self.ended.append(i)
+            if total >= cpus:
+                self._total, self._i, self._window, self._batch_end = total, i, window, batch_end
+                return len(totals) - 1
+        self._total, self._i, self._window, self._batch_end = total, i, window, batch_end
+        return -1
 
 
 def idle_total(free: list[int], members: list[int]) -> int:
@@ -409,50 +596,6 @@ def idle_total(free: list[int], members: list[int]) -> int:
     return total
 
 
-_SelectionKey = tuple[int, int, int, int, int, tuple[int, ...], tuple[int, ...] | None]
-_SELECTIONS: dict[_SelectionKey, Allocation] = {}
-"""select_cpus results by (CPUs, the usable nodes and their idle CPUs, weights): it reads nothing else, and the
-same states recur from cycle to cycle. The allocations are shared: nobody changes one."""
-
-
-def _select(cpus: int, nodes: int, members: list[int], free: list[int],
-            weights: Sequence[int] | None) -> Allocation:
-    """select_cpus on nodes whose idle CPUs suffice in all (so it cannot fail), remembered.
-
-    select_cpus only sees the nodes of `nodes` with an idle CPU (a node without one breaks a run of consecutive
-    nodes as a node outside `nodes` does), so the key is those nodes with their idle CPUs: the nodes with one
-    and those with two as two-word bitmaps (`WORD`: machine integers on the compiled path, no tuple to build
-    and hash node by node), the others as (node, idle CPUs) pairs. Node sets that differ only by nodes without
-    an idle CPU share an entry."""
-    one_low = one_high = two_low = two_high = 0
-    more: list[int] = []
-    for node in members:
-        count = free[node]
-        if count <= 0:
-            continue
-        if count > 2:
-            more.append(node)
-            more.append(count)
-        elif node < WORD:
-            if count == 1:
-                one_low |= 1 << node
-            else:
-                two_low |= 1 << node
-        elif count == 1:
-            one_high |= 1 << (node - WORD)
-        else:
-            two_high |= 1 << (node - WORD)
-    key = (cpus, one_low, one_high, two_low, two_high, tuple(more), None if weights is None else tuple(weights))
-    allocation = _SELECTIONS.get(key)
-    if allocation is None:
-        allocation = select_cpus(cpus, nodes, free, weights=weights)
-        assert allocation is not None
-        if len(_SELECTIONS) >= 65536:
-            _SELECTIONS.clear()
-        _SELECTIONS[key] = allocation
-    return allocation
-
-
 def _will_run_request(
     request: ShapedRequest, nodes: int, free: list[int], other: Consumables | None,
     running: Sequence[Running], epoch: float,
@@ -460,7 +603,7 @@ def _will_run_request(
     """`_will_run` for a shaped request: the same batches of running jobs, tested with `request.select`."""
     allocation = request.select(nodes, free, other)
     if allocation is not None:
-        return Fit(None, request.shape.tasks, nodes, free, [], None, allocation)
+        return Fit(None, request.shape.tasks, nodes, None, 0, None, allocation)
     future = list(free)
     future_other = None if other is None else other.copy()
     last: Running | None = None
@@ -473,7 +616,7 @@ def _will_run_request(
             last = job
         allocation = request.select(nodes, future, future_other)
         if allocation is not None:
-            return Fit(last, request.shape.tasks, nodes, free, [], None, allocation)
+            return Fit(last, request.shape.tasks, nodes, None, 0, None, allocation)
     return None
 
 
@@ -563,11 +706,21 @@ class BackfillMemory:
     valid_until: float = -math.inf
     idle: dict[int, int] = field(default_factory=dict)
     """Idle CPUs in all per node set (the main scheduler asks them too, for the same free CPUs)."""
+    releases: Releases | None = None
+    """The idle CPUs as the running jobs end, which the will-run results choose their CPUs on."""
 
     def clear(self) -> None:
         self.will_run.clear()
         self.idle.clear()
         self.queue = None
+        self.releases = None
+
+    def releases_for(self, free: list[int], running: Sequence[Running], epoch: float) -> Releases:
+        """The idle CPUs as the running jobs end (`free` and `running` as when the memory was last cleared)."""
+        releases = self.releases
+        if releases is None:
+            releases = self.releases = Releases(free, running, epoch)
+        return releases
 
     def repeats(self, now: float, queue: tuple[Candidate, ...]) -> bool:
         """Whether a cycle at now repeats the last idle cycle: it starts nothing either."""
@@ -660,6 +813,7 @@ def backfill_cycle(
         counted = False
         later_start = now
         previous_start = -math.inf
+        job_nodes = job.nodes & up_nodes
         while True:  # backfill.c's TRY_LATER
             start_res = later_start
             if start_res <= previous_start:
@@ -667,9 +821,9 @@ def backfill_cycle(
             previous_start = start_res
             end_time = job.time_limit + max(start_res, now)
             if start_res == now:
-                avail, later_start = space.restrict(job.nodes & up_nodes, now, end_time, validity, job.time_limit)
+                avail, later_start = space.restrict(job_nodes, now, end_time, validity, job.time_limit)
             else:
-                avail, later_start = space.restrict(job.nodes & up_nodes, start_res, end_time)
+                avail, later_start = space.restrict(job_nodes, start_res, end_time)
             if not avail:
                 if later_start:
                     continue
@@ -678,7 +832,7 @@ def backfill_cycle(
                 tested += 1
                 counted = True
             result = will_run_fit(job.cpus, avail, free, running, now, epoch, cache, params, validity, job.request,
-                                  other)
+                                  other, memory.releases_for(free, running, epoch))
             if result is None:
                 if later_start:
                     continue
@@ -726,22 +880,6 @@ def backfill_cycle(
     if not started_keys:
         memory.queue = signature
         memory.valid_from, memory.valid_until = validity.lo, validity.hi
-
-
-_PLANNED: dict[int, tuple[Allocation, int]] = {}
-"""The node bitmaps of allocations (by identity: will-run results are shared and never changed, and each entry
-keeps its allocation alive so that its id is not reused)."""
-
-
-def _planned_nodes(allocation: Allocation) -> int:
-    entry = _PLANNED.get(id(allocation))
-    if entry is not None and entry[0] is allocation:
-        return entry[1]
-    bitmap = node_bitmap(allocation)
-    if len(_PLANNED) >= 65536:
-        _PLANNED.clear()
-    _PLANNED[id(allocation)] = (allocation, bitmap)
-    return bitmap
 
 
 def _end(job: Running) -> float:

@@ -40,6 +40,7 @@ import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Final
 
 from clustersim.core.decisions import CallMeLater, Decision, KillJob, RejectJob, StartJob
 from clustersim.core.events import Event, FinalState, JobCompleted, JobSubmitted, NoMoreJobs, RequestedCall
@@ -113,7 +114,7 @@ MEMORY_PARAMETERS = frozenset({"CR_CPU_MEMORY", "CR_CORE_MEMORY", "CR_MEMORY"})
 """SelectTypeParameters that make memory a consumable resource."""
 SELECT_PARAMETERS = frozenset({"CR_CPU", "CR_CORE", "CR_CPU_MEMORY", "CR_CORE_MEMORY"})
 """SelectTypeParameters the model simulates (cores as CPUs: one thread per core)."""
-YEAR = 365 * 86400.0
+YEAR: Final = 365 * 86400.0
 EPILOG_DELAY = 0.0
 """Seconds from a job's end (as Slurm records it) to its epilog's completion, when its CPUs come back: measured
 under 25 ms on an unaccelerated slurmd (a backfill cycle 24 ms after a job's end used its CPUs); K times the
@@ -128,10 +129,10 @@ SUBMIT_LATENCY = 0.51
 """Seconds from a submission to the background loop's pass serving it: `_slurm_rpc_submit_batch_job` only
 queues the request, which the loop (ten 100 ms sleeps, then its work) sees at its next tick, uniform in its
 phase: half its period, 1.003 s at K=1 to 1.02-1.04 s at K=10 to 60 in slurmctld's logs."""
-PERIODIC_TIMEOUT = 30.0
+PERIODIC_TIMEOUT: Final = 30.0
 """slurmctld checks time limits every 30 s (slurmctld.h)."""
-_EPS = 1e-9
-_QUIET_MARGIN = 1e-6
+_EPS: Final = 1e-9
+_QUIET_MARGIN: Final = 1e-6
 """How far before a time that ends a quiet stretch (a priority recalculation, an epilog, a time limit) the
 stretch is taken to end."""
 

@@ -21,12 +21,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Final
 
 Allocation = dict[int, int]
 """node index -> CPUs taken there."""
 
 
-_BITS_CACHE: dict[int, list[int]] = {}
+_BITS_CACHE: Final[dict[int, list[int]]] = {}
 
 
 def bits(nodes: int) -> list[int]:
@@ -227,7 +228,7 @@ class Consumables:
                 counts[node] += sign * count
 
 
-_NO_GRES: list[int] = []
+_NO_GRES: Final[list[int]] = []
 
 
 @dataclass(frozen=True, slots=True)
