@@ -261,12 +261,19 @@ class EasyBackfilling:
         added: list[Job] = []
         if indexed:
             added = self._shapes.sync(pending)
-        for head in order.heads(pending):
-            free = view.free
-            if head.nb_res > len(free):
-                break
-            yield StartJob(head.key, hosts(free, head.nb_res))
-            self._shapes.discard(head.key)
+            while pending:  # `order.heads` in submit order, inlined (no generator per call): the live head
+                head = next(iter(pending.values()))
+                free = view.free
+                if head.nb_res > len(free):
+                    break
+                yield StartJob(head.key, hosts(free, head.nb_res))
+                self._shapes.discard(head.key)
+        else:
+            for head in order.heads(pending):
+                free = view.free
+                if head.nb_res > len(free):
+                    break
+                yield StartJob(head.key, hosts(free, head.nb_res))
         free = view.free
         if not pending or not free:
             return  # nothing left, or nothing can backfill: no need to look at the queue
