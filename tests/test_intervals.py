@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from clustersim.intervals import IntervalSet
-from clustersim.policies.batch.easy import _SHIFT, _lowest_of, _nth_lowest
+from clustersim.policies.batch.easy import _SHIFT, _above, _lowest_of, _nth_lowest
 
 ids = st.sets(st.integers(0, 20), max_size=15)
 one_interval = st.tuples(st.integers(0, 20), st.integers(0, 4)).map(lambda t: set(range(t[0], t[0] + t[1] + 1)))
@@ -73,4 +73,17 @@ def test_easy_nth_lowest_of_two_lists_is_the_highest_of_the_lowest(
     units, and the units of jobs ending by then, which may overlap), merged as it goes."""
     lowest = IntervalSet([*first, *second]).lowest(count)
     expected = lowest.max() if lowest and count else -1
-    assert _nth_lowest(sorted(first), sorted(second), count) == expected
+    assert _nth_lowest(sorted(first), sorted(lo << _SHIFT | hi for lo, hi in second), count) == expected
+
+
+@settings(max_examples=300)
+@given(pieces, st.integers(-1, 320))
+def test_easy_ids_above_the_reservation_are_the_difference_with_the_ids_up_to_it(
+    intervals: list[tuple[int, int]], cutoff: int
+) -> None:
+    """EASY's scan gives away the free ids above its reservation's highest: a cut by bisection, the difference."""
+    free = IntervalSet(intervals)
+    result = _above(free, cutoff)
+    assert result == free - IntervalSet.range(0, cutoff + 1)
+    assert len(result) == len(list(result))
+    assert canonical(result)

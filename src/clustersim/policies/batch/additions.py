@@ -12,16 +12,18 @@ from collections.abc import Mapping, Reversible
 from typing import TypeVar, cast
 
 V = TypeVar("V")
+E = TypeVar("E", bound=tuple[object, ...])
 
 
-def added_since(mapping: Mapping[str, V], known: Mapping[str, tuple[object, ...]]) -> list[V] | None:
+def added_since(mapping: Mapping[str, V], known: dict[str, E]) -> list[V] | None:
     """What was added to an insertion-ordered `mapping` since the caller last saw it, oldest first; None when
     it changed otherwise, and the caller must rebuild from the whole mapping.
 
     `known` is the caller's index of what it has seen and not dropped: each key with an entry whose last item is
-    the value it was given. Additions come last in the mapping, so the walk goes newest first to the first key
-    known; if that key holds another object now, or the counts disagree (something left the mapping unseen),
-    the index is stale. Views of dicts and of their read-only proxies are reversible.
+    the value it was given (a dict: compiled, its lookups are direct calls, not method calls). Additions come
+    last in the mapping, so the walk goes newest first to the first key known; if that key holds another object
+    now, or the counts disagree (something left the mapping unseen), the index is stale. Views of dicts and of
+    their read-only proxies are reversible.
     """
     new: list[V] = []
     for key, value in reversed(cast(Reversible[tuple[str, V]], mapping.items())):

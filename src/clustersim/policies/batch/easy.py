@@ -119,23 +119,25 @@ def _lowest_of(keys: list[int], count: int) -> IntervalSet:
     return IntervalSet._trusted(lowest, count - left)
 
 
-def reserved_cutoff(nb_res: int, view: ClusterView, by_end: Iterable[RunningJob]) -> tuple[float, int]:
+def reserved_cutoff(nb_res: int, view: ClusterView, by_end: list[RunningJob]) -> tuple[float, int]:
     """`reserve`'s start and the highest id of its units (-1: none), with hosts by lowest id and no machine
     unavailable, without the set: the walk of `reserve`, then one merge of the free intervals (sorted already)
-    with those of the jobs ending by the start (few: sorted here) that stops at the `nb_res`-th id."""
+    with those of the jobs ending by the start (few: sorted here, as int keys, `_SHIFT`) that stops at the
+    `nb_res`-th id."""
     free = view.free
     if nb_res <= len(free):
         return view.now, _nth_lowest(free.intervals, [], nb_res)
     available = len(free)
     start = math.inf
-    freed: list[Interval] = []
+    freed: list[int] = []
     walked = 0
     for running in by_end:
         if running.expected_end > start:
             break
         resources = running.resources
         available += len(resources)
-        freed.extend(resources.intervals)
+        for lo, hi in resources.intervals:
+            freed.append(lo << _SHIFT | hi)
         walked += 1
         if available >= nb_res:
             start = running.expected_end
@@ -144,9 +146,10 @@ def reserved_cutoff(nb_res: int, view: ClusterView, by_end: Iterable[RunningJob]
     return start, _nth_lowest(free.intervals, freed, nb_res)
 
 
-def _nth_lowest(first: Sequence[Interval], second: Sequence[Interval], count: int) -> int:
-    """The highest of the `count` lowest ids of the union of two sorted interval lists (the union's highest if it
-    holds fewer, -1 if none): `_lowest_of`'s walk, over the two lists merged as it goes."""
+def _nth_lowest(first: Sequence[Interval], second: Sequence[int], count: int) -> int:
+    """The highest of the `count` lowest ids of the union of a sorted interval list and sorted interval keys
+    (`_SHIFT`; the highest of the union if it holds fewer, -1 if none): `_lowest_of`'s walk, over the two lists
+    merged as it goes."""
     if count <= 0:
         return -1
     i = j = 0
@@ -154,12 +157,18 @@ def _nth_lowest(first: Sequence[Interval], second: Sequence[Interval], count: in
     left = count
     last_hi = -1
     while True:
-        if i < nb_first and (j >= nb_second or first[i][0] <= second[j][0]):
+        if j < nb_second:
+            key = second[j]
+            if i < nb_first and first[i][0] <= key >> _SHIFT:
+                lo, hi = first[i]
+                i += 1
+            else:
+                lo = key >> _SHIFT
+                hi = key & _HI_BITS
+                j += 1
+        elif i < nb_first:
             lo, hi = first[i]
             i += 1
-        elif j < nb_second:
-            lo, hi = second[j]
-            j += 1
         else:
             return last_hi
         if lo <= last_hi:  # units held twice (pods sharing a node): only those above are new
@@ -172,7 +181,7 @@ def _nth_lowest(first: Sequence[Interval], second: Sequence[Interval], count: in
         last_hi = hi
 
 
-def earliest_start(nb_res: int, view: ClusterView, by_end: Iterable[RunningJob]) -> float:
+def earliest_start(nb_res: int, view: ClusterView, by_end: list[RunningJob]) -> float:
     """`reserve`'s start alone: a walk that only counts units, without their sets."""
     unavailable = view.unavailable
     available = len(view.free)
@@ -252,12 +261,19 @@ class EasyBackfilling:
         added: list[Job] = []
         if indexed:
             added = self._shapes.sync(pending)
-        for head in order.heads(pending):
-            free = view.free
-            if head.nb_res > len(free):
-                break
-            yield StartJob(head.key, hosts(free, head.nb_res))
-            self._shapes.discard(head.key)
+            while pending:  # `order.heads` in submit order, inlined (no generator per call): the live head
+                head = next(iter(pending.values()))
+                free = view.free
+                if head.nb_res > len(free):
+                    break
+                yield StartJob(head.key, hosts(free, head.nb_res))
+                self._shapes.discard(head.key)
+        else:
+            for head in order.heads(pending):
+                free = view.free
+                if head.nb_res > len(free):
+                    break
+                yield StartJob(head.key, hosts(free, head.nb_res))
         free = view.free
         if not pending or not free:
             return  # nothing left, or nothing can backfill: no need to look at the queue
@@ -288,15 +304,15 @@ class EasyBackfilling:
         """The head's reservation; only its highest id (`reserved_cutoff`) when the scan `cut`s by it."""
         self._by_end.sync(view.running)
         if cut and not view.unavailable:
-            start, cutoff = reserved_cutoff(head.nb_res, view, self._by_end)
+            start, cutoff = reserved_cutoff(head.nb_res, view, self._by_end.jobs)
             return _Held(head.key, start, cutoff, None)
-        reservation = reserve(head.nb_res, view, hosts, self._by_end)
+        reservation = reserve(head.nb_res, view, hosts, self._by_end.jobs)
         resources = reservation.resources
         return _Held(head.key, reservation.start, resources.max() if resources else -1, resources)
 
     def _same_start(self, nb_res: int, view: ClusterView, start: float) -> bool:
         self._by_end.sync(view.running)
-        return earliest_start(nb_res, view, self._by_end) == start
+        return earliest_start(nb_res, view, self._by_end.jobs) == start
 
     def _backfill_by_shape(self, now: float, view: ClusterView, held: _Held, hosts: Hosts) -> Iterator[Decision]:
         """The scan of `_backfill`, one shape lookup per start (see the class).
@@ -312,7 +328,7 @@ class EasyBackfilling:
         if hosts is IntervalSet.lowest:
             # the reservation is the lowest ids of a set that holds every free unit (see the class): the free
             # units outside it are those above its last, a cut by bisection instead of a difference of two sets
-            outside = free - IntervalSet.range(0, held.cutoff + 1) if held.cutoff >= 0 else free
+            outside = _above(free, held.cutoff)
         else:
             assert held.resources is not None  # computed whole for other host selections
             outside = free - held.resources
@@ -331,6 +347,41 @@ class EasyBackfilling:
             if not free:
                 return
             outside = outside - resources
+
+
+def _above(free: IntervalSet, cutoff: int) -> IntervalSet:
+    """The ids of `free` above `cutoff`: `free - IntervalSet.range(0, cutoff + 1)`, as one bisection for the first
+    interval that ends above it, and the count of the ids on the side with fewer intervals."""
+    intervals = free.intervals
+    nb = len(intervals)
+    first, last = 0, nb
+    while first < last:
+        middle = (first + last) >> 1
+        if intervals[middle][1] <= cutoff:
+            first = middle + 1
+        else:
+            last = middle
+    if first == nb:
+        return _NONE
+    lo, hi = intervals[first]
+    if first == 0 and lo > cutoff:
+        return free
+    if first + first < nb:  # count what goes: the intervals below, and the part of the first at or below cutoff
+        size = len(free) - (cutoff - lo + 1 if lo <= cutoff else 0)
+        for k in range(first):
+            below_lo, below_hi = intervals[k]
+            size -= below_hi - below_lo + 1
+    else:  # count what stays
+        size = hi - (lo if lo > cutoff else cutoff + 1) + 1
+        for k in range(first + 1, nb):
+            above_lo, above_hi = intervals[k]
+            size += above_hi - above_lo + 1
+    if lo > cutoff:
+        return IntervalSet._trusted(intervals[first:], size)
+    return IntervalSet._trusted(((cutoff + 1, hi), *intervals[first + 1:]), size)
+
+
+_NONE: Final = IntervalSet()
 
 
 class _Held:

@@ -8,43 +8,53 @@ was half of a replay's time; this index is updated by the jobs that ended and st
 from __future__ import annotations
 
 import math
-from bisect import bisect_left, insort
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from operator import itemgetter
-from typing import Final
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Iterator, Mapping
 
 from clustersim.core.state import RunningJob
 from clustersim.policies.batch.additions import added_since
 
-_Entry = tuple[float, int, RunningJob]
-"""(expected end, discovery order, job): the first two are unique, so a job is never compared."""
-_JOB: Final[Callable[[_Entry], RunningJob]] = itemgetter(2)
-
 
 class RunningByEnd:
     """The running jobs by expected end (ties in start order): `forget` the jobs that ended, `sync` the jobs
-    started since; when the view changed otherwise (a job neither ended nor started as seen), `sync` rebuilds."""
+    started since; when the view changed otherwise (a job neither ended nor started as seen), `sync` rebuilds.
 
-    __slots__ = ("_entries", "_order", "_where")
+    The order is kept as three parallel lists, the jobs' expected ends, their discovery orders and the jobs: a
+    bisection compares floats (ints within a tie) instead of `(end, order, job)` tuples, and `jobs` is a plain
+    list that a compiled caller walks by index."""
+
+    __slots__ = ("_ends", "_order", "_orders", "_where", "jobs")
 
     def __init__(self) -> None:
-        self._entries: list[_Entry] = []
-        self._where: dict[str, _Entry] = {}
+        self.jobs: list[RunningJob] = []
+        """The running jobs by expected end, ties in start order (read only: the index edits it)."""
+        self._ends: list[float] = []
+        """`jobs`' expected ends."""
+        self._orders: list[int] = []
+        """`jobs`' discovery orders: unique and increasing with discovery, so ties keep start order."""
+        self._where: dict[str, tuple[int, RunningJob]] = {}
         self._order = 0
 
     def forget(self, keys: Iterable[str]) -> float:
         """Drop the jobs that ended; returns the latest of their expected ends (infinite if a key is unknown: a
         job started since the last `sync`), -inf when there are none."""
-        where, entries = self._where, self._entries
+        where, ends, orders, jobs = self._where, self._ends, self._orders, self.jobs
         latest = -math.inf
         for key in keys:
             entry = where.pop(key, None)
             if entry is None:
                 latest = math.inf
                 continue
-            del entries[bisect_left(entries, entry)]
-            if entry[0] > latest:
-                latest = entry[0]
+            order, job = entry
+            end = job.expected_end
+            i = bisect_left(ends, end)
+            if jobs[i] is not job:  # a tie on the end: its place among the tied jobs, by order
+                i = bisect_left(orders, order, i, bisect_right(ends, end, i))
+            del ends[i]
+            del orders[i]
+            del jobs[i]
+            if end > latest:
+                latest = end
         return latest
 
     def sync(self, running: Mapping[str, RunningJob]) -> None:
@@ -52,15 +62,22 @@ class RunningByEnd:
         where = self._where
         new = added_since(running, where)
         if new is None:
-            self._entries.clear()
+            self._ends.clear()
+            self._orders.clear()
+            self.jobs.clear()
             where.clear()
             new = list(running.values())
-        entries = self._entries
+        ends, orders, jobs = self._ends, self._orders, self.jobs
+        order = self._order
         for job in new:
-            self._order += 1
-            entry = (job.expected_end, self._order, job)
-            where[job.job.key] = entry
-            insort(entries, entry)
+            order += 1
+            end = job.expected_end
+            where[job.job.key] = (order, job)
+            i = bisect_right(ends, end)  # after the tied jobs, all discovered earlier
+            ends.insert(i, end)
+            orders.insert(i, order)
+            jobs.insert(i, job)
+        self._order = order
 
     def __iter__(self) -> Iterator[RunningJob]:
-        return map(_JOB, self._entries)  # at C speed: EASY's reservation walks thousands of them
+        return iter(self.jobs)

@@ -21,6 +21,7 @@ from clustersim.core.state import ClusterView
 from clustersim.intervals import IntervalSet
 from clustersim.plugins import Registry
 from clustersim.policies.base import Policy
+from clustersim.policies.batch.entry import ComposedCall
 from clustersim.policies.batch.queue_order import QueueOrder as QueueOrder  # re-exported: a part of batch policies
 from clustersim.policies.registry import register_policy
 from clustersim.workload.job import Job
@@ -79,6 +80,10 @@ class BatchPolicy(Policy):
         self.order = ORDERS.get(order)
         self.backfilling = BACKFILLING.get(backfilling)()
         self.hosts = HOSTS.get(hosts)
+        if type(self).decide is Policy.decide and type(self).schedule is BatchPolicy.schedule:
+            # The two Python frames of every call (`decide`, then `schedule` below) as one compiled call that
+            # takes the same steps; a subclass overriding either keeps the methods.
+            self.decide = ComposedCall(self).decide  # type: ignore[method-assign]
 
     def schedule(self, now: float, events: Sequence[Event], view: ClusterView) -> Iterator[Decision]:
         return self.backfilling.schedule(now, events, view, self.order, self.hosts)

@@ -40,7 +40,8 @@ class ShapeIndex:
         """The shapes in order of units (ties in no particular order)."""
         self._units: list[int] = []
         """`_by_units`' units, for bisection."""
-        self._where: dict[str, tuple[Shape, int, Job]] = {}
+        self._where: dict[str, tuple[_Jobs, int, Job]] = {}
+        """Each queued job's shape (its jobs: no shape tuple hashed again at its start) and rank."""
         self._rank = 0
 
     def sync(self, pending: Mapping[str, Job]) -> list[Job]:
@@ -58,13 +59,13 @@ class ShapeIndex:
         for job in new:
             shape = (job.nb_res, job.walltime)
             rank += 1
-            where[job.key] = (shape, rank, job)
             jobs = shapes.get(shape)
             if jobs is None:
                 jobs = shapes[shape] = _Jobs(job.nb_res, job.walltime)
                 i = bisect_right(self._units, job.nb_res)
                 self._units.insert(i, job.nb_res)
                 self._by_units.insert(i, jobs)
+            where[job.key] = (jobs, rank, job)
             jobs.queue.append((rank, job))
         self._rank = rank
         return new
@@ -72,15 +73,14 @@ class ShapeIndex:
     def discard(self, key: str) -> None:
         known = self._where.pop(key, None)
         if known is not None:
-            shape, rank, job = known
-            jobs = self._shapes[shape]
+            jobs, rank, job = known
             queue = jobs.queue
             if queue[0][0] == rank:
                 queue.popleft()
             else:
                 queue.remove((rank, job))
             if not queue:
-                del self._shapes[shape]
+                del self._shapes[jobs.nb_res, jobs.walltime]
                 i = bisect_left(self._units, jobs.nb_res)
                 while self._by_units[i] is not jobs:
                     i += 1
