@@ -16,6 +16,7 @@ from clustersim.core.execution_choice import CommunicationIgnored
 from clustersim.errors import InputError
 from clustersim.exit_codes import EXIT_OK
 from clustersim.platform.load import load_platform
+from clustersim.platform.simgrid import IgnoredPlatformElements
 from clustersim.workload.load import load_workload
 from clustersim.workload.profiles import DataStaging, StorageTransfer
 from test_platform_model import finishes, run_cli
@@ -79,7 +80,8 @@ def test_io_profiles_take_the_hand_computed_times_in_simgrid(inputs: tuple[Path,
 
 def test_the_fast_model_gives_io_no_time_and_says_so(inputs: tuple[Path, Path], tmp_path: Path) -> None:
     platform, workload = inputs
-    with pytest.warns(CommunicationIgnored, match="ignores the communication and I/O"):
+    with (pytest.warns(CommunicationIgnored, match="ignores the communication and I/O"),
+          pytest.warns(IgnoredPlatformElements, match=r"ignored 2 <link>, 3 <route>")):
         code = main(["run", "-p", str(platform), "-w", str(workload), "--policy", "fcfs", "--platform-model", "fast",
                      "-o", str(tmp_path / "out"), "-q", "--no-gantt"])
     assert code == EXIT_OK
@@ -90,7 +92,8 @@ def test_the_fast_model_gives_io_no_time_and_says_so(inputs: tuple[Path, Path], 
 
 def test_the_reader_builds_io_profiles_and_the_platform_names_its_storage(inputs: tuple[Path, Path]) -> None:
     platform, workload = inputs
-    assert load_platform(platform).storage_hosts == ("pfs", "archive")
+    with pytest.warns(IgnoredPlatformElements, match=r"ignored 2 <link>, 3 <route>"):
+        assert load_platform(platform).storage_hosts == ("pfs", "archive")
     profiles = {job.id: job.profile for job in load_workload(workload).jobs}
     assert profiles["2"] == StorageTransfer(1e8, 5e7, "pfs")
     assert profiles["3"] == DataStaging(2e8, "pfs", "archive")
