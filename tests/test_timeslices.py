@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from clustersim.intervals import IntervalSet
 from clustersim.policies.batch import timeslices
 from clustersim.policies.batch.timeslices import Placement, TimeSlices
+from clustersim.policies.sorted_search import first_after, first_from
 
 NB_HOSTS = 6
 HORIZON = 1e19
@@ -220,8 +221,8 @@ def test_compiled_searches_are_bisect(values: list[float], t: float, lo: int, hi
     give (the pure path calls those)."""
     begins = sorted(values)
     lo, hi = min(lo, len(begins)), min(hi, len(begins))
-    assert timeslices._after(begins, t, lo, hi) == bisect.bisect_right(begins, t, lo, max(lo, hi))
-    assert timeslices._from(begins, t, lo, hi) == bisect.bisect_left(begins, t, lo, max(lo, hi))
+    assert first_after(begins, t, lo, hi) == bisect.bisect_right(begins, t, lo, max(lo, hi))
+    assert first_from(begins, t, lo, hi) == bisect.bisect_left(begins, t, lo, max(lo, hi))
     counts = [int(v) if v < math.inf else 9 for v in values]
     for nb_res in range(1, 10):
         assert timeslices._reaches(counts, lo, hi, nb_res) == (lo < hi and max(counts[lo:hi]) >= nb_res)

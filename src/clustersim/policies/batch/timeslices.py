@@ -35,6 +35,7 @@ from operator import and_, or_
 from typing import Final, NamedTuple
 
 from clustersim.intervals import IntervalSet
+from clustersim.policies.sorted_search import first_after, first_from
 
 PRUNE_FROM_SLICES = 64
 """By default, a plan of at most this many slices searches every job again (`_may_move` is not asked): a search
@@ -211,9 +212,9 @@ class TimeSlices:
                 return False
             # Only starts within the window may fit before the job's own.
             if NATIVE:
-                i = _after(begins, start, 0, len(begins)) - 1
-                lo = _from(begins, window[0], 0, i)
-                stop = _after(begins, window[1], lo, i)
+                i = first_after(begins, start, 0, len(begins)) - 1
+                lo = first_from(begins, window[0], 0, i)
+                stop = first_after(begins, window[1], lo, i)
             else:
                 i = bisect.bisect_right(begins, start) - 1
                 lo = bisect.bisect_left(begins, window[0], hi=i)
@@ -224,7 +225,7 @@ class TimeSlices:
             lo, stop, lower = 0, i, True
         if i > 0:
             if NATIVE:
-                k = _from(begins, end, i + 1, len(begins))
+                k = first_from(begins, end, i + 1, len(begins))
                 roomy = _reaches(counts, lo, stop, nb_res)
             else:
                 k = bisect.bisect_left(begins, end, lo=i + 1)
@@ -365,7 +366,7 @@ class TimeSlices:
                 continue
             start = begins[i]
             end = start + walltime if walltime else begins[i + 1] if i + 1 < nb_slices else math.inf
-            k = _from(begins, end, i + 1, nb_slices) if NATIVE else bisect.bisect_left(begins, end, i + 1)
+            k = first_from(begins, end, i + 1, nb_slices) if NATIVE else bisect.bisect_left(begins, end, i + 1)
             # Every slice of the span needs `nb_res` free hosts: the last that has fewer rules out every start up
             # to it (its span holds it), by the counts alone, before any intersection is made.
             s = k - 1
@@ -437,7 +438,7 @@ class TimeSlices:
         if first:
             i = 0
         else:
-            i = (_after(begins, start, 0, len(begins)) if NATIVE else bisect.bisect_right(begins, start)) - 1
+            i = (first_after(begins, start, 0, len(begins)) if NATIVE else bisect.bisect_right(begins, start)) - 1
         s = i
         nb_slices = len(begins)
         while s < nb_slices and (s == i or begins[s] < end):
@@ -497,8 +498,8 @@ class TimeSlices:
             return entry
         begins = self.begins
         if NATIVE:
-            i = max(_after(begins, begin, 0, len(begins)) - 1, 0)
-            k = _from(begins, end, i + 1, len(begins))
+            i = max(first_after(begins, begin, 0, len(begins)) - 1, 0)
+            k = first_from(begins, end, i + 1, len(begins))
         else:
             i = max(bisect.bisect_right(begins, begin) - 1, 0)
             k = bisect.bisect_left(begins, end, lo=i + 1)
@@ -550,31 +551,9 @@ def _native() -> bool:
 
 
 NATIVE: Final = _native()
-"""Compiled, the plan's searches over the slices' beginnings and counts run as loops on native numbers (`_after`,
-`_from`, `_reaches`): a few nanoseconds a step, where a call to the C `bisect` or `max` boxes its arguments and
+"""Compiled, the plan's searches over the slices' beginnings and counts run as loops on native numbers (`first_after`,
+`first_from`, `_reaches`): a few nanoseconds a step, where a call to the C `bisect` or `max` boxes its arguments and
 compares objects. In Python those loops would be slower than the C calls, which the pure path keeps."""
-
-
-def _after(begins: list[float], t: float, lo: int, hi: int) -> int:
-    """`bisect.bisect_right(begins, t, lo, hi)`: the first index in lo..hi whose beginning is after `t`."""
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if t < begins[mid]:
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
-
-
-def _from(begins: list[float], t: float, lo: int, hi: int) -> int:
-    """`bisect.bisect_left(begins, t, lo, hi)`: the first index in lo..hi whose beginning is `t` or after."""
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if begins[mid] < t:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
 
 
 def _reaches(counts: list[int], lo: int, stop: int, nb_res: int) -> bool:

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from clustersim.policies.slurm.select import Allocation, Consumables, GresHeld, ShapedRequest, bits, select_cpus
+from clustersim.policies.sorted_search import first_after, first_from
 
 WILL_RUN_WINDOW: Final = 30
 """cons_common's `time_window`: the first batch of running jobs removed ends within 30 s."""
@@ -142,12 +143,12 @@ class NodeSpace:
         bounds, low, high = self.bounds, self.low, self.high
         count = len(low)
         # The first record ending after start (the first one for the cycle's now, as a rule).
-        first = 0 if start < bounds[1] else _right(bounds, start, 1, count + 1) - 1
+        first = 0 if start < bounds[1] else first_after(bounds, start, 1, count + 1) - 1
         if first >= count:
             if validity is not None:
                 validity.at_least(bounds[count])
             return nodes, 0.0
-        last = _right(bounds, end, first, count) - 1  # the last record beginning by end
+        last = first_after(bounds, end, first, count) - 1  # the last record beginning by end
         nodes_low, nodes_high = nodes & LOW, nodes >> WORD
         avail_low, avail_high = nodes_low, nodes_high
         later = 0.0
@@ -184,8 +185,8 @@ class NodeSpace:
         """Whether planned nodes are reserved for another job somewhere in [start, end) (`_test_resv_overlap`)."""
         bounds, low, high = self.bounds, self.low, self.high
         count = len(low)
-        first = _right(bounds, start, 1, count + 1) - 1
-        stop = _left(bounds, end, 0, count)
+        first = first_after(bounds, start, 1, count + 1) - 1
+        stop = first_from(bounds, end, 0, count)
         nodes_low, nodes_high = nodes & LOW, nodes >> WORD
         return any(nodes_low & ~low[j] or nodes_high & ~high[j] for j in range(first, stop))
 
@@ -199,14 +200,14 @@ class NodeSpace:
         reached = end >= map_end
         if start >= map_end:
             return reached
-        first = _right(bounds, start, 0, len(bounds)) - 1
+        first = first_after(bounds, start, 0, len(bounds)) - 1
         if bounds[first] < start:  # split the record holding start
             first += 1
             bounds.insert(first, start)
             low.insert(first, low[first - 1])
             high.insert(first, high[first - 1])
         if end < map_end:
-            stop = _left(bounds, end, 0, len(bounds))
+            stop = first_from(bounds, end, 0, len(bounds))
             if bounds[stop] != end:  # split the record holding end
                 bounds.insert(stop, end)
                 low.insert(stop, low[stop - 1])
@@ -224,29 +225,6 @@ class NodeSpace:
                 del low[j], high[j], bounds[j]
             j -= 1
         return reached
-
-
-def _right(bounds: list[float], value: float, lo: int, hi: int) -> int:
-    """`bisect.bisect_right(bounds, value, lo, hi)` as a plain loop: the compiled path compares the floats
-    themselves, without a call into the bisect module and a float object made for `value`."""
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if value < bounds[mid]:
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
-
-
-def _left(bounds: list[float], value: float, lo: int, hi: int) -> int:
-    """`bisect.bisect_left(bounds, value, lo, hi)` as a plain loop (`_right`)."""
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if bounds[mid] < value:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
 
 
 class Releases:
