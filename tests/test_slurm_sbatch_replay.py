@@ -102,8 +102,32 @@ def model_states(conf: SlurmConf, workload: Path) -> dict[str, FinalState | None
 SPEEDUP = 10
 SLACK = 1.1 * SPEEDUP
 """How far a start may be from Slurm's: one pass of slurmctld's loop (a wall second, 0.97-1.08 s measured) at the
-replay's speed. Which pass starts a job is a race in Slurm itself: job 8 of `memory` starts 10.0 s later in about
-one real run of four, the model's start being the other run's."""
+replay's speed."""
+ATTEMPTS = 3
+"""Real runs a scenario may take for one of them to agree with the model. Which pass starts a job is a race in
+Slurm itself: job 8 of `memory` starts 10.0 s later in about one real run of four, the model's start being the
+other runs'; and once in many runs a backfill pass started job 9 of `memory` before slurmctld had heard that job 1
+had ended (its limit then kept job 8 far away), 20 s before the model and the other runs. Every run must reject and
+leave pending exactly the jobs the model does."""
+
+
+def first_difference(conf: SlurmConf, scenario: Scenario, real: dict[str, Row], simulated: dict[str, Row]) -> str:
+    """The first job whose start, nodes or CPUs differ between a real run and its simulation ('' when none)."""
+    if set(real) != set(simulated):
+        return f"jobs {sorted(set(real) ^ set(simulated))} ran in only one of them"
+    for job_id, ours in simulated.items():
+        theirs = real[job_id]
+        if abs(theirs.start - ours.start) > SLACK:
+            return f"job {job_id} started at {theirs.start:.3f} in Slurm, {ours.start:.3f} here"
+        if nodes_of(conf, theirs) != nodes_of(conf, ours):
+            return f"job {job_id} ran on other nodes ({theirs.resources} in Slurm, {ours.resources} here)"
+        if job_id in scenario.whole_nodes | scenario.more_cpus:
+            same = ours.resources.issubset(theirs.resources)
+        else:
+            same = ours.resources == theirs.resources
+        if not same:
+            return f"job {job_id} ran on other CPUs ({theirs.resources} in Slurm, {ours.resources} here)"
+    return ""
 
 
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
@@ -111,25 +135,24 @@ def test_sbatch_requests_as_real_slurm_treats_them(slurm_installed: None, tmp_pa
     scenario = SCENARIOS[name]
     conf_path, workload = REQUEST_SCENARIOS[name]
     conf = read_slurm_conf(conf_path)
-    result = replay(list(load_workload(workload).jobs), conf, tmp_path / "cluster", speedup=SPEEDUP)
-    write_replay(result, tmp_path / "real")
-    real_rejected = {o.job.id for o in result.outcomes if o.state is FinalState.REJECTED}
-    assert (real_rejected, set(result.unfinished)) == (scenario.rejected, scenario.never)
     states = model_states(conf, workload)
     assert {k for k, s in states.items() if s is FinalState.REJECTED} == scenario.rejected
     assert {k for k, s in states.items() if s is None} == scenario.never
-    simulate_replay(tmp_path / "real" / "jobs.csv", conf, result.ctld_start, tmp_path / "simulated",
-                    clock_origin=result.origin)
-    real = read_schedule(tmp_path / "real" / "jobs.csv")
-    simulated = read_schedule(tmp_path / "simulated" / "jobs.csv")
-    assert set(real) == set(simulated)
-    for job_id in real:
-        assert abs(real[job_id].start - simulated[job_id].start) <= SLACK, job_id
-        assert nodes_of(conf, real[job_id]) == nodes_of(conf, simulated[job_id]), job_id
-        if job_id in scenario.whole_nodes | scenario.more_cpus:
-            assert simulated[job_id].resources.issubset(real[job_id].resources), job_id
-        else:
-            assert real[job_id].resources == simulated[job_id].resources, job_id
+    differences = []
+    for attempt in range(1, ATTEMPTS + 1):
+        run = tmp_path / f"run{attempt}"
+        result = replay(list(load_workload(workload).jobs), conf, run / "cluster", speedup=SPEEDUP)
+        write_replay(result, run / "real")
+        real_rejected = {o.job.id for o in result.outcomes if o.state is FinalState.REJECTED}
+        assert (real_rejected, set(result.unfinished)) == (scenario.rejected, scenario.never)
+        simulate_replay(run / "real" / "jobs.csv", conf, result.ctld_start, run / "simulated",
+                        clock_origin=result.origin)
+        difference = first_difference(conf, scenario, read_schedule(run / "real" / "jobs.csv"),
+                                      read_schedule(run / "simulated" / "jobs.csv"))
+        if not difference:
+            return
+        differences.append(f"run {attempt}: {difference}")
+    pytest.fail("; ".join(differences))
 
 
 def test_the_scenarios_parse() -> None:
