@@ -10,6 +10,7 @@ keyed by the sources, the build files, Python's and mypy's versions: a change re
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import shutil
@@ -58,10 +59,18 @@ def build(jobs: int = 2) -> Path:
     lib = CACHE / _key()
     if lib.is_dir():
         return lib
+    CACHE.mkdir(parents=True, exist_ok=True)
+    with open(CACHE / "lock", "w") as lock:  # mypyc writes its C under build/: one build of a checkout at a time
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not lib.is_dir():
+            _build_into(lib, jobs)
+    return lib
+
+
+def _build_into(lib: Path, jobs: int) -> None:
     failure = apt_install(["gcc", "python3-dev"], _has_compiler)  # a fresh Debian machine may have neither
     if failure is not None:
         raise RuntimeError(f"no C compiler or Python headers for mypyc: {failure}")
-    CACHE.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=CACHE) as scratch:
         staged = Path(scratch) / "lib"
         shutil.copytree(PACKAGE, staged / "clustersim", ignore=shutil.ignore_patterns("__pycache__"))
@@ -80,7 +89,6 @@ def build(jobs: int = 2) -> Path:
     for stale in CACHE.iterdir():  # earlier sources' builds
         if stale != lib and stale.is_dir() and not stale.name.startswith("tmp"):
             shutil.rmtree(stale, ignore_errors=True)
-    return lib
 
 
 if __name__ == "__main__":
