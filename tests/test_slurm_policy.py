@@ -13,8 +13,8 @@ from clustersim.core.events import FinalState
 from clustersim.errors import InputError, UnknownNameError
 from clustersim.policies.registry import create_policy, parse_policy_options
 from clustersim.policies.slurm.conf import parse_slurm_conf, platform_from_conf
-from clustersim.policies.slurm.priority import JobFactors, MultifactorPriority
 from clustersim.policies.slurm.policy import UnmodelledSlurmSettings
+from clustersim.policies.slurm.priority import JobFactors, MultifactorPriority
 from clustersim.runner import simulate
 from clustersim.workload.job import Job
 from clustersim.workload.profiles import Delay
