@@ -157,7 +157,7 @@ def test_the_model_is_as_close_to_real_slurm_as_slurm_is_to_itself(tmp_path: Pat
     runs, three to five, of each run's simulation, whole seconds in and out, against that run) no larger than the
     mean distance between two of its runs, on mean and max abs(start difference), start-order flips and makespan.
     Today it holds for 42 of the 48 scenarios (26 trace scenarios, 2 + 4 held-out ones, 6 fresh multifactor ones,
-    10 request scenarios; all with three real runs, 12 with a fourth, 11 of them with a fifth; 42 on runs 1 to 3),
+    10 request scenarios; all with three real runs, 14 with a fourth, 12 of them with a fifth; 42 on runs 1 to 3),
     and for 65 of the 96 (scenario, run) pairs of runs 1 and 2; the issue's 90% is not reached (docs/slurm.md: a
     third real run of Slurm meets it less often), so this holds the model to what it reaches."""
     directories = scenario_directories(RECORDED)
@@ -167,7 +167,7 @@ def test_the_model_is_as_close_to_real_slurm_as_slurm_is_to_itself(tmp_path: Pat
                  for d in directories]
     missed = [f"{v.name}: {'; '.join(v.farther)}" for v in scenarios if not v.met]
     assert len(scenarios) >= 48 and all(v.runs >= 3 for v in scenarios)
-    assert sum(v.runs > 3 for v in scenarios) >= 12 and sum(v.runs == 5 for v in scenarios) >= 11
+    assert sum(v.runs > 3 for v in scenarios) >= 14 and sum(v.runs == 5 for v in scenarios) >= 12
     assert len(scenarios) - len(missed) >= SCENARIOS_MET * len(scenarios), "\n".join(missed)
     assert sum(v.met for v in pairs) >= PAIRS_MET * len(pairs)
 
