@@ -14,6 +14,7 @@ from clustersim.errors import InputError, UnknownNameError
 from clustersim.policies.registry import create_policy, parse_policy_options
 from clustersim.policies.slurm.conf import parse_slurm_conf, platform_from_conf
 from clustersim.policies.slurm.policy import UnmodelledSlurmSettings
+from clustersim.policies.slurm.priority import JobFactors, MultifactorPriority
 from clustersim.runner import simulate
 from clustersim.workload.job import Job
 from clustersim.workload.profiles import Delay
@@ -60,6 +61,22 @@ def test_a_submission_waits_for_the_next_tick_and_batch_sched_delay() -> None:
     assert starts(result) == {"1": 7.5, "2": 10.5}
 
 
+def test_batch_sched_delay_is_whole_seconds_tested_at_the_loops_ticks() -> None:
+    # sched/builtin: no backfill cycle. The pass that starts 1 comes at its submission (latencies 0); Slurm lets
+    # the next one run at the first tick (loop_period apart) whose whole second is 3 past that pass's second.
+    fifo = "SchedulerType=sched/builtin\n" + ONE_NODE
+    for submit, period, held in ((10.0, 1.02, 13.06), (10.97, 1.02, 13.01), (10.0, 1.0, 13.0), (10.97, 1.0, 13.97)):
+        jobs = [job(1, submit, 1, 10, 60), job(2, submit + 0.2, 1, 10, 60)]
+        # At 10.0, ticks 11.02, 12.04, 13.06: the third is the first in second 13. At 10.97 the second tick, 13.01,
+        # already is (2 s after the pass). A loop of exactly 1 s keeps 3 s.
+        assert starts(run(fifo, jobs, loop_period=period)) == pytest.approx({"1": submit, "2": held})
+
+
+def test_the_loop_period_is_positive() -> None:
+    with pytest.raises(InputError, match="loop_period"):
+        create_policy("slurm", loop_period="0")
+
+
 def test_an_idle_backfill_thread_may_start_a_job_before_the_tick() -> None:
     # With slurmctld started at -600, the backfill thread's checks fall on whole seconds: it sees the
     # submission at 7 and starts job 1 before the background loop's tick at 7.5.
@@ -93,6 +110,22 @@ def _blocked_queue() -> list[Job]:
 
 def test_basic_priority_is_submit_order() -> None:
     assert starts(run(ONE_NODE, _blocked_queue())) == {"1": 0, "2": 100, "3": 150}
+
+
+def test_multifactor_priorities_are_slurmctlds_on_the_validation_clusters() -> None:
+    # InitPrio of slurmctld 22.05's log (`_slurm_rpc_submit_batch_job: JobId=N InitPrio=P`) on replays of the
+    # validation's multifactor scenarios (PriorityWeightJobSize=1000, PriorityFavorSmall=YES,
+    # PriorityWeightPartition=100, PriorityWeightAge=1000, no slurmdbd), by the job's CPUs: the age weight adds
+    # nothing, and -n N asks one node whatever N (four 4-CPU nodes: 5 and 14 CPUs too).
+    weights = ("PriorityType=priority/multifactor\nPriorityWeightJobSize=1000\nPriorityFavorSmall=YES\n"
+               "PriorityWeightPartition=100\nPriorityWeightAge=1000\n")
+    logged = {"NodeName=big CPUs=16\n": {1: 568, 2: 537, 3: 506, 4: 475, 6: 412, 8: 350, 12: 225},
+              "NodeName=n[1-4] CPUs=4\n": {1: 943, 2: 912, 3: 881, 5: 818, 14: 537}}
+    for nodes, priorities in logged.items():
+        conf = parse_slurm_conf(weights + nodes)
+        plugin = MultifactorPriority(conf, sum(n.cpus for n in conf.nodes), len(conf.nodes), {})
+        assert {cpus: plugin.initial(JobFactors(cpus, 1, 0.0, "u", "a", 1.0), 5000.0) for cpus in priorities} == \
+            priorities
 
 
 def test_multifactor_favor_small_puts_the_small_job_first() -> None:

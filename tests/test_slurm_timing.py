@@ -156,8 +156,8 @@ def test_the_model_is_as_close_to_real_slurm_as_slurm_is_to_itself(tmp_path: Pat
     """The issue's criterion per scenario: the model's distance to a real run (the mean over the scenario's real
     runs, three to five, of each run's simulation, whole seconds in and out, against that run) no larger than the
     mean distance between two of its runs, on mean and max abs(start difference), start-order flips and makespan.
-    Today it holds for 41 of the 48 scenarios (26 trace scenarios, 2 + 4 held-out ones, 6 fresh multifactor ones,
-    10 request scenarios; all with three real runs, 12 with a fourth, 11 of them with a fifth; 42 on runs 1 to 3),
+    Today it holds for 42 of the 48 scenarios (26 trace scenarios, 2 + 4 held-out ones, 6 fresh multifactor ones,
+    10 request scenarios; all with three real runs, 14 with a fourth, 12 of them with a fifth; 42 on runs 1 to 3),
     and for 65 of the 96 (scenario, run) pairs of runs 1 and 2; the issue's 90% is not reached (docs/slurm.md: a
     third real run of Slurm meets it less often), so this holds the model to what it reaches."""
     directories = scenario_directories(RECORDED)
@@ -167,14 +167,14 @@ def test_the_model_is_as_close_to_real_slurm_as_slurm_is_to_itself(tmp_path: Pat
                  for d in directories]
     missed = [f"{v.name}: {'; '.join(v.farther)}" for v in scenarios if not v.met]
     assert len(scenarios) >= 48 and all(v.runs >= 3 for v in scenarios)
-    assert sum(v.runs > 3 for v in scenarios) >= 12 and sum(v.runs == 5 for v in scenarios) >= 11
+    assert sum(v.runs > 3 for v in scenarios) >= 14 and sum(v.runs == 5 for v in scenarios) >= 12
     assert len(scenarios) - len(missed) >= SCENARIOS_MET * len(scenarios), "\n".join(missed)
     assert sum(v.met for v in pairs) >= PAIRS_MET * len(pairs)
 
 
-SCENARIOS_MET = 0.85
-"""The share of scenarios meeting the criterion today, on all their recorded runs: 41 of 48 (85%; 42 of 48 on runs 1
-to 3 alone, the figure before the fourth and fifth runs)."""
+SCENARIOS_MET = 0.875
+"""The share of scenarios meeting the criterion today, on all their recorded runs: 42 of 48 (88%; 41 before the
+`batch_sched_delay` hold was counted in the accelerated loop's ticks; 42 of 48 on runs 1 to 3 alone)."""
 PAIRS_MET = 0.66
 """The share of (scenario, run) pairs meeting it with run 1 or 2 as the reference and the other as the spread: 65
 of 96 (68%; 68 with every submission of a second from its start, before the sbatch calls were placed)."""
@@ -276,11 +276,14 @@ def test_the_epilog_share_is_the_latency_beyond_the_unaccelerated_one_over_the_o
 
 
 def test_a_replays_epilog_delay_and_sbatch_call_are_measured_shares_of_its_overhead(tmp_path: Path) -> None:
-    # overhead 2 s at K=10: an epilog of 0.06 x 2 = 0.12 s, an sbatch call of 0.35 x 2 = 0.7 s.
+    # overhead 2 s at K=10: an epilog of 0.06 x 2 = 0.12 s, an sbatch call of 0.35 x 2 = 0.7 s; the loop's period
+    # the accelerated one (1.02 s), 1 s unaccelerated.
     replay = tmp_path / "replay.json"
     replay.write_text('{"speedup": 10, "origin_epoch": 1000.0, "ctld_start": -20.5, "overhead": 2.0}')
     assert replay_options(replay) == {"ctld_start": -20.5, "clock_origin": 1000.0, "epilog_delay": 0.12,
-                                      "call_seconds": 0.7}
+                                      "call_seconds": 0.7, "loop_period": 1.02}
+    replay.write_text('{"speedup": 1, "origin_epoch": 1000.0, "ctld_start": -20.5, "overhead": 0.1}')
+    assert replay_options(replay)["loop_period"] == 1.0
 
 
 def test_whole_second_gaps_are_from_the_last_end_to_a_waiting_jobs_start(tmp_path: Path) -> None:

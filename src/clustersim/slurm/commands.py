@@ -76,9 +76,10 @@ def _slurm_replay(args: argparse.Namespace) -> int:
         from clustersim.slurm.compare import compare_files, report
         from clustersim.slurm.validation import replay_options
 
+        options = replay_options(output / "replay.json")
         simulate_replay(output / "jobs.csv", conf, result.ctld_start, output / "simulated",
-                        clock_origin=result.origin,
-                        epilog_delay=replay_options(output / "replay.json")["epilog_delay"])
+                        clock_origin=result.origin, epilog_delay=options["epilog_delay"],
+                        loop_period=options["loop_period"])
         print(report(compare_files(output / "jobs.csv", output / "simulated" / "jobs.csv")))
     return EXIT_UNFINISHED if result.unfinished else EXIT_OK
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from clustersim.errors import InputError
 from clustersim.policies.slurm.conf import parse_slurm_conf
-from clustersim.policies.slurm.policy import EPILOG_DELAY, SCHED_LATENCY, SUBMIT_LATENCY
+from clustersim.policies.slurm.policy import DEFAULT_LOOP_PERIOD, EPILOG_DELAY, SCHED_LATENCY, SUBMIT_LATENCY
 from clustersim.slurm.compare import Deviation, Row, deviation, farther_than, read_schedule
 from clustersim.slurm.replay import simulate_replay
 
@@ -43,6 +43,11 @@ where with every submission of a second at its start it was 0.3 to 0.9 s short a
 as the records' bursts measure it (`burst_call_shares`: 0.32 of the overhead on average over the 36 burst runs at
 K = 10 to 120, median 0.24); replays now keep their median call (`call_seconds` in replay.json), which no recorded
 run has yet."""
+LOOP_PERIOD = 2 * SUBMIT_LATENCY
+"""The background loop's period on an accelerated clock, in its seconds (1.02 s: 1.02 to 1.04 s at K=10 to 60 in
+the kept slurmctld logs, 1.003 s at K=1); its tick falls at a uniform phase of it after a submission or an end, so
+the model's latencies are its mean. A replay at K >= SHARE_MIN_SPEEDUP is simulated with it as the policy's
+`loop_period` (the `batch_sched_delay` hold is counted in its ticks)."""
 SHARE_MAX_SPEEDUP = 120.0
 """The accelerations the share is fitted on: above, a replay's own stalls dominate its gaps (docs/slurm.md)."""
 SHARE_MIN_SPEEDUP = 10.0
@@ -85,13 +90,15 @@ def whole_second_records(jobs_csv: Path, output: Path) -> None:
 def replay_options(replay_json: Path, share: float = EPILOG_SHARE, call_share: float = CALL_SHARE
                    ) -> dict[str, float]:
     """The options that place a replay's simulation on its clock: slurmctld's start, the clock origin, the epilog
-    delay at its acceleration (`share` of the per-job overhead it measured, at least the unaccelerated default)
-    and how long one of its sbatch calls took (`call_share` of that overhead)."""
+    delay at its acceleration (`share` of the per-job overhead it measured, at least the unaccelerated default),
+    how long one of its sbatch calls took (`call_share` of that overhead) and the background loop's period
+    (LOOP_PERIOD at K >= SHARE_MIN_SPEEDUP, the unaccelerated default below)."""
     info = json.loads(replay_json.read_text(encoding="utf-8"))
     try:
         return {"ctld_start": float(info["ctld_start"]), "clock_origin": float(info["origin_epoch"]),
                 "epilog_delay": round(EPILOG_DELAY + share * float(info["overhead"]), 3),
-                "call_seconds": round(call_share * float(info["overhead"]), 3)}
+                "call_seconds": round(call_share * float(info["overhead"]), 3),
+                "loop_period": LOOP_PERIOD if float(info["speedup"]) >= SHARE_MIN_SPEEDUP else DEFAULT_LOOP_PERIOD}
     except (KeyError, TypeError, ValueError) as error:
         raise InputError(str(replay_json), f"not a replay.json written by slurm-replay: {error}") from None
 
@@ -196,7 +203,8 @@ def simulate_run(directory: Path, run: int, output: Path, share: float = EPILOG_
     options = replay_options(directory / f"replay{run}.json", share, call_share)
     simulate_replay(directory / f"real{run}.csv", conf, options["ctld_start"], output,
                     clock_origin=options["clock_origin"], call_seconds=options["call_seconds"],
-                    sinks=(), epilog_delay=options["epilog_delay"], **(latencies or {}))
+                    sinks=(), epilog_delay=options["epilog_delay"], loop_period=options["loop_period"],
+                    **(latencies or {}))
     return output / "jobs.csv"
 
 
@@ -377,9 +385,6 @@ def _means(real: dict[float, list[float]], model: dict[float, list[float]]) -> d
             for k in sorted(real) if real[k] and model.get(k)}
 
 
-LOOP_PERIOD = 2 * SUBMIT_LATENCY
-"""The background loop's period (1.02 s: 1.003 s at K=1, 1.02 to 1.04 s at K=10 to 60 in the kept logs); its tick
-falls at a uniform phase of it after a submission or an end, so the model's latencies are its mean."""
 
 
 def phase_latencies(phase: float) -> dict[str, float]:

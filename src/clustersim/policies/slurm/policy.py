@@ -11,7 +11,8 @@ and account, `Job.extra["dependency"]` is `--dependency` (afterok/afterany; an S
 Slurm polls; the model reproduces when it looks at the queue (docs/slurm.md gives the sources):
 
 - a submission or a job end only asks for the main scheduler (`queue_job_scheduler`): the background loop runs
-  it at its next tick (about every second) once `batch_sched_delay` (3 s) has passed since its last run, and
+  it at its next tick (about every second) once `batch_sched_delay` (3 s, in whole seconds tested at its
+  ticks) has passed since its last run, and
   runs it on the whole queue every `sched_interval` (60 s);
 - the main scheduler takes jobs in priority order (partition PriorityTier, priority, submit time, job id), at
   most `default_queue_depth` (100) of them when not run for the whole queue, and once a job of a partition does
@@ -24,7 +25,8 @@ Slurm polls; the model reproduces when it looks at the queue (docs/slurm.md give
 Options: `conf` (a slurm.conf path), `ctld_start` (when slurmctld started, relative to t=0; default 10
 minutes before: it sets the phase of the periodic activities), `sched_latency` (how long after a job's CPUs come
 back the background loop's pass serving it comes: 0.63 s, measured), `submit_latency` (the same after a
-submission: half the loop's period, 0.51 s), `epilog_delay` (how long an ended job keeps its CPUs
+submission: half the loop's period, 0.51 s), `loop_period` (the background loop's period: 1 s, longer on an
+accelerated clock), `epilog_delay` (how long an ended job keeps its CPUs
 until its epilog completes: 0 s unaccelerated; a clock accelerated K times stretches it), `clock_origin` (the
 epoch second t=0 stands for: Slurm rounds backfill times to bf_resolution, and will-run windows to 30 s, on
 epoch time),
@@ -129,6 +131,11 @@ SUBMIT_LATENCY = 0.51
 """Seconds from a submission to the background loop's pass serving it: `_slurm_rpc_submit_batch_job` only
 queues the request, which the loop (ten 100 ms sleeps, then its work) sees at its next tick, uniform in its
 phase: half its period, 1.003 s at K=1 to 1.02-1.04 s at K=10 to 60 in slurmctld's logs."""
+DEFAULT_LOOP_PERIOD = 1.0
+"""Seconds between the background loop's ticks (`_slurmctld_background`: ten `usleep(100000)`, then its work).
+The work adds 3 ms on this machine unaccelerated (1.003 s in slurmctld's logs), 9 ms over a `batch_sched_delay`
+hold: left out, so a hold is 3 s. On a clock accelerated K times the work takes K times longer: 1.02 to 1.04 s
+at K = 10 to 60 (`loop_period`, docs/slurm.md)."""
 PERIODIC_TIMEOUT: Final = 30.0
 """slurmctld checks time limits every 30 s (slurmctld.h)."""
 _EPS: Final = 1e-9
@@ -242,6 +249,7 @@ class SlurmModel:
         qos_priorities: str | Mapping[str, int] = "",
         epilog_delay: float | str = EPILOG_DELAY,
         submit_latency: float | str = SUBMIT_LATENCY,
+        loop_period: float | str = DEFAULT_LOOP_PERIOD,
     ) -> None:
         if isinstance(conf, str | Path):
             conf = read_slurm_conf(conf)
@@ -253,6 +261,13 @@ class SlurmModel:
         if not (self._latency >= 0 and self._epilog_delay >= 0 and self._submit_latency >= 0):
             raise InputError("slurm policy", "sched_latency, submit_latency and epilog_delay are seconds, at least 0",
                              field="epilog_delay")
+        self._loop_period = float(loop_period)
+        if not self._loop_period > 0:
+            raise InputError("slurm policy", f"loop_period is the background loop's period in seconds, more than 0: "
+                             f"{loop_period}", field="loop_period")
+        self._held_from = math.nan
+        self._held_until = math.nan
+        """`_hold_end` as of the last pass at `_held_from`."""
         self._completing: dict[str, float] = {}
         """Jobs that ended but whose epilog has not completed: their CPUs are still held (job key -> when)."""
         self._epoch = float(clock_origin)
@@ -729,10 +744,23 @@ class SlurmModel:
 
     def _tick_time(self) -> float | None:
         """When the background loop serves the pending request: at its next tick, once batch_sched_delay has
-        passed since its last pass."""
+        passed since its last pass (`_hold_end`)."""
         if self._request is None:
             return None
-        return max(self._request_due, self._last_sched + self._timing.batch_sched_delay)
+        return max(self._request_due, self._hold_end())
+
+    def _hold_end(self) -> float:
+        """The first tick at which batch_sched_delay lets the loop run a pass again. Slurm tests
+        `difftime(now, last_sched_time) >= batch_sched_delay` at each tick, on whole epoch seconds (`time_t`, the
+        last pass's second): the first tick whose second is batch_sched_delay past the last pass's, the ticks
+        `loop_period` apart from the last pass. With a period over 1 s that is batch_sched_delay periods after
+        it (one fewer when the last pass came late enough in its second), not batch_sched_delay seconds."""
+        last = self._last_sched
+        if last != self._held_from:
+            second = self._second(last) + self._timing.batch_sched_delay - self._epoch
+            ticks = max(0, math.ceil((second - last) / self._loop_period - _EPS))
+            self._held_from, self._held_until = last, last + ticks * self._loop_period
+        return self._held_until
 
     # -- the main scheduler --------------------------------------------------------------------------
 
@@ -1131,9 +1159,10 @@ class Slurm(Policy):
         qos_priorities: str | Mapping[str, int] = "",
         epilog_delay: float | str = EPILOG_DELAY,
         submit_latency: float | str = SUBMIT_LATENCY,
+        loop_period: float | str = DEFAULT_LOOP_PERIOD,
     ) -> None:
         self.model = SlurmModel(conf, ctld_start, sched_latency, clock_origin, qos_priorities, epilog_delay,
-                                submit_latency)
+                                submit_latency, loop_period)
 
     @property
     def platform(self) -> Platform | None:
