@@ -125,6 +125,7 @@ ON_COMPILED = [
     "tests/test_swf.py",
     "tests/test_energy.py",
     "tests/test_engine.py",
+    "tests/test_memory_per_job.py",
     "tests/test_batsim_reference_easy.py",
     "tests/test_machine_failures.py",
     "tests/test_kube_columns.py",
