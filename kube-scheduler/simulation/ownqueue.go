@@ -42,9 +42,11 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/informers"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/features"
 	"k8s.io/kubernetes/pkg/scheduler"
 	upstream "k8s.io/kubernetes/pkg/scheduler/backend/queue"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
@@ -95,7 +97,7 @@ func ownQueueOptions(made *upstream.PriorityQueue, factory informers.SharedInfor
 	if err != nil {
 		return nil, err
 	}
-	if dispatcher != nil {
+	if utilfeature.DefaultFeatureGate.Enabled(features.SchedulerAsyncAPICalls) { // as scheduler.New decides
 		return nil, fmt.Errorf("the asynchronous API calls (SchedulerAsyncAPICalls) hold upstream's queue")
 	}
 	maxInUnschedulable, err := unexported[time.Duration](made, "podMaxInUnschedulablePodsDuration")
@@ -112,7 +114,7 @@ func ownQueueOptions(made *upstream.PriorityQueue, factory informers.SharedInfor
 		queue.WithQueueingHintMapPerProfile(hints),
 		queue.WithPluginMetricsSamplePercent(percent),
 		queue.WithMetricsRecorder(recorder),
-		queue.WithAPIDispatcher(nil),
+		queue.WithAPIDispatcher(dispatcher), // a nil *APIDispatcher when the feature is off, as scheduler.New gives it
 	}, nil
 }
 
