@@ -49,6 +49,8 @@ type activeQueuer interface {
 
 	listInFlightEvents() []interface{}
 	listInFlightPods() []*v1.Pod
+	lockedLen() int   // added to upstream's code
+	inFlightLen() int // added to upstream's code
 	clusterEventsForPod(logger klog.Logger, pInfo *framework.QueuedPodInfo) ([]*clusterEvent, error)
 	addEventsIfPodInFlight(oldPod, newPod *v1.Pod, events []fwk.ClusterEvent) bool
 	addEventIfAnyInFlight(oldObj, newObj interface{}, event fwk.ClusterEvent) bool
@@ -98,7 +100,7 @@ func newUnlockedActiveQueue(queue *heap.Heap[*framework.QueuedPodInfo]) *unlocke
 // This method should be called in activeQueue.underLock().
 func (uaq *unlockedActiveQueue) add(pInfo *framework.QueuedPodInfo, event string) {
 	uaq.queue.AddOrUpdate(pInfo)
-	metrics.SchedulerQueueIncomingPods.WithLabelValues("active", event).Inc()
+	incomingPod("active", event).Inc() // changed from upstream: the child kept (metrics.go)
 }
 
 // get returns the pod matching pInfo inside the activeQ.
@@ -280,7 +282,7 @@ func (aq *activeQueue) unlockedPop(logger klog.Logger) (*framework.QueuedPodInfo
 		if err != nil {
 			return nil, err
 		}
-		metrics.SchedulerQueueIncomingPods.WithLabelValues("active", framework.PopFromBackoffQ).Inc()
+		incomingPod("active", framework.PopFromBackoffQ).Inc() // changed from upstream: the child kept (metrics.go)
 	}
 	pInfo.Attempts++
 	// In flight, no concurrent events yet.
@@ -303,7 +305,7 @@ func (aq *activeQueue) unlockedPop(logger klog.Logger) (*framework.QueuedPodInfo
 	// Update metrics and reset the set of unschedulable plugins for the next attempt.
 	// Changed from upstream: each rejector plugin counted once without making their union.
 	forEachRejector(pInfo, func(plugin string) {
-		metrics.UnschedulableReason(plugin, pInfo.Pod.Spec.SchedulerName).Dec()
+		unschedulableReason(plugin, pInfo.Pod.Spec.SchedulerName).Dec() // changed from upstream: the child kept (metrics.go)
 	})
 	pInfo.UnschedulablePlugins.Clear()
 	pInfo.PendingPlugins.Clear()
@@ -334,6 +336,20 @@ func (aq *activeQueue) has(pInfo *framework.QueuedPodInfo) bool {
 	aq.lock.RLock()
 	defer aq.lock.RUnlock()
 	return aq.queue.Has(pInfo)
+}
+
+// lockedLen is len(list()), without the list (added to upstream's code).
+func (aq *activeQueue) lockedLen() int {
+	aq.lock.RLock()
+	defer aq.lock.RUnlock()
+	return aq.queue.Len()
+}
+
+// inFlightLen is len(listInFlightPods()), without the list (added to upstream's code).
+func (aq *activeQueue) inFlightLen() int {
+	aq.lock.RLock()
+	defer aq.lock.RUnlock()
+	return len(aq.inFlightPods)
 }
 
 // listInFlightEvents returns all inFlightEvents.

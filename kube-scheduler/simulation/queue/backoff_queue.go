@@ -305,7 +305,7 @@ func (bq *backoffQueue) add(logger klog.Logger, pInfo *framework.QueuedPodInfo, 
 			logger.Error(nil, "BackoffQueue add() was called with a pod that was already in the podBackoffQ", "pod", klog.KObj(pInfo.Pod))
 			return
 		}
-		metrics.SchedulerQueueIncomingPods.WithLabelValues("backoff", event).Inc()
+		incomingPod("backoff", event).Inc() // changed from upstream: the child kept (metrics.go)
 		return
 	}
 	bq.podBackoffQ.AddOrUpdate(pInfo)
@@ -315,7 +315,7 @@ func (bq *backoffQueue) add(logger klog.Logger, pInfo *framework.QueuedPodInfo, 
 		logger.Error(nil, "BackoffQueue add() was called with a pod that was already in the podErrorBackoffQ", "pod", klog.KObj(pInfo.Pod))
 		return
 	}
-	metrics.SchedulerQueueIncomingPods.WithLabelValues("backoff", event).Inc()
+	incomingPod("backoff", event).Inc() // changed from upstream: the child kept (metrics.go)
 }
 
 // update updates the pod in backoffQueue if oldPodInfo is already in the queue.

@@ -549,7 +549,7 @@ func (p *PriorityQueue) runPreEnqueuePlugins(ctx context.Context, pInfo *framewo
 	pod := pInfo.Pod
 	startTime := p.clock.Now()
 	defer func() {
-		metrics.FrameworkExtensionPointDuration.WithLabelValues(preEnqueue, s.Code().String(), pod.Spec.SchedulerName).Observe(metrics.SinceInSeconds(startTime))
+		extensionDuration(preEnqueue, s.Code().String(), pod.Spec.SchedulerName).Observe(metrics.SinceInSeconds(startTime)) // changed from upstream: the child kept (metrics.go)
 	}()
 
 	shouldRecordMetric := rand.Intn(100) < p.pluginMetricsSamplePercent
@@ -592,7 +592,7 @@ func (p *PriorityQueue) runPreEnqueuePlugin(ctx context.Context, logger klog.Log
 		return s
 	}
 	pInfo.UnschedulablePlugins.Insert(pl.Name())
-	metrics.UnschedulableReason(pl.Name(), pod.Spec.SchedulerName).Inc()
+	unschedulableReason(pl.Name(), pod.Spec.SchedulerName).Inc() // changed from upstream: the child kept (metrics.go)
 	pInfo.GatingPlugin = pl.Name()
 	pInfo.GatingPluginEvents = p.pluginToEventsMap[pInfo.GatingPlugin]
 	if s.Code() == fwk.Error {
@@ -804,7 +804,7 @@ func (p *PriorityQueue) addUnschedulableWithoutQueueingHint(logger klog.Logger, 
 	// If a move request has been received, move it to the BackoffQ, otherwise move
 	// it to unschedulablePods.
 	for plugin := range rejectorPlugins {
-		metrics.UnschedulableReason(plugin, pInfo.Pod.Spec.SchedulerName).Inc()
+		unschedulableReason(plugin, pInfo.Pod.Spec.SchedulerName).Inc() // changed from upstream: the child kept (metrics.go)
 	}
 	if p.moveRequestCycle >= podSchedulingCycle || len(rejectorPlugins) == 0 {
 		// Two cases to move a Pod to the active/backoff queue:
@@ -873,7 +873,7 @@ func (p *PriorityQueue) AddUnschedulableIfNotPresent(logger klog.Logger, pInfo *
 	// it to unschedulablePods.
 	// Changed from upstream: each rejector plugin counted once without making their union.
 	forEachRejector(pInfo, func(plugin string) {
-		metrics.UnschedulableReason(plugin, pInfo.Pod.Spec.SchedulerName).Inc()
+		unschedulableReason(plugin, pInfo.Pod.Spec.SchedulerName).Inc() // changed from upstream: the child kept (metrics.go)
 	})
 
 	// We check whether this Pod may change its scheduling result by any of events that happened during scheduling.
@@ -1247,6 +1247,23 @@ func (p *PriorityQueue) getUnschedulablePodsWithCrossTopologyTerm(logger klog.Lo
 // PodsInActiveQ returns all the Pods in the activeQ.
 func (p *PriorityQueue) PodsInActiveQ() []*v1.Pod {
 	return p.activeQ.list()
+}
+
+// ActiveLen, BackoffLen and InFlightLen are len(PodsInActiveQ()), len(PodsInBackoffQ()) and len(InFlightPods()),
+// without the lists (added to upstream's code: the simulation build's idle reporter counts them often).
+func (p *PriorityQueue) ActiveLen() int {
+	return p.activeQ.lockedLen()
+}
+
+func (p *PriorityQueue) BackoffLen() int {
+	return p.backoffQ.len()
+}
+
+func (p *PriorityQueue) InFlightLen() int {
+	if !p.isSchedulingQueueHintEnabled {
+		return 0 // as InFlightPods
+	}
+	return p.activeQ.inFlightLen()
 }
 
 // PodsInBackoffQ returns all the Pods in the backoffQ.

@@ -53,7 +53,7 @@ func (u *unschedulablePods) addOrUpdate(pInfo *framework.QueuedPodInfo, event st
 		} else if !pInfo.Gated() && u.unschedulableRecorder != nil {
 			u.unschedulableRecorder.Inc()
 		}
-		metrics.SchedulerQueueIncomingPods.WithLabelValues("unschedulable", event).Inc()
+		incomingPod("unschedulable", event).Inc() // changed from upstream: the child kept (metrics.go)
 	}
 	u.podInfoMap[podID] = pInfo
 }
