@@ -421,6 +421,20 @@ func (p *PriorityQueue) isEventOfInterest(logger klog.Logger, event fwk.ClusterE
 // If all QueueingHintFns returns Skip, the scheduling queue enqueues the Pod back to unschedulable Pod pool
 // because no plugin changes the scheduling result via the event.
 func (p *PriorityQueue) isPodWorthRequeuing(logger klog.Logger, pInfo *framework.QueuedPodInfo, event fwk.ClusterEvent, oldObj, newObj interface{}) queueingStrategy {
+	return p.isPodWorthRequeuingListed(logger, pInfo, event, oldObj, newObj, nil)
+}
+
+// hintsListed: the queueing hint functions registered for events that match one event, by profile (added to
+// upstream's code; see isPodWorthRequeuingListed).
+type hintsListed map[string][]*QueueingHintFunction
+
+// isPodWorthRequeuingListed is isPodWorthRequeuing, with the hint functions that match event listed once per
+// profile in listed (if not nil) for all the pods of a move, instead of the profile's hint map walked and each of
+// its events matched for every pod (changed from upstream). A hint map is a Go map, so upstream walks it in an
+// order drawn anew for every pod; a list gives one of those orders to every pod of the move. The order decides
+// only which hints are called before the answer is known (the answer is queueImmediately if a pending plugin's
+// hint says Queue, else queueAfterBackoff if any rejector plugin's does, else queueSkip, whatever the order).
+func (p *PriorityQueue) isPodWorthRequeuingListed(logger klog.Logger, pInfo *framework.QueuedPodInfo, event fwk.ClusterEvent, oldObj, newObj interface{}, listed hintsListed) queueingStrategy {
 	// Changed from upstream: the pod's rejector plugins are read from its two sets, not from their union (a new
 	// set for every pod moved).
 	if pInfo.UnschedulablePlugins.Len() == 0 && pInfo.PendingPlugins.Len() == 0 {
@@ -457,11 +471,18 @@ func (p *PriorityQueue) isPodWorthRequeuing(logger klog.Logger, pInfo *framework
 
 	pod := pInfo.Pod
 	queueStrategy := queueSkip
-	for eventToMatch, hintfns := range hintMap {
-		if !framework.MatchClusterEvents(eventToMatch, event) {
-			continue
+	hintfns, ok := listed[pInfo.Pod.Spec.SchedulerName]
+	if !ok {
+		for eventToMatch, matching := range hintMap {
+			if framework.MatchClusterEvents(eventToMatch, event) {
+				hintfns = append(hintfns, matching...)
+			}
 		}
-
+		if listed != nil {
+			listed[pInfo.Pod.Spec.SchedulerName] = hintfns
+		}
+	}
+	{
 		for _, hintfn := range hintfns {
 			if !pInfo.UnschedulablePlugins.Has(hintfn.PluginName) && !pInfo.PendingPlugins.Has(hintfn.PluginName) {
 				// skip if it's not hintfn from rejectorPlugins.
@@ -1180,6 +1201,7 @@ func (p *PriorityQueue) movePodsToActiveOrBackoffQueue(logger klog.Logger, podIn
 	}
 
 	activated := false
+	listed := hintsListed{} // changed from upstream: the hints matching event listed once (isPodWorthRequeuingListed)
 	for _, pInfo := range podInfoList {
 		if pInfo.Gated() && !framework.MatchAnyClusterEvent(event, pInfo.GatingPluginEvents) {
 			// This event doesn't interest the gating plugin of this Pod,
@@ -1187,7 +1209,7 @@ func (p *PriorityQueue) movePodsToActiveOrBackoffQueue(logger klog.Logger, podIn
 			continue
 		}
 
-		schedulingHint := p.isPodWorthRequeuing(logger, pInfo, event, oldObj, newObj)
+		schedulingHint := p.isPodWorthRequeuingListed(logger, pInfo, event, oldObj, newObj, listed)
 		if schedulingHint == queueSkip {
 			// QueueingHintFn determined that this Pod isn't worth putting to activeQ or backoffQ by this event.
 			logger.V(5).Info("Event is not making pod schedulable", "pod", klog.KObj(pInfo.Pod), "event", event.Label())
