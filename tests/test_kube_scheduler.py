@@ -293,9 +293,10 @@ def test_the_simulation_builds_shortcuts_change_no_output(tmp_path: Path, binari
     without a dry run when there is no victim (preemption.go), its cleared nominations not listed (nominator.go),
     its repeated FailedScheduling events handed to the recorder once a minute (events.go) and its failed pods
     requeued without a copy (failurehandler.go), its pod events' labels made once (labels.go) and its copy of the
-    scheduling queue (ownqueue.go, simulation/queue) against upstream's path for each (UPSTREAM_PATH): byte-identical outputs on saturated heterogeneous pods (cpu from 250m to 2,
-    memory from 256Mi to 4Gi, 60-600 s, in groups), where nearly every attempt is a failure answered again and
-    every miss is a preemption with no victim."""
+    scheduling queue (ownqueue.go, simulation/queue) against upstream's path for each (UPSTREAM_PATH):
+    byte-identical outputs on saturated heterogeneous pods (cpu from 250m to 2, memory from 256Mi to 4Gi, 60-600 s,
+    in groups), where nearly every attempt is a failure answered again and every miss is a preemption with no
+    victim."""
     kept, kept_log = run_saturated(tmp_path / "kept", binaries[SIMULATION], count, nodes, seed)
     every, every_log = run_saturated(tmp_path / "every", binaries[SIMULATION], count, nodes, seed, *UPSTREAM_PATH)
     for logged in ("Failed attempts answered again", "Preemption dry runs without victims not run",
