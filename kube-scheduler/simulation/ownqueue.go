@@ -20,7 +20,12 @@ package simulation
 //     Timestamp), taken when the pod is pushed or updated, and compares those as PrioritySort.Less does, instead
 //     of reaching them through four pointers per pod at each comparison. The same answers: a pod's priority cannot
 //     change (an update goes through AddOrUpdate anyway, which takes the rank again), and the queue sets a pod's
-//     Timestamp only when the pod is in none of its heaps (AddUnschedulableIfNotPresent, for a pod in flight).
+//     Timestamp only when the pod is in none of its heaps (AddUnschedulableIfNotPresent, for a pod in flight);
+//   - the metric children it counts in at every pod are kept once the metrics are registered (queue/metrics.go);
+//   - a move lists the queueing hints that match its event once per profile instead of walking the hint map for
+//     every pod (isPodWorthRequeuingListed: one of the orders upstream's map walk draws, and the answer does not
+//     depend on the order);
+//   - it counts its active, backoff and in-flight pods without listing them, for the idle reporter (idle.go).
 //
 // Its types are upstream's (SchedulingQueue, PreEnqueueCheck, the queueing hint maps are aliases), and it is made
 // with the options scheduler.New gave upstream's queue, read from that queue (still empty: no informer has run)
