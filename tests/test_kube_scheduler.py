@@ -47,9 +47,10 @@ KEPT_FAILURES = ((400, 10, 1), (800, 16, 2), (1500, 30, 3))
 """Seeded heterogeneous workloads (pods, nodes, seed) run with and without the cache of failed attempts."""
 OUTPUTS = ("jobs.csv", "pods.csv", "schedule.csv")
 UPSTREAM_PATH = ("--keep-failures=false", "--preemption-without-victims=false", "--clear-nominations-unlisted=false",
-                 "--failure-event-repeats=0", "--requeue-without-copies=false", "--event-labels-once=false")
+                 "--failure-event-repeats=0", "--requeue-without-copies=false", "--event-labels-once=false",
+                 "--own-queue=false")
 """The simulation build's flags that make every attempt take upstream's path through the filters, preemption, the
-nominator, the event recorder, the failure handler and the queue's event labels."""
+nominator, the event recorder, the failure handler, the queue's event labels and the scheduling queue."""
 
 
 @pytest.fixture(scope="session")
@@ -291,18 +292,35 @@ def test_the_simulation_builds_shortcuts_change_no_output(tmp_path: Path, binari
     """The simulation build's cache of failed attempts (kube-scheduler/simulation/failures.go), its preemption
     without a dry run when there is no victim (preemption.go), its cleared nominations not listed (nominator.go),
     its repeated FailedScheduling events handed to the recorder once a minute (events.go) and its failed pods
-    requeued without a copy (failurehandler.go) and its pod events' labels made once (labels.go) against upstream's
-    path for each (UPSTREAM_PATH): byte-identical outputs on saturated heterogeneous pods (cpu from 250m to 2,
-    memory from 256Mi to 4Gi, 60-600 s, in groups), where nearly every attempt is a failure answered again and
-    every miss is a preemption with no victim."""
+    requeued without a copy (failurehandler.go), its pod events' labels made once (labels.go) and its copy of the
+    scheduling queue (ownqueue.go, simulation/queue) against upstream's path for each (UPSTREAM_PATH):
+    byte-identical outputs on saturated heterogeneous pods (cpu from 250m to 2, memory from 256Mi to 4Gi, 60-600 s,
+    in groups), where nearly every attempt is a failure answered again and every miss is a preemption with no
+    victim."""
     kept, kept_log = run_saturated(tmp_path / "kept", binaries[SIMULATION], count, nodes, seed)
     every, every_log = run_saturated(tmp_path / "every", binaries[SIMULATION], count, nodes, seed, *UPSTREAM_PATH)
     for logged in ("Failed attempts answered again", "Preemption dry runs without victims not run",
                    "Cleared nominations not listed", "Repeated FailedScheduling events not handed over",
-                   "Failed pods requeued without a copy", "Pod event labels made once"):
+                   "Failed pods requeued without a copy", "Pod event labels made once",
+                   "Scheduling queue: the build's own"):
         assert logged in kept_log  # logged at 1024 answers, 2048, 4096... (the labels: once, at the start)
         assert logged not in every_log
     assert kept == every
+
+
+def test_the_simulation_builds_queue_pops_what_upstreams_queue_pops(tmp_path: Path,
+                                                                   binaries: dict[str, Path]) -> None:
+    """The build's scheduling queue (ownqueue.go, simulation/queue) with upstream's beside it (--check-queue): every
+    change made to both, every Pop the same pod at the same attempt from both (the scheduler stops otherwise), on
+    saturated heterogeneous pods where every completion moves every waiting pod; and the same files as without
+    the check."""
+    count, nodes, seed = 400, 10, 1
+    kept, _ = run_saturated(tmp_path / "kept", binaries[SIMULATION], count, nodes, seed)
+    checked, log = run_saturated(tmp_path / "checked", binaries[SIMULATION], count, nodes, seed, "--check-queue")
+    assert "\"Scheduling queue: the build's own\" checkedAgainstUpstream=true ranksInHeap=true" in log
+    assert "Scheduling queue pops checked against upstream's" in log  # at 1024 pops, 2048...
+    assert "Scheduling queue check failed" not in log
+    assert checked == kept
 
 
 def test_the_simulation_builds_go_tests_pass(binaries: dict[str, Path]) -> None:
@@ -310,10 +328,10 @@ def test_the_simulation_builds_go_tests_pass(binaries: dict[str, Path]) -> None:
     has upstream's FitError message, on 2,000 random diagnoses. (The outputs compared above do not hold messages.)
     After the binaries, so that Go's build cache holds what the tests link."""
     nice = shutil.which("nice")
-    done = subprocess.run([*([nice] if nice else []), go_tool(), "test", "./simulation/"], cwd=MODULE,
+    done = subprocess.run([*([nice] if nice else []), go_tool(), "test", "./simulation/..."], cwd=MODULE,
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert done.stdout.startswith("ok"), done.stdout
+    assert all(line.startswith(("ok", "?")) for line in done.stdout.splitlines()), done.stdout
 
 
 def test_two_runs_of_the_simulation_build_on_mixed_pods_are_byte_identical(tmp_path: Path,

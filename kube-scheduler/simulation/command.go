@@ -24,6 +24,8 @@
 //     (timeout.go), not every 30 s of wall time by the queue's own goroutine;
 //   - the scheduler's pod events carry their labels, made once (labels.go), instead of formatting them at each
 //     pod the queue moves;
+//   - the pending pods are held in the build's copy of upstream's scheduling queue (ownqueue.go, package queue),
+//     whose heap compares pods without looking them up by key: the same pods popped in the same order;
 //   - Go's garbage collector runs at GOGC=400 unless GOGC is set (main.go): it changes no decision.
 package simulation
 
@@ -91,6 +93,13 @@ func NewCommand(registryOptions ...app.Option) *cobra.Command {
 	nfs.FlagSet("simulation").BoolVar(&cuts.labelsOnce, "event-labels-once", true, "Give the scheduler's pod "+
 		"events (AssignedPodDelete...) their label once, as the CustomLabel they read it from, instead of "+
 		"formatting it each time the queue moves a pod (labels.go): the same labels. Off: upstream's.")
+	nfs.FlagSet("simulation").BoolVar(&cuts.ownQueue, "own-queue", true, "Hold the pending pods in the build's "+
+		"copy of upstream's scheduling queue, whose heap compares pods without looking them up by key and which "+
+		"reads a pod's rejector plugins without making their union (ownqueue.go, package queue): the same pods "+
+		"popped in the same order. Off: upstream's queue.")
+	nfs.FlagSet("simulation").BoolVar(&cuts.checkQueue, "check-queue", false, "Testing only: with --own-queue, "+
+		"run upstream's scheduling queue beside the build's, give both every change, and stop the scheduler if a "+
+		"Pop takes another pod, or another attempt, from one than from the other (ownqueue.go).")
 	nfs.FlagSet("simulation").DurationVar(&cuts.repeats, "failure-event-repeats", time.Minute, "Hand a pod's "+
 		"FailedScheduling event repeated at the same pod version to the event recorder at most once this often "+
 		"(wall time) after the first two, which are all the API sees of the series until the recorder's own "+
@@ -119,8 +128,8 @@ func milestone[T int | int64](count T) bool {
 
 // shortcuts: the flags that turn the build's exact shortcuts on or off.
 type shortcuts struct {
-	keepFailures, noVictims, unlisted, uncopied, simulatedTimeout, labelsOnce bool
-	repeats                                                                   time.Duration
+	keepFailures, noVictims, unlisted, uncopied, simulatedTimeout, labelsOnce, ownQueue, checkQueue bool
+	repeats                                                                                         time.Duration
 }
 
 func run(cmd *cobra.Command, opts *options.Options, cuts shortcuts, widen time.Duration,
@@ -209,6 +218,10 @@ func setup(ctx context.Context, opts *options.Options, cuts shortcuts, widen tim
 	)
 	if err != nil {
 		return nil, nil, err
+	}
+	if cuts.ownQueue { // before the wrappers of the queue, which then wrap this one
+		attachOwnQueue(klog.FromContext(ctx), sched, factory, cc.ComponentConfig.Profiles[0].SchedulerName,
+			cuts.checkQueue)
 	}
 	idle.attach(sched)
 	go idle.run(ctx)

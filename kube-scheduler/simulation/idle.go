@@ -406,7 +406,7 @@ func (r *idleReporter) learnTime(logger klog.Logger, answer string) {
 // reaches 0 (a failure may have put pods back) or after a pod handler ran (it may have removed some).
 func (r *idleReporter) activeQueued() bool {
 	if r.recount.Swap(false) || r.active <= 0 {
-		r.active = len(r.queue.PodsInActiveQ())
+		r.active = activeLen(r.queue)
 	}
 	if r.active == 0 {
 		return false
@@ -506,8 +506,7 @@ func (r *idleReporter) idle() (int64, bool) {
 	// In flight first (cheap, and non-empty during a pass), then the queues; then in flight again, for a pod that
 	// moved from the active queue to in flight between the reads.
 	q := r.queue
-	if len(q.InFlightPods()) > 0 || len(q.PodsInActiveQ()) > 0 || len(q.PodsInBackoffQ()) > 0 ||
-		len(q.InFlightPods()) > 0 {
+	if inFlightLen(q) > 0 || activeLen(q) > 0 || backoffLen(q) > 0 || inFlightLen(q) > 0 {
 		return 0, false
 	}
 	return rv, true
@@ -623,4 +622,34 @@ func (c orderCache) FinishBinding(logger klog.Logger, pod *v1.Pod) error {
 func (c orderCache) ForgetPod(logger klog.Logger, pod *v1.Pod) error {
 	defer c.order.done(pod.UID)
 	return c.Cache.ForgetPod(logger, pod)
+}
+
+// queueLengths: a queue that counts its pods without listing them (the build's, simulation/queue).
+type queueLengths interface {
+	ActiveLen() int
+	BackoffLen() int
+	InFlightLen() int
+}
+
+// activeLen, backoffLen, inFlightLen: len(q.PodsInActiveQ()), len(q.PodsInBackoffQ()), len(q.InFlightPods()),
+// without the lists when q can count.
+func activeLen(q queue.SchedulingQueue) int {
+	if counting, ok := q.(queueLengths); ok {
+		return counting.ActiveLen()
+	}
+	return len(q.PodsInActiveQ())
+}
+
+func backoffLen(q queue.SchedulingQueue) int {
+	if counting, ok := q.(queueLengths); ok {
+		return counting.BackoffLen()
+	}
+	return len(q.PodsInBackoffQ())
+}
+
+func inFlightLen(q queue.SchedulingQueue) int {
+	if counting, ok := q.(queueLengths); ok {
+		return counting.InFlightLen()
+	}
+	return len(q.InFlightPods())
 }
