@@ -229,6 +229,8 @@ class Simulation:
                                 and nodes is None and not self.execution.stepped and not events)
         self._queue: EventQueue[Payload] = EventQueue()
         self._executions: dict[str, _Execution] = {}
+        self._pod_nodes: dict[int, tuple[int, IntervalSet]] = {}
+        """The node of a unit pods were given and that node's units (`_pod_node`)."""
         self._metadata: dict[str, str] = {}
         self._jobs: Iterator[Job] = iter(workload.jobs)
         self._lookahead: Job | None = None
@@ -711,9 +713,8 @@ class Simulation:
     def _end_pod(self, running: RunningJob) -> None:
         """Give a pod's requests back to its node; a node left with no pod is whole and free again."""
         assert running.job.request is not None
-        node = self.platform.node_of(running.resources.intervals[0][0]).id
+        node, units = self._pod_node(running.resources.intervals[0][0])
         if self.state.shared.give_back(node, running.job.request):
-            units = self.platform.units_of(node)
             self.state.free = self.state.free | units
             if self.state.nodes is not None:
                 self.state.nodes.release(units, self._queue.now)
@@ -800,10 +801,12 @@ class Simulation:
         if self.meter is not None:
             raise DecisionError(d, "energy accounting of pods (jobs with resource requests) is not modelled")
         unit = d.resources.intervals[0][0]
-        if unit >= self.platform.nb_resources:
-            raise DecisionError(d, f"there is no unit {unit}")
-        node = self.platform.node_of(unit).id
-        units = self.platform.units_of(node)
+        found = self._pod_nodes.get(unit)
+        if found is None:
+            if unit >= self.platform.nb_resources:
+                raise DecisionError(d, f"there is no unit {unit}")
+            found = self._pod_node(unit)
+        node, units = found
         shared = self.state.shared
         first_pod = shared.pods(node) == 0
         if first_pod and not units.issubset(self.state.free):
@@ -821,6 +824,15 @@ class Simulation:
         running = RunningJob(job, now, d.resources)
         self.state.running[job.key] = running
         self._launch(running)
+
+    def _pod_node(self, unit: int) -> tuple[int, IntervalSet]:
+        """The node of a unit and the node's units, kept: the platform's own calls are interpreted, and every
+        pod's start and end asks."""
+        found = self._pod_nodes.get(unit)
+        if found is None:
+            node = self.platform.node_of(unit).id
+            found = self._pod_nodes[unit] = node, self.platform.units_of(node)
+        return found
 
     def _launch(self, running: RunningJob) -> None:
         """Schedule the end of a started job: its run time, or its walltime if shorter.

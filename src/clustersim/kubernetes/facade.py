@@ -25,7 +25,7 @@ from clustersim.kubernetes.objects import namespace_object, node_object, pod_obj
 from clustersim.kubernetes.store import Obj, Store, metadata
 from clustersim.kubernetes.timecontrol import DeadlockError, TimeControl
 from clustersim.platform.model import Platform
-from clustersim.policies.kube.framework import PodInfo
+from clustersim.policies.kube.framework import PodInfo, Signature
 from clustersim.policies.kube.policy import KubePolicy
 from clustersim.workload.job import Job
 from clustersim.workload.pods import PodSpec, Taint, make_pod, pod_spec
@@ -482,7 +482,7 @@ class KubeFacade:
         """Every pending pod is reported since the last change, or reported before and fits no node now."""
         if self._unreadable and view.pending:
             return False
-        fits: dict[tuple[object, ...], bool] = {}
+        fits: dict[Signature, bool] = {}
         for key, job in view.pending.items():
             reported = self._reported.get(key)
             if reported is None:
@@ -491,7 +491,7 @@ class KubeFacade:
                 return False
         return True
 
-    def _fits(self, key: str, job: Job, view: ClusterView, cache: dict[tuple[object, ...], bool]) -> bool:
+    def _fits(self, key: str, job: Job, view: ClusterView, cache: dict[Signature, bool]) -> bool:
         """The pod fits some node now (the kube filters decide; `cache` by pod signature)."""
         if job.request is None:
             return False
@@ -521,7 +521,7 @@ class KubeFacade:
             return False
         if self._idle_rv is not None:
             return True  # a scheduler that reports idleness is still busy with this instant
-        fits: dict[tuple[object, ...], bool] = {}
+        fits: dict[Signature, bool] = {}
         return any(self._reported.get(key) != self._epoch and self._fits(key, job, view, fits)
                    for key, job in view.pending.items())
 
@@ -542,7 +542,7 @@ class KubeFacade:
         limit = self.control.deadlock_timeout
         if not limit or view.running or clock - self._last_binding <= limit:
             return
-        fits: dict[tuple[object, ...], bool] = {}
+        fits: dict[Signature, bool] = {}
         stuck = any(self._fits(key, job, view, fits) for key, job in view.pending.items())
         if stuck or clock - self._last_progress > limit:
             raise DeadlockError(

@@ -22,31 +22,35 @@ import heapq
 import itertools
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
 
 from clustersim.core.state import ClusterView
 from clustersim.policies.kube.filters import waits_for_pods
-from clustersim.policies.kube.framework import NodeInfo, PodInfo
+from clustersim.policies.kube.framework import NodeInfo, PodInfo, Signature
 from clustersim.policies.kube.queue import MAX_UNSCHEDULABLE, QueuedPod
 
 Key = tuple[int, int, int]
 """(-priority, era, arrival tick): the queue order."""
 
 
-@dataclass(slots=True, eq=False)
 class Band:
-    """Pods of one priority and signature that arrived or last failed together, in queue order."""
+    """Pods of one priority and signature that arrived or last failed together, in queue order.
 
-    priority: int
-    """Minus the pods' priority (higher priority first)."""
-    signature: tuple[object, ...]
-    era: int
-    pods: deque[QueuedPod]
-    """Each with its arrival tick as `order[1]` and its attempts minus `fails` as `attempts`."""
-    fails: int = 0
-    parked: float = 0.0
-    reason: str = ""
-    waits: bool = True
+    (A plain class, not a dataclass: a compiled dataclass is built through its generated, interpreted `__init__`,
+    and a band is built at most instants.)"""
+
+    __slots__ = ("era", "fails", "parked", "pods", "priority", "reason", "signature", "waits")
+
+    def __init__(self, priority: int, signature: Signature, era: int, pods: deque[QueuedPod]):
+        self.priority = priority
+        """Minus the pods' priority (higher priority first)."""
+        self.signature = signature
+        self.era = era
+        self.pods = pods
+        """Each with its arrival tick as `order[1]` and its attempts minus `fails` as `attempts`."""
+        self.fails = 0
+        self.parked = 0.0
+        self.reason = ""
+        self.waits = True
 
     def first(self) -> Key:
         return self.priority, self.era, self.pods[0].order[1]
@@ -61,7 +65,7 @@ class BandQueue:
     def __init__(self, max_unschedulable: float = MAX_UNSCHEDULABLE):
         self.max_unschedulable = max_unschedulable
         self._active: list[Band] = []
-        self._arrivals: dict[tuple[int, tuple[object, ...]], Band] = {}
+        self._arrivals: dict[tuple[int, Signature], Band] = {}
         """The active bands of pods that arrived since the last pass, by priority and signature."""
         self._nb_active = 0
         self._unschedulable: list[Band] = []
@@ -117,7 +121,7 @@ class BandQueue:
         heap = [(band.first(), i, band) for i, band in enumerate(bands) if band.pods]
         heapq.heapify(heap)
         tie = itertools.count(len(heap))
-        failed: dict[tuple[object, ...], str] = {}
+        failed: dict[Signature, str] = {}
         failed_bands: list[Band] = []
         while heap:
             band = heapq.heappop(heap)[2]
@@ -139,7 +143,7 @@ class BandQueue:
                 heapq.heappush(heap, (band.first(), next(tie), band))
         self._park(failed_bands, failed, now)
 
-    def _park(self, bands: list[Band], reasons: dict[tuple[object, ...], str], now: float) -> None:
+    def _park(self, bands: list[Band], reasons: dict[Signature, str], now: float) -> None:
         """The failed bands, behind every pod not tried (new eras if they are not already), merged by signature."""
         latest = self._latest
         if any(band.priority in latest and band.first() < latest[band.priority] for band in bands):
@@ -147,7 +151,7 @@ class BandQueue:
             for band in bands:
                 band.era = eras[band.era]
             self._era += len(eras)
-        merged: dict[tuple[int, tuple[object, ...], int], Band] = {}
+        merged: dict[tuple[int, Signature, int], Band] = {}
         for band in bands:
             band.fails += 1
             band.parked, band.reason = now, reasons[band.signature]

@@ -35,7 +35,7 @@ from clustersim.policies.kube.filters import (
     insufficient,
     unavailable,
 )
-from clustersim.policies.kube.framework import FilterPlugin, NodeInfo, PodInfo, ScorePlugin
+from clustersim.policies.kube.framework import FilterPlugin, NodeInfo, PodInfo, ScorePlugin, Signature
 from clustersim.policies.kube.scores import BalancedAllocation, NodeResourcesFit
 
 LIMIT = 2**53
@@ -50,6 +50,8 @@ FEW = 64
 """Up to this many nodes taking a signature are ordered (and scored, by the caller) one by one."""
 RESCORED = 32
 """Up to this many node changes since a signature's scores were kept, those nodes are scored one by one."""
+FEW_STALE = 8
+"""Up to this many nodes changed since the arrays were last written, they are written one by one."""
 
 Column = npt.NDArray[np.int64]
 Mask = npt.NDArray[np.bool_]
@@ -82,11 +84,17 @@ class NodeColumns:
         self._amounts: dict[str, list[int]] = {}
         """`_free` as lists: reading one node's amount from a list is several times quicker."""
         self._hosts = np.zeros(len(nodes), dtype=np.bool_)
+        self._hosting: list[bool] = [False] * len(nodes)
+        """`_hosts` as a list."""
         self._unit_free = np.zeros(len(nodes), dtype=np.bool_)
         self._available: list[bool] = [False] * len(nodes)
         """Hosts pods, or its unit is free (not held by an exclusive job, not off)."""
         self._ready = np.zeros(len(nodes), dtype=np.bool_)
         """Available with room for one more pod: what no pod's spec changes."""
+        self._stale: list[int] = []
+        """Nodes whose pods changed since the arrays (`_free`, `_hosts`, `_ready`) were last brought up to date
+        from the lists (`_flush`): a saturated cluster changes a node or two per pod start and end, and mostly
+        reads the lists only (`_update`), so the arrays are written when next read, in one assignment each."""
         self._intervals: tuple[tuple[int, int], ...] | None = None
         self._shared: SharedView | None = None
         self._changed: set[int] = set()
@@ -97,7 +105,7 @@ class NodeColumns:
         self._unschedulable = self._code(UNSCHEDULABLE)
         self._log: list[int] = []
         """Every node whose free amounts or availability changed, in order, repeated at each change."""
-        self._statuses: dict[tuple[object, ...], _Status] = {}
+        self._statuses: dict[Signature, _Status] = {}
         """Why each node refuses each signature tried, brought up to date from `_log` when it is tried again."""
 
     def filter(self, pod: PodInfo, view: ClusterView, start: int,
@@ -127,12 +135,13 @@ class NodeColumns:
                 return [(offset + start) % total for offset in offsets], total, ""
             del offsets[wanted:]
             return [(offset + start) % total for offset in offsets], offsets[-1] + 1, ""
+        self._flush()
         static = self._static_codes(pod)
         fits = self._ready if static is None else self._ready & (static == 0)
         for resource, amount in pod.request.items():
             fits = fits & (self._column(resource) >= amount)
-        feasible = np.flatnonzero(fits)
-        split = int(np.searchsorted(feasible, start))
+        feasible = fits.nonzero()[0]
+        split = int(feasible.searchsorted(start))
         if split:
             feasible = np.concatenate((feasible[split:], feasible[:split]))
         if len(feasible) < wanted:
@@ -150,6 +159,7 @@ class NodeColumns:
         status = self._statuses[pod.signature]
         log = self._log
         if status.scores is None or len(log) - status.scored > RESCORED:
+            self._flush()
             request = pod.scoring_request
             allocatable = {r: self._allocatable[r] for r in self._score_resources}
             free = {r: self._free[r] for r in self._score_resources}
@@ -172,7 +182,7 @@ class NodeColumns:
         np.maximum.accumulate(total[:-1], out=before[1:])
         best = ties = 0
         new = total > before
-        for position in np.flatnonzero(total >= before).tolist():
+        for position in (total >= before).nonzero()[0].tolist():
             if new[position]:
                 best, ties = position, 1
             else:
@@ -189,41 +199,71 @@ class NodeColumns:
             self._allocatable.clear()
             self._free.clear()
             self._amounts.clear()
-            self._hosts = np.array([shared.pods(node.index) > 0 for node in self.nodes], dtype=np.bool_)
+            self._hosting = [shared.pods(node.index) > 0 for node in self.nodes]
+            self._hosts = np.array(self._hosting, dtype=np.bool_)
             self._unit_free = np.zeros(len(self.nodes), dtype=np.bool_)
-            self._available = self._hosts.tolist()
+            self._available = list(self._hosting)
+            self._stale.clear()
             for resource in ("pods", *self._score_resources):
                 self._column(resource)
             self._intervals = None
             self._log.clear()
             self._statuses.clear()
         elif self._changed:
-            changed = list(self._changed)
-            self._changed.clear()  # (not pop(): a set emptied by pops keeps its size, and pop() scans it)
-            columns = [(resource, column, self._amounts[resource]) for resource, column in self._free.items()]
-            hosts, unit_free, ready, available = self._hosts, self._unit_free, self._ready, self._available
+            changed = self._changed
+            lists = [(resource, self._amounts[resource]) for resource in self._free]
+            hosting, unit_free, available = self._hosting, self._unit_free, self._available
             for node in changed:
                 free = shared.free(node)
-                for resource, column, amounts in columns:
-                    column[node] = amounts[node] = free.get(resource, 0)
-                hosts[node] = host = shared.pods(node) > 0
-                available[node] = on = host or bool(unit_free[node])
-                ready[node] = on and free.get("pods", 0) >= 1
+                for resource, amounts in lists:
+                    amounts[node] = free.get(resource, 0)
+                hosting[node] = host = shared.pods(node) > 0
+                available[node] = host or bool(unit_free[node])
             self._log += changed
+            self._stale += changed
+            changed.clear()  # (not pop(): a set emptied by pops keeps its size, and pop() scans it)
+            if len(self._stale) > len(self.nodes):  # (memory stays flat while the arrays are not read)
+                self._flush()
             if len(self._log) > MAX_LOG:  # (every status kept is older than that)
                 self._log.clear()
                 self._statuses.clear()
         intervals = view.free.intervals
         if intervals is not self._intervals:
+            self._flush()
             self._intervals = intervals
             unit_free = _members(intervals, self._units)
-            moved = np.flatnonzero(unit_free != self._unit_free).tolist()
+            moved = (unit_free != self._unit_free).nonzero()[0].tolist()
             self._log += moved
             self._unit_free = unit_free
             usable = self._hosts | unit_free
             for node in moved:
                 self._available[node] = bool(usable[node])
             self._ready = usable & (self._free["pods"] >= 1)
+
+    def _flush(self) -> None:
+        """Write into the arrays what the lists say of the nodes changed since the last time (`_stale`)."""
+        stale = self._stale
+        if not stale:
+            return
+        pods = self._amounts["pods"]
+        hosting, available = self._hosting, self._available
+        if len(stale) <= FEW_STALE:  # one by one: quicker than building an index array
+            columns = [(column, self._amounts[resource]) for resource, column in self._free.items()]
+            hosts, ready = self._hosts, self._ready
+            for node in stale:
+                for column, amounts in columns:
+                    column[node] = amounts[node]
+                hosts[node] = hosting[node]
+                ready[node] = available[node] and pods[node] >= 1
+        else:
+            nodes = sorted(set(stale))
+            index = np.array(nodes, dtype=np.intp)
+            for resource, column in self._free.items():
+                amounts = self._amounts[resource]
+                column[index] = [amounts[node] for node in nodes]
+            self._hosts[index] = [hosting[node] for node in nodes]
+            self._ready[index] = [available[node] and pods[node] >= 1 for node in nodes]
+        stale.clear()
 
     def _column(self, resource: str) -> Column:
         """The free amounts of a resource, read from the shared nodes the first time a pod asks for it."""
@@ -244,7 +284,7 @@ class NodeColumns:
 
     def _static_codes(self, pod: PodInfo) -> Codes | None:
         """The first static filter each node fails (0: none; None: no node fails any), per pod spec."""
-        key = pod.signature[1:]  # (node name, selector, affinity terms, tolerations)
+        key = pod.signature.key[1:]  # (node name, selector, affinity terms, tolerations)
         if key in self._static:
             return self._static[key]
         if len(self._static) >= MAX_SPECS:
@@ -275,9 +315,10 @@ class NodeColumns:
         request = pod.request
         if any(abs(amount) >= LIMIT for amount in request.values()):
             return None
+        self._flush()
         static = self._static_codes(pod)
         codes = self._refusals(pod, static)
-        fitting = set(np.flatnonzero(codes == 0).tolist())
+        fitting = set((codes == 0).nonzero()[0].tolist())
         checks = [(self._amounts["pods"], 1, self._code(TOO_MANY_PODS))]
         for resource, amount in request.items():
             self._column(resource)
@@ -358,7 +399,7 @@ class _Status:
 
 def _count(codes: Codes) -> dict[int, int]:
     counts = np.bincount(codes)
-    return {int(code): int(counts[code]) for code in np.flatnonzero(counts).tolist()}
+    return {int(code): int(counts[code]) for code in counts.nonzero()[0].tolist()}
 
 
 def _members(intervals: tuple[tuple[int, int], ...], ids: npt.NDArray[np.int64]) -> Mask:
@@ -366,6 +407,6 @@ def _members(intervals: tuple[tuple[int, int], ...], ids: npt.NDArray[np.int64])
     if not intervals:
         return np.zeros(len(ids), dtype=np.bool_)
     bounds = np.array(intervals, dtype=np.int64)
-    k = np.searchsorted(bounds[:, 0], ids, side="right") - 1
+    k = bounds[:, 0].searchsorted(ids, side="right") - 1
     inside: Mask = (k >= 0) & (ids <= bounds[np.maximum(k, 0), 1])
     return inside

@@ -21,6 +21,27 @@ DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024
 """...and one without a memory request as if it asked for 200Mi."""
 
 
+class Signature:
+    """What decides where a pod may go (`PodInfo.signature`): its requests, node name, node selector, required
+    affinity terms and tolerations, as `key`. Signatures are dict keys on every attempt: the hash is computed
+    once, and a policy hands equal signatures out as one object (`KubePolicy`), so a lookup compares no tuples."""
+
+    __slots__ = ("_hash", "key")
+
+    def __init__(self, key: tuple[object, ...]):
+        self.key = key
+        self._hash = hash(key)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return self is other or (isinstance(other, Signature) and self._hash == other._hash and self.key == other.key)
+
+    def __repr__(self) -> str:
+        return f"Signature({self.key!r})"
+
+
 @dataclass(slots=True)
 class PodInfo:
     """A pending pod as plugins see it: its requests, its spec and its queue order."""
@@ -33,7 +54,7 @@ class PodInfo:
 
     scoring_request: dict[str, int] = field(init=False)
     """Requests with kube-scheduler's non-zero defaults for cpu and memory, used by score plugins only."""
-    signature: tuple[object, ...] = field(init=False)
+    signature: Signature = field(init=False)
     """What decides where the pod may go: two pods with equal signatures fit exactly the same nodes."""
 
     def __post_init__(self) -> None:
@@ -44,8 +65,8 @@ class PodInfo:
             request["memory"] = DEFAULT_MEMORY_REQUEST
         self.scoring_request = request
         spec = self.spec
-        self.signature = (tuple(sorted(self.request.items())), spec.node_name,
-                          tuple(sorted(spec.node_selector.items())), spec.required_terms, spec.tolerations)
+        self.signature = Signature((tuple(sorted(self.request.items())), spec.node_name,
+                                    tuple(sorted(spec.node_selector.items())), spec.required_terms, spec.tolerations))
 
 
 @dataclass(slots=True)

@@ -23,7 +23,7 @@ from clustersim.platform.kube_labels import node_labels, node_taints
 from clustersim.policies.base import Policy
 from clustersim.policies.kube.bands import BandQueue
 from clustersim.policies.kube.filters import DEFAULT_FILTERS, unavailable
-from clustersim.policies.kube.framework import FilterPlugin, NodeInfo, PodInfo, ScorePlugin
+from clustersim.policies.kube.framework import FilterPlugin, NodeInfo, PodInfo, ScorePlugin, Signature
 from clustersim.policies.kube.queue import QueuedPod, SchedulingQueue
 from clustersim.policies.kube.scores import BalancedAllocation, NodeResourcesFit
 from clustersim.policies.registry import register_policy
@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE = 5
+MAX_SIGNATURES = 4096
+"""Distinct pod signatures kept as shared objects (then forgotten: equal signatures still compare equal)."""
 
 
 def nodes_to_find(nb_nodes: int, percentage: int) -> int:
@@ -107,6 +109,8 @@ class KubePolicy(Policy):
         """`nodes_to_find` of `_wanted_of` nodes, by percentage."""
         self._wanted_of = 0
         self._seq = 0
+        self._signatures: dict[Signature, Signature] = {}
+        """Each signature seen, as the one object the pods of that signature share."""
         self._calls: set[float] = set()
         self._node_changed = False
 
@@ -153,7 +157,12 @@ class KubePolicy(Policy):
                 if self.scheduler_name and spec.scheduler_name != self.scheduler_name:
                     continue
                 self._seq += 1
-                queue.add(PodInfo(job.key, job.request, spec, job.submit_time, self._seq))
+                pod = PodInfo(job.key, job.request, spec, job.submit_time, self._seq)
+                signatures = self._signatures
+                if len(signatures) >= MAX_SIGNATURES:
+                    signatures.clear()
+                pod.signature = signatures.setdefault(pod.signature, pod.signature)
+                queue.add(pod)
             elif isinstance(event, JobCompleted):
                 changed = True
             elif isinstance(event, RequestedCall):
@@ -193,7 +202,7 @@ class KubePolicy(Policy):
             for placed, target in queue.drain(now, pending, self.place, view):
                 yield StartJob(placed.key, IntervalSet.range(target.unit, target.unit + 1))
             return
-        failed: dict[tuple[object, ...], str] = {}
+        failed: dict[Signature, str] = {}
         pods = queue.pop_all()
         if self.pop_from_backoff:
             pods += queue.pop_backoff()
@@ -344,14 +353,14 @@ class _Pace:
 
     def __init__(self, policy: KubePolicy, pods: list[QueuedPod], view: ClusterView):
         self.policy, self.view = policy, view
-        self.left: dict[tuple[object, ...], int] = {}
+        self.left: dict[Signature, int] = {}
         """Pods of each shape (signature) not yet tried in the pass."""
-        self.example: dict[tuple[object, ...], PodInfo] = {}
+        self.example: dict[Signature, PodInfo] = {}
         for queued in pods:
             signature = queued.pod.signature
             self.left[signature] = self.left.get(signature, 0) + 1
             self.example.setdefault(signature, queued.pod)
-        self.known: dict[tuple[object, ...], bool] = {}
+        self.known: dict[Signature, bool] = {}
         self.last_new = max((i for i, queued in enumerate(pods) if not queued.attempts), default=-1)
         """The last pod never tried: the facade holds time until the scheduler has reported every pod once."""
         self._tried = 0

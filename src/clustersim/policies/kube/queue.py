@@ -23,28 +23,36 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
-from dataclasses import dataclass
 from operator import attrgetter
 
 from clustersim.policies.kube.filters import waits_for_pods
 from clustersim.policies.kube.framework import PodInfo
 
 
-@dataclass(slots=True)
 class QueuedPod:
-    """kube-scheduler's QueuedPodInfo: a pod, its place in the queue and its failed attempts."""
+    """kube-scheduler's QueuedPodInfo: a pod, its place in the queue and its failed attempts.
 
-    pod: PodInfo
-    order: tuple[int, int]
-    """Higher priority first, then earlier queueing (arrival, or last failed attempt)."""
-    attempts: int = 0
-    backoff_end: float = 0.0
-    parked: float = 0.0
-    """When it last became unschedulable."""
-    waits_for_pods: bool = True
-    """A pod's end may make it fit (some node refused it for want of room)."""
-    reason: str = ""
-    """Why it last failed, as kube-scheduler reports it (`0/N nodes are available: ...`)."""
+    (A plain class, not a dataclass: a compiled dataclass is built through its generated, interpreted `__init__`,
+    and one is built per pod.)"""
+
+    __slots__ = ("attempts", "backoff_end", "order", "parked", "pod", "reason", "waits_for_pods")
+
+    def __init__(self, pod: PodInfo, order: tuple[int, int], attempts: int = 0, backoff_end: float = 0.0,
+                 parked: float = 0.0, waits_for_pods: bool = True, reason: str = ""):
+        self.pod = pod
+        self.order = order
+        """Higher priority first, then earlier queueing (arrival, or last failed attempt)."""
+        self.attempts = attempts
+        self.backoff_end = backoff_end
+        self.parked = parked
+        """When it last became unschedulable."""
+        self.waits_for_pods = waits_for_pods
+        """A pod's end may make it fit (some node refused it for want of room)."""
+        self.reason = reason
+        """Why it last failed, as kube-scheduler reports it (`0/N nodes are available: ...`)."""
+
+    def __repr__(self) -> str:
+        return f"QueuedPod({self.pod.key!r}, order={self.order}, attempts={self.attempts})"
 
 
 _ORDER = attrgetter("order")
