@@ -12,9 +12,8 @@ comparisons are of two floats, not of two tuples, and most instants hold one eve
 
 from __future__ import annotations
 
-import heapq
 from enum import IntEnum
-from typing import Generic, TypeVar
+from typing import Generic, TypeVar, cast
 
 from clustersim.errors import ClusterSimError
 
@@ -60,7 +59,7 @@ class EventQueue(Generic[T]):
         events = self._instants.get(time)
         if events is None:
             self._instants[time] = [(kind, payload)]
-            heapq.heappush(self._times, time)
+            _push(self._times, time)
         else:
             events.append((kind, payload))
         self._size += 1
@@ -73,9 +72,11 @@ class EventQueue(Generic[T]):
 
     def pop_instant(self) -> list[tuple[EventClass, T]]:
         """Advance the clock to the next event time and return all its events, in the documented order."""
-        time = heapq.heappop(self._times)
+        time = _pop(self._times)
         self.now = time
-        batch = self._instants.pop(time)
+        instants = self._instants
+        batch = instants[time]
+        del instants[time]  # (an item and a deletion: compiled, `pop` is a Python-level method call)
         self._size -= len(batch)
         if len(batch) > 1:
             batch.sort(key=_event_class)  # stable: events of one class stay in insertion order
@@ -96,3 +97,48 @@ class EventQueue(Generic[T]):
 
 def _event_class(event: tuple[EventClass, object]) -> EventClass:
     return event[0]
+
+
+def _push(heap: list[float], time: float) -> None:
+    """`heapq.heappush` of a time that is not in the heap yet.
+
+    (The heap's own loop: compiled, it compares the times as doubles, where `heapq` compares them as objects
+    through Python's comparison protocol. The times are distinct, so any heap pops them in the same order. Each
+    time is moved as the object it is, read through an untyped view of the list: a typed store would box it
+    again.)"""
+    items = cast("list[object]", heap)
+    heap.append(time)
+    moved = items[-1]
+    i = len(heap) - 1
+    while i > 0:
+        parent = (i - 1) >> 1
+        if time < heap[parent]:
+            items[i] = items[parent]
+            i = parent
+        else:
+            break
+    items[i] = moved
+
+
+def _pop(heap: list[float]) -> float:
+    """`heapq.heappop`: the earliest time, taken out of the heap (see `_push`)."""
+    items = cast("list[object]", heap)
+    first = heap[0]
+    time = heap[-1]
+    moved = items.pop()
+    size = len(items)
+    if not size:
+        return first
+    i = 0
+    child = 1
+    while child < size:
+        if child + 1 < size and heap[child + 1] < heap[child]:
+            child += 1
+        if heap[child] < time:
+            items[i] = items[child]
+            i = child
+            child = 2 * i + 1
+        else:
+            break
+    items[i] = moved
+    return first
