@@ -7,7 +7,7 @@ operations proportional to fragmentation rather than to the number of resources.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from operator import itemgetter
 from typing import Final, cast
 
@@ -153,17 +153,15 @@ class IntervalSet:
 
     def _with(self, lo: int, hi: int) -> IntervalSet:
         """The union with one interval, by bisection: the intervals it touches become one."""
-        intervals = self._intervals
-        i, j, joined, added = _joined(intervals, lo, hi)
-        return IntervalSet._trusted((*intervals[:i], *joined, *intervals[j:]), self._size + added)
+        intervals = list(self._intervals)
+        added = _join_into(intervals, lo, hi)
+        return IntervalSet(intervals, self._size + added) if added else self
 
     def _without(self, lo: int, hi: int) -> IntervalSet:
         """The difference with one interval, by bisection: only the intervals it overlaps are cut."""
-        intervals = self._intervals
-        i, j, kept, added = _cut(intervals, lo, hi)
-        if i == j:
-            return self
-        return IntervalSet._trusted((*intervals[:i], *kept, *intervals[j:]), self._size + added)
+        intervals = list(self._intervals)
+        added = _cut_into(intervals, lo, hi)
+        return IntervalSet(intervals, self._size + added) if added else self
 
     def _with_each(self, other: IntervalSet) -> IntervalSet:
         """The union with a set of far fewer intervals: `_with` for each of them, on one list edited in place
@@ -171,20 +169,16 @@ class IntervalSet:
         intervals = list(self._intervals)
         size = self._size
         for lo, hi in other._intervals:
-            i, j, joined, added = _joined(intervals, lo, hi)
-            intervals[i:j] = joined
-            size += added
-        return IntervalSet._trusted(intervals, size)
+            size += _join_into(intervals, lo, hi)
+        return IntervalSet(intervals, size)
 
     def _without_each(self, other: IntervalSet) -> IntervalSet:
         """The difference with a set of far fewer intervals: `_without` for each of them, on one list."""
         intervals = list(self._intervals)
         size = self._size
         for lo, hi in other._intervals:
-            i, j, kept, added = _cut(intervals, lo, hi)
-            intervals[i:j] = kept
-            size += added
-        return IntervalSet._trusted(intervals, size)
+            size += _cut_into(intervals, lo, hi)
+        return IntervalSet(intervals, size)
 
     def __sub__(self, other: IntervalSet) -> IntervalSet:
         if not other._size or not self._size:
@@ -213,7 +207,7 @@ class IntervalSet:
                 clipped[0] = (lo, clipped[0][1])
             if clipped[-1][1] > hi:
                 clipped[-1] = (clipped[-1][0], hi)
-            return IntervalSet._trusted(clipped, sum(y - x + 1 for x, y in clipped))
+            return IntervalSet(clipped, sum(y - x + 1 for x, y in clipped))
         if not b:
             return _EMPTY
         result: list[Interval] = []
@@ -232,7 +226,7 @@ class IntervalSet:
                 i += 1
             else:
                 j += 1
-        return IntervalSet._trusted(result, size)
+        return IntervalSet(result, size)
 
     def issubset(self, other: IntervalSet) -> bool:
         if len(self._intervals) == 1:
@@ -258,7 +252,7 @@ class IntervalSet:
             else:
                 result.append((lo, lo + remaining - 1))
                 remaining = 0
-        return IntervalSet._trusted(result, count)
+        return IntervalSet(result, count)
 
     def max(self) -> int:
         return self._intervals[-1][1]
@@ -305,7 +299,7 @@ def _merged(a: tuple[Interval, ...], b: tuple[Interval, ...]) -> IntervalSet:
             run_lo, run_hi, run = lo, hi, interval
     merged.append((run_lo, run_hi) if run is None else run)
     size += run_hi - run_lo + 1
-    return IntervalSet._trusted(cast("list[Interval]", merged), size)
+    return IntervalSet(cast("list[Interval]", merged), size)
 
 
 def _cut_by(intervals: tuple[Interval, ...], cuts: tuple[Interval, ...], size: int) -> IntervalSet:
@@ -338,40 +332,88 @@ def _cut_by(intervals: tuple[Interval, ...], cuts: tuple[Interval, ...], size: i
             result.append(kept[index])
         elif start <= hi:
             result.append((start, hi))
-    return IntervalSet._trusted(cast("list[Interval]", result), size)
+    return IntervalSet(cast("list[Interval]", result), size)
 
 
-def _joined(intervals: Sequence[Interval], lo: int, hi: int) -> tuple[int, int, list[Interval], int]:
-    """Where [lo, hi] joins sorted `intervals`: the slice [i:j] it touches, the one interval that replaces it,
-    and the units this adds."""
-    i = bisect_left(intervals, lo - 1, key=_HI)  # the first that ends at or after lo - 1
-    j = bisect_right(intervals, hi + 1, key=_LO)  # the first that starts after hi + 1
-    if i < j:
-        lo, hi = min(lo, intervals[i][0]), max(hi, intervals[j - 1][1])
+def _ending_from(intervals: list[Interval], value: int, start: int) -> int:
+    """The index of the first of sorted `intervals`, from `start` on, that ends at or after `value`.
+
+    (A loop rather than `bisect` with a `key`: compiled, each step of `bisect` calls the key function through
+    Python's call protocol, and the loop reads the interval's end natively; it was most of a start's and an
+    end's set arithmetic.)"""
+    end = len(intervals)
+    while start < end:
+        middle = (start + end) >> 1
+        if intervals[middle][1] < value:
+            start = middle + 1
+        else:
+            end = middle
+    return start
+
+
+def _starting_after(intervals: list[Interval], value: int, start: int) -> int:
+    """The index of the first of sorted `intervals`, from `start` on, that starts after `value`."""
+    end = len(intervals)
+    while start < end:
+        middle = (start + end) >> 1
+        if intervals[middle][0] <= value:
+            start = middle + 1
+        else:
+            end = middle
+    return start
+
+
+def _join_into(intervals: list[Interval], lo: int, hi: int) -> int:
+    """Join [lo, hi] into sorted `intervals` in place: the intervals it touches become one. Returns the ids this
+    adds (0: `intervals` is unchanged)."""
+    i = _ending_from(intervals, lo - 1, 0)  # the first that ends at or after lo - 1
+    j = _starting_after(intervals, hi + 1, i)  # the first that starts after hi + 1
+    if i == j:
+        intervals.insert(i, (lo, hi))
+        return hi - lo + 1
+    first = intervals[i][0]
+    last = intervals[j - 1][1]
+    if first < lo:
+        lo = first
+    if last > hi:
+        hi = last
     added = hi - lo + 1
     for k in range(i, j):  # (a loop, not `sum` over a generator: compiled, a generator is an object per call)
         first, last = intervals[k]
         added -= last - first + 1
-    return i, j, [(lo, hi)], added
+    if added:
+        intervals[i] = (lo, hi)
+        if j > i + 1:
+            del intervals[i + 1 : j]
+    return added
 
 
-def _cut(intervals: Sequence[Interval], lo: int, hi: int) -> tuple[int, int, list[Interval], int]:
-    """Where [lo, hi] cuts sorted `intervals`: the slice [i:j] it overlaps (empty when i == j), what is kept of
-    it, and the units this adds (zero or fewer)."""
-    i = bisect_left(intervals, lo, key=_HI)  # the first that ends at or after lo
-    j = bisect_right(intervals, hi, key=_LO)  # the first that starts after hi
-    kept = []
+def _cut_into(intervals: list[Interval], lo: int, hi: int) -> int:
+    """Cut [lo, hi] out of sorted `intervals` in place: only the intervals it overlaps change. Returns the ids this
+    adds (zero or fewer; 0: `intervals` is unchanged)."""
+    i = _ending_from(intervals, lo, 0)  # the first that ends at or after lo
+    j = _starting_after(intervals, hi, i)  # the first that starts after hi
+    if i == j:
+        return 0
+    first = intervals[i][0]
+    last = intervals[j - 1][1]
     added = 0
-    if i < j:
-        first, last = intervals[i]
-        if first < lo:
-            kept.append((first, lo - 1))
-            added += lo - first
-        first, last = intervals[j - 1]
-        if last > hi:
-            kept.append((hi + 1, last))
+    for k in range(i, j):
+        low, high = intervals[k]
+        added -= high - low + 1
+    if first < lo:
+        added += lo - first
+        if last > hi and j == i + 1:  # [lo, hi] falls inside one interval: it splits in two
             added += last - hi
-        for k in range(i, j):
-            first, last = intervals[k]
-            added -= last - first + 1
-    return i, j, kept, added
+            intervals[i] = (first, lo - 1)
+            intervals.insert(i + 1, (hi + 1, last))
+            return added
+        intervals[i] = (first, lo - 1)
+        i += 1
+    if last > hi:
+        added += last - hi
+        j -= 1
+        intervals[j] = (hi + 1, last)
+    if j > i:
+        del intervals[i:j]
+    return added

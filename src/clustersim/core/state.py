@@ -166,6 +166,13 @@ class ClusterView:
     def now(self) -> float:
         return self._state.now
 
+    def head(self) -> Job | None:
+        """The first job of the queue (queue order), or None when it is empty: `pending`'s first value, read from
+        the queue itself (compiled, a native walk; through the read-only proxy, three Python-level calls)."""
+        for job in self._state.pending.values():
+            return job
+        return None
+
     @property
     def platform(self) -> Platform:
         return self._state.platform

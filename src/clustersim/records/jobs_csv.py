@@ -47,6 +47,12 @@ def _text(value: str) -> str:
     return value
 
 
+def _plain(fields: str) -> bool:
+    """Whether three text fields, each followed by a comma, need no quotes: they hold no quote, line break or
+    comma of their own."""
+    return not ('"' in fields or "\n" in fields or "\r" in fields) and fields.count(",") == 3
+
+
 def _energy(o: JobOutcome) -> str:
     """The consumed_energy field of a job that ran: Batsim's -1 without energy accounting (most runs)."""
     energy = o.consumed_energy
@@ -76,10 +82,13 @@ def job_line(o: JobOutcome) -> str:
     request = ",".join((fmt(submit), str(job.nb_res), fmt(walltime), ""))
     state = o.state
     resources = str(o.resources)
+    names = f"{job.id},{job.workload},{job.profile_name},"
+    if not _plain(names):  # (one check of the three texts joined, not three: most are plain)
+        names = f"{_text(job.id)},{_text(job.workload)},{_text(job.profile_name)},"
+    metadata = o.metadata
     return (
-        f"{_text(job.id)},{_text(job.workload)},{_text(job.profile_name)},{request}"
-        f"{_SUCCEEDED if state is _SUCCESS else _STATES[state]},{times}{resources},"
-        f"{_energy(o) if start is not None else ''},{_text(o.metadata)}\n"
+        f"{names}{request}{_SUCCEEDED if state is _SUCCESS else _STATES[state]},{times}{resources},"
+        f"{_energy(o) if start is not None else ''},{_text(metadata) if metadata else ''}\n"
     )
 
 

@@ -19,11 +19,20 @@ class NoBackfilling:
     def schedule(
         self, now: float, events: Sequence[Event], view: ClusterView, order: QueueOrder, hosts: Hosts
     ) -> Iterator[Decision]:
-        for job in order.heads(view.pending):
+        if order.key is not None:
+            for job in order.heads(view.pending):
+                free = view.free
+                if job.nb_res > len(free):
+                    return
+                yield StartJob(job.key, hosts(free, job.nb_res))
+            return
+        head = view.head()  # submit order: the live head of the queue (`order.heads`, without its generator)
+        while head is not None:
             free = view.free
-            if job.nb_res > len(free):
+            if head.nb_res > len(free):
                 return
-            yield StartJob(job.key, hosts(free, job.nb_res))
+            yield StartJob(head.key, hosts(free, head.nb_res))
+            head = view.head()
 
 
 BACKFILLING.add("none", NoBackfilling)
