@@ -114,6 +114,9 @@ class EnergyMeter:
         self._last_row_energy = 0.0
         self._time, self._energy, self._wattmin, self._epower = _Text(), _Text(), _Text(), _Text()
         """The last time, energy, `wattmin` and `epower` written, with their text."""
+        self._tails: dict[str, str] = {}
+        self._tail_watts = self._tail_epower = ""
+        """consumed_energy.csv's row texts after the energy, by kind of row, and the texts they were made of."""
         self.moment: int | None = None
         """Which inter-actor message of the current instant the next row is written at, when the core counts
         them (Batsim's delivery): Batsim writes NA as the mean power of a row written at the same SimGrid time as
@@ -367,9 +370,10 @@ class EnergyMeter:
         watts = self._wattmin.of(self._static + self.ahead if wattmin is None else wattmin)
         rows = self._energy_rows
         if moment is not None and now == last_time and moment == self._last_moment:
-            rows.append(f"{self._time.of(now)},{self._energy.of(energy)},{kind},{watts},NA\n")
+            tail = self._tail(kind, watts, "NA")
         else:
-            rows.append(f"{self._time.of(now)},{self._energy.of(energy)},{kind},{watts},{self._epower.of(epower)}\n")
+            tail = self._tail(kind, watts, self._epower.of(epower))
+        rows.append(f"{self._time.of(now)},{self._energy.of(energy)}{tail}")
         if len(rows) == ROWS_PER_WRITE:
             _write_rows(self._energy_file, rows)
         self._last_row_time = now
@@ -377,6 +381,17 @@ class EnergyMeter:
         self._last_moment = moment
         self._last_moment_joules = self._moment_joules
         self._last_reached = reached or 0
+
+    def _tail(self, kind: str, watts: str, epower: str) -> str:
+        """A consumed_energy.csv row's text after its energy, kept by kind while its `wattmin` and `epower` have the
+        same texts (as long as no machine switches and no job computes, every row of a kind has the same)."""
+        if watts is not self._tail_watts or epower is not self._tail_epower:
+            self._tails.clear()
+            self._tail_watts, self._tail_epower = watts, epower
+        tail = self._tails.get(kind)
+        if tail is None:
+            tail = self._tails[kind] = f",{kind},{watts},{epower}\n"
+        return tail
 
     def _read_entry(self, now: float, kind: str) -> None:
         """A consumed_energy.csv row whose values SimGrid's energy plugin gives (`reader`)."""
