@@ -388,3 +388,24 @@ def test_trace_numbers_of_whole_values_are_batsims_percent_g(whole: int) -> None
 @given(st.floats(allow_nan=False) | st.floats(0.0, 1e16))
 def test_trace_numbers_of_any_value_are_batsims_percent_g(value: float) -> None:
     assert energy_meter._g(value) == _percent_g(value)
+
+
+@given(st.integers(1, 10**18 - 1) | st.builds(lambda d, e: d * 10**e + 5 * 10**e // 10, st.integers(100_000, 999_999),
+                                               st.integers(1, 12)),
+       st.floats(0.0, 1.0))
+def test_every_number_a_trace_text_stands_for_is_written_with_that_text(whole: int, where: float) -> None:
+    # A row's number keeps its text while the next numbers are in the range `_g_span` gives: both ends, the number
+    # itself and any number between them (whole or not) must be what "%g" writes with that text.
+    value = float(whole)
+    text, low, high = energy_meter._g_span(value)
+    assert text == _percent_g(value) and low <= value <= high
+    for inside in (low, high, low + (high - low) * where):
+        assert _percent_g(inside) == text, inside
+
+
+@pytest.mark.parametrize("value", _G_EDGES)
+def test_an_edge_value_stands_for_a_range_written_with_its_text(value: float) -> None:
+    text, low, high = energy_meter._g_span(value)
+    assert text == _percent_g(value)
+    if low == low:  # (nan stands for nothing)
+        assert low <= value <= high and _percent_g(low) == _percent_g(high) == text

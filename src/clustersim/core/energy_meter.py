@@ -107,10 +107,16 @@ class EnergyMeter:
         """consumed_energy.csv rows not yet written (CONSUMED_ENERGY_ROW's or CONSUMED_ENERGY_ROW_NA's text)."""
         self._counts = [str(count) for count in range(len(self.models) + 1)]
         """The text of each count of machines a row can have (`str(count)` is `%d`'s text), by count."""
+        self._all_on: list[str | None] = [None] * (len(self.models) + 1)
+        """The text of a machine_states.csv row after its time when no machine sleeps or switches, by the number
+        computing (the rest are idle): made the first time a row has it."""
         self._last_row_time = 0.0
         self._last_row_energy = 0.0
         self._time, self._energy, self._wattmin, self._epower = _Text(), _Text(), _Text(), _Text()
         """The last time, energy, `wattmin` and `epower` written, with their text."""
+        self._tails: dict[str, str] = {}
+        self._tail_watts = self._tail_epower = ""
+        """consumed_energy.csv's row texts after the energy, by kind of row, and the texts they were made of."""
         self.moment: int | None = None
         """Which inter-actor message of the current instant the next row is written at, when the core counts
         them (Batsim's delivery): Batsim writes NA as the mean power of a row written at the same SimGrid time as
@@ -326,10 +332,16 @@ class EnergyMeter:
     def _state_row(self, now: float) -> None:
         assert self._states_file is not None
         computing, idle, sleeping, switching_on, switching_off = self.tracker.nodes_in  # NodeState's order
-        counts = self._counts
         rows = self._state_rows
-        rows.append(f"{self._time.of(now)},{counts[sleeping]},{counts[switching_on]},{counts[switching_off]},"
-                    f"{counts[idle]},{counts[computing]}\n")
+        if sleeping == 0 and switching_on == 0 and switching_off == 0:  # every machine on: the counts' text by
+            rest = self._all_on[computing]  # the number computing, made once
+            if rest is None:
+                rest = self._all_on[computing] = f",0,0,0,{idle},{computing}\n"
+            rows.append(self._time.of(now) + rest)
+        else:
+            counts = self._counts
+            rows.append(f"{self._time.of(now)},{counts[sleeping]},{counts[switching_on]},{counts[switching_off]},"
+                        f"{counts[idle]},{counts[computing]}\n")
         if len(rows) == ROWS_PER_WRITE:
             _write_rows(self._states_file, rows)
 
@@ -358,9 +370,10 @@ class EnergyMeter:
         watts = self._wattmin.of(self._static + self.ahead if wattmin is None else wattmin)
         rows = self._energy_rows
         if moment is not None and now == last_time and moment == self._last_moment:
-            rows.append(f"{self._time.of(now)},{self._energy.of(energy)},{kind},{watts},NA\n")
+            tail = self._tail(kind, watts, "NA")
         else:
-            rows.append(f"{self._time.of(now)},{self._energy.of(energy)},{kind},{watts},{self._epower.of(epower)}\n")
+            tail = self._tail(kind, watts, self._epower.of(epower))
+        rows.append(f"{self._time.of(now)},{self._energy.of(energy)}{tail}")
         if len(rows) == ROWS_PER_WRITE:
             _write_rows(self._energy_file, rows)
         self._last_row_time = now
@@ -368,6 +381,17 @@ class EnergyMeter:
         self._last_moment = moment
         self._last_moment_joules = self._moment_joules
         self._last_reached = reached or 0
+
+    def _tail(self, kind: str, watts: str, epower: str) -> str:
+        """A consumed_energy.csv row's text after its energy, kept by kind while its `wattmin` and `epower` have the
+        same texts (as long as no machine switches and no job computes, every row of a kind has the same)."""
+        if watts is not self._tail_watts or epower is not self._tail_epower:
+            self._tails.clear()
+            self._tail_watts, self._tail_epower = watts, epower
+        tail = self._tails.get(kind)
+        if tail is None:
+            tail = self._tails[kind] = f",{kind},{watts},{epower}\n"
+        return tail
 
     def _read_entry(self, now: float, kind: str) -> None:
         """A consumed_energy.csv row whose values SimGrid's energy plugin gives (`reader`)."""
@@ -434,17 +458,20 @@ class EnergyMeter:
 
 
 class _Text:
-    """A number's text in the rows (`_g`), kept while the number repeats."""
+    """A number's text in the rows (`_g`), kept while the numbers that follow have the same text: the number itself,
+    and for a whole number `%g` writes with an exponent, every number it rounds to the same six digits (an energy or
+    a late time often moves less than its last digit from one row to the next)."""
 
-    __slots__ = ("text", "value")
+    __slots__ = ("high", "low", "text")
 
     def __init__(self) -> None:
-        self.value = float("nan")  # (equal to no number)
+        self.low = self.high = float("nan")  # (holds no number)
         self.text = ""
 
     def of(self, value: float) -> str:
-        if value != self.value:
-            self.value, self.text = value, _g(value)
+        if self.low <= value <= self.high:
+            return self.text
+        self.text, self.low, self.high = _g_span(value)
         return self.text
 
 
@@ -452,35 +479,63 @@ _POWERS_OF_TEN: Final[list[int]] = [10**exponent for exponent in range(19)]
 """(Typed: `10**exponent` is `Any` to mypy, and compiled every operation on an `Any` is a generic call.)"""
 _EXPONENTS: Final[list[str]] = [f"e+{exponent:02d}" for exponent in range(19)]
 """`%g`'s exponent texts of the whole numbers `_g` writes itself (from 1e6 to below 1e18)."""
+_EXACT: Final = 2**53
+"""Whole floats up to here are their ints exactly, and so are the ends of the ranges `_g_span` gives."""
+_FIRST: Final[list[str]] = [str(digit) for digit in range(10)]
+_POINT: Final[list[str]] = [f"{digit}." for digit in range(10)]
+_THREE: Final[list[str]] = [f"{digits:03d}" for digits in range(1000)]
+_THREE_LAST: Final[list[str]] = [f"{digits:03d}".rstrip("0") for digits in range(1000)]
+_TWO_LAST: Final[list[str]] = [f"{digits:02d}".rstrip("0") for digits in range(100)]
+"""A six-digit mantissa's texts, from tables: its first digit (with the point), the next three digits, the last two
+(the last of these without their trailing zeros, as `%g` drops them)."""
 
 
 def _g(value: float) -> str:
-    """`"%g" % value`, as Batsim writes numbers, for a fraction of its cost when the number is whole (every time and
-    energy of an SWF trace): from 1 to 999,999 as its int's digits (six significant digits hold it whole), up to 1e18
-    as `%g` writes it, rounded to six significant digits with ties to even in int arithmetic, which is exact (the
-    float is the int) as `%g`'s rounding of the exact value is. Other numbers go through `%g` itself."""
+    """`"%g" % value`, as Batsim writes numbers (see `_g_span`)."""
+    return _g_span(value)[0]
+
+
+def _g_span(value: float) -> tuple[str, float, float]:
+    """`"%g" % value`, and the numbers from low to high that `%g` writes with the same text. For a fraction of its cost
+    when the number is whole (every time and energy of an SWF trace): from 1 to 999,999 as its int's digits (six
+    significant digits hold it whole), up to 1e18 as `%g` writes it, rounded to six significant digits with ties to
+    even in int arithmetic, which is exact (the float is the int) as `%g`'s rounding of the exact value is; every
+    number within half a unit of the last digit kept rounds to the same digits (at a tie, only to even digits).
+    Other numbers go through `%g` itself, and stand for themselves only."""
     if 1.0 <= value < 1e18:
         whole = int(value)
         if whole == value:
             if whole < 1_000_000:
-                return str(whole)
+                return str(whole), value, value
             exponent = 6
             while whole >= _POWERS_OF_TEN[exponent + 1]:
                 exponent += 1
             unit = _POWERS_OF_TEN[exponent - 5]
             digits = whole // unit
             rest = 2 * (whole - digits * unit)
+            low = high = whole
             if rest > unit or (rest == unit and digits % 2 == 1):
                 digits += 1
-                if digits == 1_000_000:
-                    digits, exponent = 100_000, exponent + 1
-            while digits % 10 == 0:
-                digits //= 10
-            text = str(digits)
-            if len(text) == 1:
-                return text + _EXPONENTS[exponent]
-            return f"{text[0]}.{text[1:]}{_EXPONENTS[exponent]}"
-    return "%g" % value  # noqa: UP031 (the conversion Batsim's rows make)
+            if digits == 1_000_000:  # rounded up to the next power of ten
+                digits, exponent = 100_000, exponent + 1
+            else:
+                half, odd = unit // 2, digits % 2  # (unit is 10 or more: half is whole)
+                center = digits * unit
+                if center + half < _EXACT:
+                    low, high = max(center - half + odd, _POWERS_OF_TEN[exponent]), center + half - odd
+            first = digits // 100_000
+            tail = digits - first * 100_000
+            if tail == 0:
+                text = _FIRST[first] + _EXPONENTS[exponent]
+            else:
+                three = tail // 100
+                two = tail - three * 100
+                if two == 0:
+                    text = f"{_POINT[first]}{_THREE_LAST[three]}{_EXPONENTS[exponent]}"
+                else:
+                    text = f"{_POINT[first]}{_THREE[three]}{_TWO_LAST[two]}{_EXPONENTS[exponent]}"
+            return text, float(low), float(high)
+    return "%g" % value, value, value  # noqa: UP031 (the conversion Batsim's rows make)
 
 
 def _write_rows(file: TextIO, rows: list[str]) -> None:

@@ -15,6 +15,7 @@ from enum import IntEnum
 from itertools import repeat
 from operator import sub
 from types import MappingProxyType
+from typing import Final
 
 from clustersim.intervals import IntervalSet
 from clustersim.platform.model import Platform, Unit
@@ -36,15 +37,21 @@ class NodeState(IntEnum):
 
 
 COMPUTING, IDLE = NodeState.COMPUTING, NodeState.IDLE
+_COMPUTING: Final = 0
+_IDLE: Final = 1
+"""COMPUTING's and IDLE's values as plain ints (compiled, an int indexes a list natively, an IntEnum through generic
+calls)."""
+_STATES: Final[list[NodeState]] = list(NodeState)
+"""Each state, by its value."""
 
 
 class _Change:
-    """Nodes entering `state` together at `since`, the `order`-th change: each node of one keeps a reference to it
-    until it changes again (one store per node, no time or number to box per node, compiled)."""
+    """Nodes entering `state` (its value) together at `since`, the `order`-th change: each node of one keeps a
+    reference to it until it changes again (one store per node, no time or number to box per node, compiled)."""
 
     __slots__ = ("order", "since", "state")
 
-    def __init__(self, state: NodeState, since: float, order: int) -> None:
+    def __init__(self, state: int, since: float, order: int) -> None:
         self.state = state
         self.since = since
         self.order = order
@@ -92,7 +99,7 @@ class NodeTracker:
             changes = self._change
             for node in sorted(range(len(changes)), key=lambda node: changes[node].order):  # stable: node order
                 by_state[changes[node].state][node] = changes[node].since
-            self._state = states = [change.state for change in changes]
+            self._state = states = [_STATES[change.state] for change in changes]
             self._change = []
             computing = NodeState.COMPUTING
             self._busy = [self.nb_units[node] if state is computing else 0 for node, state in enumerate(states)]
@@ -100,7 +107,7 @@ class NodeTracker:
         return self._by_state
 
     def state(self, node: int) -> NodeState:
-        return self._state[node] if self._by_state is not None else self._change[node].state
+        return self._state[node] if self._by_state is not None else _STATES[self._change[node].state]
 
     def members(self, state: NodeState) -> Mapping[int, float]:
         """Nodes in `state` -> since when, oldest first (read-only)."""
@@ -138,7 +145,7 @@ class NodeTracker:
         by_state = self._by_state
         if by_state is None:
             change = self._change[node]
-            old = change.state
+            old = _STATES[change.state]
             self._seconds_in[old] += now - change.since
             self._changes += 1
             self._change[node] = _Change(state, now, self._changes)
@@ -158,7 +165,7 @@ class NodeTracker:
     def occupy(self, resources: IntervalSet, now: float) -> None:
         """Mark units busy; idle nodes they belong to start computing."""
         if self._by_state is None:  # one-unit nodes, no dicts yet
-            self._move_flat(resources, IDLE, COMPUTING, now)
+            self._move_flat(resources, _IDLE, _COMPUTING, now)
             return
         busy, states = self._busy, self._state
         idle, computing = self._by_state[NodeState.IDLE], self._by_state[NodeState.COMPUTING]
@@ -191,7 +198,7 @@ class NodeTracker:
     def release(self, resources: IntervalSet, now: float) -> None:
         """Mark units free; nodes left with no busy unit become idle."""
         if self._by_state is None:  # one-unit nodes, no dicts yet
-            self._move_flat(resources, COMPUTING, IDLE, now)
+            self._move_flat(resources, _COMPUTING, _IDLE, now)
             return
         busy, states = self._busy, self._state
         idle, computing = self._by_state[NodeState.IDLE], self._by_state[NodeState.COMPUTING]
@@ -221,10 +228,10 @@ class NodeTracker:
         self._units_in[NodeState.COMPUTING] -= moved_units
         self._units_in[NodeState.IDLE] += moved_units
 
-    def _move_flat(self, nodes: IntervalSet, left: NodeState, state: NodeState, now: float) -> None:
-        """Before the dicts are built: one-unit nodes, all in `left`, enter `state` now, by one change; their
-        node-seconds in `left` are summed node by node, in order, as with the dicts. (A plain loop: most allocations
-        are a few hosts, for which it beats slice operations in Python and is a native loop compiled.)"""
+    def _move_flat(self, nodes: IntervalSet, left: int, state: int, now: float) -> None:
+        """Before the dicts are built: one-unit nodes, all in `left`, enter `state` (states by value) now, by one
+        change; their node-seconds in `left` are summed node by node, in order, as with the dicts. (A plain loop: most
+        allocations are a few hosts, for which it beats slice operations in Python and is a native loop compiled.)"""
         self._changes += 1
         change = _Change(state, now, self._changes)
         changes = self._change
