@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from clustersim.intervals import IntervalSet
-from clustersim.policies.batch.easy import _SHIFT, _above, _lowest_of, _nth_lowest
+from clustersim.policies.batch.easy import _SHIFT, _above, _lowest_of, _nth_highest, _nth_lowest
 
 ids = st.sets(st.integers(0, 20), max_size=15)
 one_interval = st.tuples(st.integers(0, 20), st.integers(0, 4)).map(lambda t: set(range(t[0], t[0] + t[1] + 1)))
@@ -73,7 +73,25 @@ def test_easy_nth_lowest_of_two_lists_is_the_highest_of_the_lowest(
     units, and the units of jobs ending by then, which may overlap), merged as it goes."""
     lowest = IntervalSet([*first, *second]).lowest(count)
     expected = lowest.max() if lowest and count else -1
-    assert _nth_lowest(sorted(first), sorted(lo << _SHIFT | hi for lo, hi in second), count) == expected
+    assert _nth_lowest(tuple(sorted(first)), sorted(lo << _SHIFT | hi for lo, hi in second), count) == expected
+
+
+@settings(max_examples=200)
+@given(st.sets(st.integers(0, 300), max_size=60), st.data())
+def test_easy_nth_highest_of_two_disjoint_lists_is_the_nth_lowest(ids: set[int], data: st.DataObject) -> None:
+    """EASY's reservation by its highest id, from the top when the units are disjoint (no pods): leaving out all
+    but `count` ids from the top gives the `count`-th lowest (the highest of the union if it holds fewer)."""
+    runs: list[tuple[int, int]] = []
+    for i in sorted(ids):  # split into runs at random, adjacent ones included: free units next to a job's
+        if runs and runs[-1][1] == i - 1 and data.draw(st.booleans()):
+            runs[-1] = (runs[-1][0], i)
+        else:
+            runs.append((i, i))
+    sides = data.draw(st.lists(st.booleans(), min_size=len(runs), max_size=len(runs)))
+    first = tuple(run for run, side in zip(runs, sides, strict=True) if side)
+    second = [lo << _SHIFT | hi for (lo, hi), side in zip(runs, sides, strict=True) if not side]
+    count = data.draw(st.integers(1, 70))
+    assert _nth_highest(first, second, max(len(ids) - count, 0)) == _nth_lowest(first, second, count)
 
 
 @settings(max_examples=300)

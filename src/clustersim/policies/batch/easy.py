@@ -28,8 +28,8 @@ from clustersim.core.events import (
 )
 from clustersim.core.state import ClusterView, RunningJob
 from clustersim.intervals import Interval, IntervalSet
-from clustersim.limits import MAX_UNITS
-from clustersim.policies.batch.ends import RunningByEnd
+from clustersim.platform.model import Platform
+from clustersim.policies.batch.ends import KEY_SHIFT, RunningByEnd
 from clustersim.policies.batch.parts import BACKFILLING, BatchPolicy, Hosts
 from clustersim.policies.batch.queue_order import QueueOrder
 from clustersim.policies.batch.shapes import ShapeIndex, may_backfill
@@ -84,9 +84,8 @@ def reserve(
     return Reservation(start, hosts(IntervalSet(freed) - unavailable, nb_res))
 
 
-_SHIFT: Final = MAX_UNITS.bit_length()
-"""An interval (lo, hi) as the one int `lo << _SHIFT | hi`: ids are below `MAX_UNITS`, so the ints sort as the
-tuples do, and a list of ints sorts several times faster (no tuple comparison, each a call per item)."""
+_SHIFT: Final = KEY_SHIFT
+"""An interval (lo, hi) as the one int `lo << _SHIFT | hi` (`ends.KEY_SHIFT`)."""
 _HI_BITS: Final = (1 << _SHIFT) - 1
 
 
@@ -119,39 +118,58 @@ def _lowest_of(keys: list[int], count: int) -> IntervalSet:
     return IntervalSet._trusted(lowest, count - left)
 
 
-def reserved_cutoff(nb_res: int, view: ClusterView, by_end: list[RunningJob]) -> tuple[float, int]:
+def reserved_cutoff(
+    nb_res: int, view: ClusterView, by_end: list[RunningJob], keys: list[list[int]], shift: int = _SHIFT
+) -> tuple[float, int]:
     """`reserve`'s start and the highest id of its units (-1: none), with hosts by lowest id and no machine
     unavailable, without the set: the walk of `reserve`, then one merge of the free intervals (sorted already)
-    with those of the jobs ending by the start (few: sorted here, as int keys, `_SHIFT`) that stops at the
-    `nb_res`-th id."""
+    with those of the jobs ending by the start (few: their keys, `keys` as `RunningByEnd` keeps them with `shift`,
+    joined and sorted here).
+
+    The merge runs from the top when no pod was walked: free units and the units of exclusive jobs are disjoint,
+    so the units counted hold exactly `available` ids, and the reservation's highest is the one that leaves the
+    `available - nb_res` above it (fewer than the last job walked freed, often a handful); from the bottom it would
+    walk every free interval below the reservation, hundreds on a fragmented cluster. Pods share nodes (their
+    units may be counted twice): from the bottom, skipping the ids already seen."""
     free = view.free
     if nb_res <= len(free):
-        return view.now, _nth_lowest(free.intervals, [], nb_res)
+        return view.now, _nth_lowest(free.intervals, [], nb_res, shift)
     available = len(free)
     start = math.inf
     freed: list[int] = []
     walked = 0
-    for running in by_end:
-        if running.expected_end > start:
+    shared = False
+    for i in range(len(by_end)):
+        running = by_end[i]
+        end = running.expected_end
+        if end > start:
             break
-        resources = running.resources
-        available += len(resources)
-        for lo, hi in resources.intervals:
-            freed.append(lo << _SHIFT | hi)
+        available += len(running.resources)
+        if running.job.request is not None:
+            shared = True
+        if walked == 0:
+            freed = keys[i]  # one job's keys are sorted: read, never changed (a second job's makes a new list)
+        elif walked == 1:
+            freed = freed + keys[i]
+        else:
+            freed.extend(keys[i])
         walked += 1
         if available >= nb_res:
-            start = running.expected_end
+            start = end
     if walked > 1:
         freed.sort()
-    return start, _nth_lowest(free.intervals, freed, nb_res)
+    if shared:
+        return start, _nth_lowest(free.intervals, freed, nb_res, shift)
+    return start, _nth_highest(free.intervals, freed, available - nb_res if available > nb_res else 0, shift)
 
 
-def _nth_lowest(first: Sequence[Interval], second: Sequence[int], count: int) -> int:
+def _nth_lowest(first: tuple[Interval, ...], second: list[int], count: int, shift: int = _SHIFT) -> int:
     """The highest of the `count` lowest ids of the union of a sorted interval list and sorted interval keys
-    (`_SHIFT`; the highest of the union if it holds fewer, -1 if none): `_lowest_of`'s walk, over the two lists
-    merged as it goes."""
+    (`lo << shift | hi`; the highest of the union if it holds fewer, -1 if none): `_lowest_of`'s walk, over the
+    two lists merged as it goes."""
     if count <= 0:
         return -1
+    hi_bits = (1 << shift) - 1
     i = j = 0
     nb_first, nb_second = len(first), len(second)
     left = count
@@ -159,12 +177,12 @@ def _nth_lowest(first: Sequence[Interval], second: Sequence[int], count: int) ->
     while True:
         if j < nb_second:
             key = second[j]
-            if i < nb_first and first[i][0] <= key >> _SHIFT:
+            if i < nb_first and first[i][0] <= key >> shift:
                 lo, hi = first[i]
                 i += 1
             else:
-                lo = key >> _SHIFT
-                hi = key & _HI_BITS
+                lo = key >> shift
+                hi = key & hi_bits
                 j += 1
         elif i < nb_first:
             lo, hi = first[i]
@@ -179,6 +197,32 @@ def _nth_lowest(first: Sequence[Interval], second: Sequence[int], count: int) ->
             return lo + left - 1
         left -= hi - lo + 1
         last_hi = hi
+
+
+def _nth_highest(first: tuple[Interval, ...], second: list[int], skip: int, shift: int = _SHIFT) -> int:
+    """The highest id of the union of a sorted interval list and sorted interval keys (`lo << shift | hi`),
+    disjoint, once the `skip` highest are left out (-1 if it holds no more): `_nth_lowest`'s merge, from the top."""
+    hi_bits = (1 << shift) - 1
+    i = len(first) - 1
+    j = len(second) - 1
+    while True:
+        if j >= 0:
+            key = second[j]
+            if i >= 0 and first[i][0] > key >> shift:
+                lo, hi = first[i]
+                i -= 1
+            else:
+                lo = key >> shift
+                hi = key & hi_bits
+                j -= 1
+        elif i >= 0:
+            lo, hi = first[i]
+            i -= 1
+        else:
+            return -1
+        if hi - lo >= skip:
+            return hi - skip
+        skip -= hi - lo + 1
 
 
 def earliest_start(nb_res: int, view: ClusterView, by_end: list[RunningJob]) -> float:
@@ -240,6 +284,9 @@ class EasyBackfilling:
         """The queue by job shape, in submit order."""
         self._by_end = RunningByEnd()
         """The running jobs by expected end, for the reservation."""
+        self._platform: Platform | None = None
+        self._shift = KEY_SHIFT
+        """The bits that hold any unit id of `_platform` (the one of the last view synced): `_by_end`'s keys."""
         self._settled: tuple[IntervalSet, _Held, int] | None = None
         """The free units and the reservation with which the last call's scan by shape ended starting nothing
         more, and at least the number of free units outside the reservation then (see the class)."""
@@ -302,17 +349,26 @@ class EasyBackfilling:
 
     def _reserve(self, head: Job, view: ClusterView, hosts: Hosts, cut: bool) -> _Held:
         """The head's reservation; only its highest id (`reserved_cutoff`) when the scan `cut`s by it."""
-        self._by_end.sync(view.running)
+        by_end = self._synced(view)
         if cut and not view.unavailable:
-            start, cutoff = reserved_cutoff(head.nb_res, view, self._by_end.jobs)
+            start, cutoff = reserved_cutoff(head.nb_res, view, by_end.jobs, by_end.keys, by_end.shift)
             return _Held(head.key, start, cutoff, None)
-        reservation = reserve(head.nb_res, view, hosts, self._by_end.jobs)
+        reservation = reserve(head.nb_res, view, hosts, by_end.jobs)
         resources = reservation.resources
         return _Held(head.key, reservation.start, resources.max() if resources else -1, resources)
 
     def _same_start(self, nb_res: int, view: ClusterView, start: float) -> bool:
-        self._by_end.sync(view.running)
-        return earliest_start(nb_res, view, self._by_end.jobs) == start
+        return earliest_start(nb_res, view, self._synced(view).jobs) == start
+
+    def _synced(self, view: ClusterView) -> RunningByEnd:
+        """The running jobs by end, caught up with the view, their keys in as few bits as the platform's ids need
+        (one digit below 2**30, `ends.KEY_SHIFT`)."""
+        platform = view.platform
+        if platform is not self._platform:
+            self._platform = platform
+            self._shift = platform.nb_resources.bit_length()
+        self._by_end.sync(view.running, self._shift)
+        return self._by_end
 
     def _backfill_by_shape(self, now: float, view: ClusterView, held: _Held, hosts: Hosts) -> Iterator[Decision]:
         """The scan of `_backfill`, one shape lookup per start (see the class).
