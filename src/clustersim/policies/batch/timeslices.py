@@ -113,7 +113,8 @@ class TimeSlices:
         self._freed: list[tuple[int, float, float, float, float, int]] = []
         """Every region freed (a job taken out), in order: those of its hosts still free somewhere in it, the
         earliest beginning and latest end of the stretch any of them is free through it (`_may_move`), the
-        region's beginning and end, and the value of `_takes` when the first three were computed."""
+        region's beginning and end, and the value of `_takes` when the first three were computed (-1 when its
+        stretch is not computed yet: `_log_freed`)."""
         self._takes = 0
         """How many places were taken so far: a freed region's free hosts and stretch computed since the last take
         are current (`_refreshed`)."""
@@ -455,12 +456,20 @@ class TimeSlices:
         return True
 
     def _log_freed(self, i: int, k: int, hosts: int) -> None:
-        """Log the region of slices i..k-1 just freed on `hosts`, with the stretch around it through which any of
-        them is free (an upper bound for each host: the earliest beginning and latest end over them)."""
+        """Log the region of slices i..k-1 just freed on `hosts`. Its stretch (through which any of them is free)
+        is computed when a job first asks (`_alive` refreshes an entry whose `_takes` is not current): a stretch
+        computed at any moment after the freeing bounds the same places (`_may_move`), most regions are freed by
+        a job that moves, whose new place is taken at once and makes a stretch computed now stale, and a plan of
+        few slices never asks. A region of zero length is not computed again (`_refreshed`): its stretch is
+        computed now."""
         begins = self.begins
-        first, last = self._stretch(i, k, hosts)
+        begin, stop = begins[i], begins[k] if k < len(begins) else math.inf
         freed = self._freed
-        freed.append((hosts, first, last, begins[i], begins[k] if k < len(begins) else math.inf, self._takes))
+        if stop <= begin:
+            first, last = self._stretch(i, k, hosts)
+            freed.append((hosts, first, last, begin, stop, self._takes))
+        else:
+            freed.append((hosts, begin, stop, begin, stop, -1))
         if len(freed) > 256 + 2 * len(self._jobs):
             # Drop what every job waiting in the plan has seen (jobs in the first slice are never skipped).
             end = self._freed_base + len(freed)
