@@ -308,13 +308,14 @@ class EasyBackfilling:
         added: list[Job] = []
         if indexed:
             added = self._shapes.sync(pending)
-            while pending:  # `order.heads` in submit order, inlined (no generator per call): the live head
-                head = next(iter(pending.values()))
+            head = view.head()  # submit order: the live head of the queue (`order.heads`, without its generator)
+            while head is not None:
                 free = view.free
                 if head.nb_res > len(free):
                     break
                 yield StartJob(head.key, hosts(free, head.nb_res))
                 self._shapes.discard(head.key)
+                head = view.head()
         else:
             for head in order.heads(pending):
                 free = view.free
